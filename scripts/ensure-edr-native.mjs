@@ -1,0 +1,61 @@
+// Hardhat 3's EDR needs its native package (@nomicfoundation/edr-<platform>). When `npm ci` runs on
+// an older system Node (< 22), npm marks that optional package "inert" for its `engines` field and
+// skips it. This postinstall runs on the Node 22 from the `node` devDependency (npm puts
+// node_modules/.bin first on PATH), and fetches the package the lockfile pins when it is missing.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const require = createRequire(import.meta.url);
+const root = new URL("..", import.meta.url).pathname;
+
+function edrLoads() {
+  try {
+    require("@nomicfoundation/edr");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function libcOfThisMachine() {
+  if (process.platform !== "linux") return undefined;
+  const header = process.report?.getReport()?.header;
+  return header?.glibcVersionRuntime ? "glibc" : "musl";
+}
+
+function nativePackageFromLockfile() {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+  const libc = libcOfThisMachine();
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.startsWith("node_modules/@nomicfoundation/edr-")) continue;
+    const fits = (list, value) => list === undefined || list.includes(value);
+    if (fits(entry.os, process.platform) && fits(entry.cpu, process.arch) && fits(entry.libc, libc)) {
+      return { name: path.slice("node_modules/".length), version: entry.version, path };
+    }
+  }
+  return undefined;
+}
+
+if (!existsSync(join(root, "node_modules/@nomicfoundation/edr")) || edrLoads()) process.exit(0);
+
+const native = nativePackageFromLockfile();
+if (native === undefined) {
+  console.warn(`hardhat-preconf: no EDR native package for ${process.platform}-${process.arch}`);
+  process.exit(0);
+}
+const scratch = mkdtempSync(join(tmpdir(), "edr-native-"));
+try {
+  const tarball = execFileSync("npm", ["pack", `${native.name}@${native.version}`, "--silent"], {
+    cwd: scratch,
+    encoding: "utf8",
+  }).trim().split("\n").pop();
+  const target = join(root, native.path);
+  mkdirSync(target, { recursive: true });
+  execFileSync("tar", ["-xzf", join(scratch, tarball), "-C", target, "--strip-components=1"]);
+  console.log(`hardhat-preconf: installed ${native.name}@${native.version} (${edrLoads() ? "loads" : "does not load"})`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
