@@ -1,0 +1,123 @@
+/**
+ * The only place JSON-RPC and EIP-1193 error codes and messages live. Messages of the interface
+ * (`../shared/spec`) are used exactly; machine-readable details go in `data` (DECISIONS §2, §7).
+ */
+import { bigIntToHex } from "@ethereumjs/util";
+
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** go-ethereum's generic server error, used for every admission and execution error. */
+  server: -32000,
+  /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
+  timeout: 4,
+  userRejected: 4001,
+  unsupportedMethod: 4100,
+  disconnected: 4900,
+  chainDisconnected: 4901,
+  unrecognizedChain: 4902,
+} as const;
+
+/** An error that crosses the JSON-RPC boundary as `{ code, message, data? }`. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export const isRpcError = (error: unknown): error is RpcError => error instanceof RpcError;
+
+// ── JSON-RPC 2.0 ────────────────────────────────────────────────────────────────────────────────
+
+export const parseError = (reason?: string) =>
+  new RpcError(ErrorCode.parseError, "Parse error", reason === undefined ? undefined : { reason });
+
+export const invalidRequest = (reason: string) =>
+  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
+
+export const methodNotFound = (method: string) =>
+  new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
+
+/** `field` is a path such as `params[0].maxFeePerGas` or `options.symbol`. */
+export const invalidParams = (field: string, reason: string) =>
+  new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
+
+export const internalError = (cause: unknown) =>
+  new RpcError(ErrorCode.internalError, "Internal error", {
+    reason: cause instanceof Error ? cause.message : String(cause),
+  });
+
+// ── Node errors (seed §7.1, §7.2; DECISIONS §2) ─────────────────────────────────────────────────
+
+const quantity = (value: bigint) => bigIntToHex(value);
+
+export const executionReverted = (returnData: string) =>
+  new RpcError(ErrorCode.server, "execution reverted", returnData);
+
+export const nonceTooLow = (nextNonce: bigint, txNonce: bigint) =>
+  new RpcError(ErrorCode.server, "nonce too low", { nextNonce: quantity(nextNonce), txNonce: quantity(txNonce) });
+
+export const insufficientFunds = (balance: bigint, cost: bigint) =>
+  new RpcError(ErrorCode.server, "insufficient funds for gas * price + value", {
+    balance: quantity(balance),
+    cost: quantity(cost),
+  });
+
+export const alreadyKnown = () => new RpcError(ErrorCode.server, "already known");
+
+export const replacementUnderpriced = (minMaxFeePerGas: bigint, minMaxPriorityFeePerGas: bigint) =>
+  new RpcError(ErrorCode.server, "replacement transaction underpriced", {
+    minMaxFeePerGas: quantity(minMaxFeePerGas),
+    minMaxPriorityFeePerGas: quantity(minMaxPriorityFeePerGas),
+  });
+
+/** go-ethereum's other admission errors, in the order it checks them (DECISIONS §2). */
+export const AdmissionMessage = {
+  unprotected: "only replay-protected (EIP-155) transactions allowed over RPC",
+  typeNotSupported: "transaction type not supported",
+  oversizedData: "oversized data",
+  maxInitCodeSize: "max initcode size exceeded",
+  gasLimit: "exceeds block gas limit",
+  tipAboveFeeCap: "max priority fee per gas higher than max fee per gas",
+  invalidSender: "invalid sender",
+  intrinsicGas: "intrinsic gas too low",
+  floorDataGas: "insufficient gas for floor data gas cost",
+  underpriced: "transaction underpriced",
+} as const;
+
+export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);
+
+export const gasRequiredExceedsAllowance = (cap: bigint) =>
+  new RpcError(ErrorCode.server, `gas required exceeds allowance (${cap})`);
+
+export const insufficientFundsForTransfer = () => new RpcError(ErrorCode.server, "insufficient funds for transfer");
+
+export const transactionTimeout = (hash: string, timeoutMs: number) =>
+  new RpcError(ErrorCode.timeout, `The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, hash);
+
+export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
+
+// ── Wallet errors (seed §7.3, §7.4; EIP-1193) ───────────────────────────────────────────────────
+
+export const userRejected = () => new RpcError(ErrorCode.userRejected, "User rejected the request");
+export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod, "Requested method not supported");
+export const unrecognizedChain = (chainId?: string) =>
+  new RpcError(ErrorCode.unrecognizedChain, "Unrecognized chain ID", chainId === undefined ? undefined : { chainId });
+export const chainDisconnected = (chainId: string) =>
+  new RpcError(ErrorCode.chainDisconnected, "The provider is disconnected from the specified chain", { chainId });
+export const disconnected = () => new RpcError(ErrorCode.disconnected, "The provider is disconnected from all chains");

@@ -1,0 +1,139 @@
+/**
+ * zod schemas for the JSON-RPC value types (execution-apis "base-types"): quantities without
+ * leading zeros, even-length byte strings, addresses, hashes and block tags. Parsed values are
+ * what the services use (bigint, Uint8Array, lower-case hex), so handlers never re-check input.
+ */
+import { hexToBytes } from "@ethereumjs/util";
+import { z } from "zod";
+
+const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
+const BYTES = /^0x([0-9a-fA-F]{2})*$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+export type Hex = `0x${string}`;
+
+/** An unsigned integer up to 2^256 - 1, as a 0x-prefixed hex string without leading zeros. */
+export const quantity = z
+  .string({ invalid_type_error: "expected a hex quantity string" })
+  .regex(QUANTITY, "expected a 0x-prefixed hex quantity without leading zeros")
+  .refine((value) => value.length <= 66, "quantity exceeds 256 bits")
+  .transform((value) => BigInt(value));
+
+/** A quantity that must fit a JavaScript number (indices, counts, timeouts). */
+export const smallQuantity = quantity.refine((value) => value <= BigInt(Number.MAX_SAFE_INTEGER), "quantity too large").transform(Number);
+
+export const bytes = z
+  .string({ invalid_type_error: "expected a hex data string" })
+  .regex(BYTES, "expected 0x-prefixed hex data of even length")
+  .transform((value) => hexToBytes(value as Hex));
+
+export const address = z
+  .string({ invalid_type_error: "expected an address string" })
+  .regex(ADDRESS, "expected a 0x-prefixed 20-byte address")
+  .transform((value) => value.toLowerCase() as Hex);
+
+export const hash = z
+  .string({ invalid_type_error: "expected a hash string" })
+  .regex(HASH, "expected a 0x-prefixed 32-byte hash")
+  .transform((value) => value.toLowerCase() as Hex);
+
+export const NAMED_TAGS = ["latest", "pending", "earliest", "safe", "finalized"] as const;
+export type NamedTag = (typeof NAMED_TAGS)[number];
+
+/** What a block parameter resolves to before the chain looks it up. */
+export type BlockSelector =
+  | { kind: "tag"; tag: NamedTag }
+  | { kind: "number"; number: bigint }
+  | { kind: "hash"; hash: Hex; requireCanonical: boolean };
+
+/** A block number, a named tag, or an EIP-1898 object (`{ blockNumber }` / `{ blockHash }`). */
+export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union([
+  z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
+  // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
+  hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
+  quantity.transform((number): BlockSelector => ({ kind: "number", number })),
+  z
+    .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
+    .strict()
+    .transform(({ blockNumber }): BlockSelector =>
+      typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber },
+    ),
+  z
+    .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
+    .strict()
+    .transform(({ blockHash, requireCanonical }): BlockSelector => ({
+      kind: "hash",
+      hash: blockHash,
+      requireCanonical: requireCanonical ?? false,
+    })),
+]);
+
+export const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
+export const PENDING: BlockSelector = { kind: "tag", tag: "pending" };
+
+const accessListItem = z.object({ address, storageKeys: z.array(hash) });
+
+const authorization = z.object({
+  chainId: quantity,
+  address,
+  nonce: quantity,
+  yParity: quantity.optional(),
+  v: quantity.optional(),
+  r: quantity,
+  s: quantity,
+});
+
+/**
+ * The transaction object of `eth_call` and `eth_estimateGas` (seed §2.1 plus the fields clients
+ * send: `input`, `nonce`, `accessList`, `type`, `authorizationList`, blob fields). Unknown keys are
+ * ignored, as go-ethereum does.
+ */
+export const callRequest = z
+  .object({
+    from: address.optional(),
+    to: address.nullable().optional(),
+    gas: quantity.optional(),
+    gasPrice: quantity.optional(),
+    maxFeePerGas: quantity.optional(),
+    maxPriorityFeePerGas: quantity.optional(),
+    maxFeePerBlobGas: quantity.optional(),
+    value: quantity.optional(),
+    data: bytes.optional(),
+    input: bytes.optional(),
+    nonce: quantity.optional(),
+    type: quantity.optional(),
+    chainId: quantity.optional(),
+    accessList: z.array(accessListItem).optional(),
+    authorizationList: z.array(authorization).optional(),
+    blobVersionedHashes: z.array(hash).optional(),
+  })
+  .superRefine((tx, ctx) => {
+    if (tx.gasPrice !== undefined && (tx.maxFeePerGas !== undefined || tx.maxPriorityFeePerGas !== undefined)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified",
+        path: ["gasPrice"],
+      });
+    }
+    if (tx.data !== undefined && tx.input !== undefined && !equalBytes(tx.data, tx.input)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: "both data and input specified and they are different",
+        path: ["input"],
+      });
+    }
+    if (tx.maxFeePerGas !== undefined && tx.maxPriorityFeePerGas !== undefined && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: "maxFeePerGas must be greater than or equal to maxPriorityFeePerGas",
+        path: ["maxPriorityFeePerGas"],
+      });
+    }
+  });
+
+export type CallRequest = z.output<typeof callRequest>;
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
