@@ -2,9 +2,19 @@
  * One interface over real timers and a `@sinonjs/fake-timers` clock, so the sequencer never touches
  * globals: a test that fakes its own clock does not fake the test runner's timers, and vice versa.
  */
-import type { InstalledClock, NakedClock } from "@sinonjs/fake-timers";
 
-export type FakeClock = NakedClock | InstalledClock;
+/**
+ * The part of a `@sinonjs/fake-timers` clock the chain uses (`createClock()`, `install()` and
+ * sinon's `useFakeTimers()` all fit).
+ */
+export interface FakeClock {
+  now: number;
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: never): void;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: never): void;
+  tickAsync(ms: number): Promise<unknown>;
+}
 
 export interface TimerHandle {
   cancel(): void;
@@ -49,12 +59,12 @@ export function clockFromFake(fake: FakeClock): Clock {
     every(ms, callback) {
       const handle = fake.setInterval(callback, ms);
       unref(handle);
-      return { cancel: () => fake.clearInterval(handle) };
+      return { cancel: () => fake.clearInterval(handle as never) };
     },
     after(ms, callback) {
       const handle = fake.setTimeout(callback, ms);
       unref(handle);
-      return { cancel: () => fake.clearTimeout(handle) };
+      return { cancel: () => fake.clearTimeout(handle as never) };
     },
     tickAsync: (ms) => fake.tickAsync(ms),
     isFake: true,

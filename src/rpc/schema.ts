@@ -67,7 +67,7 @@ export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.
       hash: blockHash,
       requireCanonical: requireCanonical ?? false,
     })),
-]);
+], { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) });
 
 export const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
 export const PENDING: BlockSelector = { kind: "tag", tag: "pending" };

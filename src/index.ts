@@ -1,0 +1,10 @@
+/** hardhat-preconf: a pre-confirming (flashblocks) dev chain on @ethereumjs/vm. */
+export { createPreconfProvider, PreconfProvider } from "./provider.ts";
+export type { PreconfControls, RequestArguments } from "./provider.ts";
+export { InvalidOptionsError } from "./options.ts";
+export type { PreconfProviderOptions, MnemonicAccounts, ExplicitAccount } from "./options.ts";
+export { RpcError, ErrorCode } from "./rpc/errors.ts";
+export type { FakeClock } from "./clock.ts";
+export type { Fragment, SealedBlock, TxRecord, LogRecord } from "./node/records.ts";
+export type { MiningMode } from "./node/sequencer.ts";
+export { DEFAULT_MNEMONIC } from "./node/accounts.ts";

@@ -1,0 +1,151 @@
+/**
+ * Admission of a signed transaction into the pool, checked in go-ethereum's order
+ * (internal/ethapi SubmitTransaction, then legacypool.add → ValidateTransaction →
+ * ValidateTransactionWithState → replacement), against the pre-confirmed state (DECISIONS §2–3).
+ * Nothing here mutates anything: the caller adds the returned entry to the pool.
+ */
+import { Capability, createTxFromRLP, TransactionType } from "@ethereumjs/tx";
+import { bytesToHex } from "@ethereumjs/util";
+
+import {
+  AdmissionMessage,
+  admissionError,
+  alreadyKnown,
+  insufficientFunds,
+  nonceTooLow,
+  replacementUnderpriced,
+} from "../rpc/errors.ts";
+
+import type { Common } from "@ethereumjs/common";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { Hex } from "../rpc/schema.ts";
+import type { Mempool, PooledTx } from "./mempool.ts";
+
+/** go-ethereum's txMaxSize: four 32 KiB slots (core/txpool/legacypool). */
+export const MAX_TX_SIZE = 4 * 32 * 1024;
+/** Minimum fee bump of a replacement, in percent (go-ethereum's default PriceBump). */
+export const PRICE_BUMP_PERCENT = 10n;
+
+export interface AdmissionContext {
+  common: Common;
+  blockGasLimit: bigint;
+  /** Minimum priority fee the pool accepts (`txpool.pricelimit`). */
+  minTip: bigint;
+  allowUnprotectedTxs: boolean;
+  pool: Mempool;
+  /** Nonce and balance of an account in the pre-confirmed state. */
+  account(address: Hex): Promise<{ nonce: bigint; balance: bigint }>;
+}
+
+export interface Admitted {
+  entry: PooledTx;
+  /** The pooled tx this one replaces, if any. */
+  replaces: PooledTx | undefined;
+}
+
+export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
+  const tx = decode(raw, ctx.common);
+
+  // internal/ethapi: unprotected legacy txs are refused before they reach the pool.
+  if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection) && !ctx.allowUnprotectedTxs) {
+    throw admissionError(AdmissionMessage.unprotected);
+  }
+  const hash = bytesToHex(tx.hash()) as Hex;
+  if (ctx.pool.get(hash) !== undefined) throw alreadyKnown();
+
+  // ValidateTransaction (stateless).
+  if (raw.length > MAX_TX_SIZE) {
+    throw admissionError(AdmissionMessage.oversizedData, { size: raw.length, limit: MAX_TX_SIZE });
+  }
+  if (tx.gasLimit > ctx.blockGasLimit) {
+    throw admissionError(AdmissionMessage.gasLimit, { gas: hexOf(tx.gasLimit), blockGasLimit: hexOf(ctx.blockGasLimit) });
+  }
+  const { feeCap, tipCap } = feesOf(tx);
+  if (tipCap > feeCap) throw admissionError(AdmissionMessage.tipAboveFeeCap);
+  let sender: Hex;
+  try {
+    sender = tx.getSenderAddress().toString() as Hex;
+  } catch {
+    throw admissionError(AdmissionMessage.invalidSender);
+  }
+  const intrinsic = tx.getIntrinsicGas();
+  if (tx.gasLimit < intrinsic) {
+    throw admissionError(AdmissionMessage.intrinsicGas, { gas: hexOf(tx.gasLimit), intrinsicGas: hexOf(intrinsic) });
+  }
+  const minimum = tx.getMinimumGasLimit();
+  if (tx.gasLimit < minimum) {
+    throw admissionError(AdmissionMessage.floorDataGas, { gas: hexOf(tx.gasLimit), floorDataGas: hexOf(minimum) });
+  }
+  if (tipCap < ctx.minTip) {
+    throw admissionError(AdmissionMessage.underpriced, { tip: hexOf(tipCap), minTip: hexOf(ctx.minTip) });
+  }
+
+  // ValidateTransactionWithState.
+  const account = await ctx.account(sender);
+  if (tx.nonce < account.nonce) throw nonceTooLow(account.nonce, tx.nonce);
+  const cost = tx.gasLimit * feeCap + tx.value + blobCost(tx);
+  const needed = cost + ctx.pool.costOfOthers(sender, tx.nonce);
+  if (account.balance < needed) throw insufficientFunds(account.balance, needed);
+
+  // legacypool.add: a tx with the same sender and nonce must bump both fees by PRICE_BUMP_PERCENT.
+  const existing = ctx.pool.at(sender, tx.nonce);
+  if (existing !== undefined) {
+    const minFee = bumped(existing.feeCap);
+    const minTip = bumped(existing.tipCap);
+    if (feeCap < minFee || tipCap < minTip || feeCap <= existing.feeCap || tipCap <= existing.tipCap) {
+      throw replacementUnderpriced(minFee, minTip);
+    }
+  }
+  const entry: PooledTx = { tx, hash, sender, nonce: tx.nonce, feeCap, tipCap, cost, seq: ctx.pool.nextSeq() };
+  return { entry, replaces: existing };
+}
+
+/** `old × (100 + bump) / 100`, rounded up so that 10 % of 1 wei still requires 2 wei. */
+function bumped(old: bigint): bigint {
+  const scaled = old * (100n + PRICE_BUMP_PERCENT);
+  return scaled % 100n === 0n ? scaled / 100n : scaled / 100n + 1n;
+}
+
+export function feesOf(tx: TypedTransaction): { feeCap: bigint; tipCap: bigint } {
+  if ("maxFeePerGas" in tx) return { feeCap: tx.maxFeePerGas, tipCap: tx.maxPriorityFeePerGas };
+  return { feeCap: tx.gasPrice, tipCap: tx.gasPrice };
+}
+
+function blobCost(tx: TypedTransaction): bigint {
+  if (tx.type !== TransactionType.BlobEIP4844 || !("maxFeePerBlobGas" in tx)) return 0n;
+  return tx.maxFeePerBlobGas * tx.common.param("blobGasPerBlob") * BigInt(tx.blobVersionedHashes.length);
+}
+
+const hexOf = (value: bigint) => `0x${value.toString(16)}`;
+
+/** Decodes the raw bytes; maps ethereumjs' construction errors onto go-ethereum's messages. */
+function decode(raw: Uint8Array, common: Common): TypedTransaction {
+  const first = raw[0];
+  if (first === undefined) throw admissionError("typed transaction too short");
+  if (first <= 0x7f && !isSupportedType(first, common)) throw admissionError(AdmissionMessage.typeNotSupported);
+  try {
+    return createTxFromRLP(raw, { common });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (/chain ?id|EIP155-based V/i.test(reason)) throw admissionError(AdmissionMessage.invalidSender, { reason });
+    if (/initcode size/i.test(reason)) throw admissionError(AdmissionMessage.maxInitCodeSize, { reason });
+    if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(reason)) {
+      throw admissionError(AdmissionMessage.tipAboveFeeCap);
+    }
+    throw admissionError("rlp: invalid transaction encoding", { reason });
+  }
+}
+
+function isSupportedType(type: number, common: Common): boolean {
+  switch (type) {
+    case TransactionType.AccessListEIP2930:
+      return common.isActivatedEIP(2930);
+    case TransactionType.FeeMarketEIP1559:
+      return common.isActivatedEIP(1559);
+    case TransactionType.EOACodeEIP7702:
+      return common.isActivatedEIP(7702);
+    // Blob txs need KZG proofs verified at admission; no KZG library is wired in yet.
+    default:
+      return false;
+  }
+}

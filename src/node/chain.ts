@@ -1,0 +1,367 @@
+/**
+ * The chain: sealed blocks in @ethereumjs/blockchain, one open block that fragments grow, the
+ * mempool, and the state they share. Every state change goes through one serial queue (the single
+ * writer); reads of sealed state use state views at that block's root and never wait for it.
+ */
+import { EventEmitter } from "node:events";
+
+import { createBlockchain } from "@ethereumjs/blockchain";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
+import { createVM, runTx } from "@ethereumjs/vm";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+
+import { admitTransaction, feesOf } from "./admission.ts";
+import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
+import { Heap } from "./heap.ts";
+import { Mempool } from "./mempool.ts";
+import { OpenBlock } from "./openBlock.ts";
+import { SerialQueue } from "./serialQueue.ts";
+import { StateViews } from "./stateViews.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { Blockchain } from "@ethereumjs/blockchain";
+import type { Common, CustomCrypto, GethGenesis } from "@ethereumjs/common";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { RunTxResult, VM } from "@ethereumjs/vm";
+import type { BlockSelector, Hex } from "../rpc/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { PooledTx } from "./mempool.ts";
+import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
+
+export interface ChainConfig {
+  genesis: GethGenesis;
+  hardfork: string | undefined;
+  customCrypto: CustomCrypto;
+  clock: Clock;
+  fragmentsPerBlock: number;
+  coinbase: Hex;
+  minTip: bigint;
+  allowUnprotectedTxs: boolean;
+}
+
+export interface ChainEvents {
+  fragment: [Fragment];
+  sealed: [SealedBlock];
+  pendingTransaction: [PooledTx];
+  dropped: [PooledTx, string];
+}
+
+/** Where a block selector points: a sealed block, or the open block (`pending`). */
+export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "open"; open: OpenBlock };
+
+export class Chain extends EventEmitter<ChainEvents> {
+  readonly common: Common;
+  readonly pool = new Mempool();
+  readonly #vm: VM;
+  readonly #blockchain: Blockchain;
+  readonly #config: ChainConfig;
+  readonly #queue = new SerialQueue();
+  readonly #sealed: SealedBlock[] = [];
+  readonly #byHash = new Map<Hex, SealedBlock>();
+  readonly #txs = new Map<Hex, TxRecord>();
+  readonly #views: StateViews;
+  #open: OpenBlock;
+  /** Set by evm_setNextBlockTimestamp-like controls: the next block's timestamp. */
+  #nextTimestamp: bigint | undefined;
+
+  private constructor(config: ChainConfig, common: Common, vm: VM, blockchain: Blockchain, genesis: Block) {
+    super();
+    this.#config = config;
+    this.common = common;
+    this.#vm = vm;
+    this.#blockchain = blockchain;
+    this.#views = new StateViews(vm);
+    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
+    this.#sealed.push(sealed);
+    this.#byHash.set(sealed.hash, sealed);
+    this.#open = this.#openAfter(genesis);
+  }
+
+  static async create(config: ChainConfig): Promise<Chain> {
+    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork);
+    const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+    const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);
+    const blockchain = await createBlockchain({
+      common,
+      genesisStateRoot: stateRoot,
+      validateBlocks: false,
+      validateConsensus: false,
+    });
+    const vm = await createVM({ common, stateManager, blockchain });
+    const genesis = await blockchain.getBlock(0n);
+    return new Chain(config, common, vm, blockchain, genesis);
+  }
+
+  // ── Reads ──────────────────────────────────────────────────────────────────────────────────
+
+  get chainId(): bigint {
+    return this.common.chainId();
+  }
+
+  get latest(): SealedBlock {
+    return this.#sealed[this.#sealed.length - 1]!;
+  }
+
+  get open(): OpenBlock {
+    return this.#open;
+  }
+
+  get vm(): VM {
+    return this.#vm;
+  }
+
+  sealedByNumber(number: bigint): SealedBlock | undefined {
+    return number < 0n ? undefined : this.#sealed[Number(number)];
+  }
+
+  sealedByHash(hash: Hex): SealedBlock | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  /**
+   * `pending` (and the open block's number) is the open block once it has a fragment, and
+   * `latest` before that: pending never returns null (DECISIONS §4). Undefined: no such block.
+   */
+  resolve(selector: BlockSelector): ResolvedBlock | undefined {
+    switch (selector.kind) {
+      case "tag":
+        switch (selector.tag) {
+          case "pending":
+            return this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest };
+          case "earliest":
+            return { kind: "sealed", sealed: this.#sealed[0]! };
+          default:
+            // A dev chain finalizes at once: safe and finalized are the head (as Hardhat and anvil).
+            return { kind: "sealed", sealed: this.latest };
+        }
+      case "number": {
+        if (selector.number === this.#open.number) return { kind: "open", open: this.#open };
+        const sealed = this.sealedByNumber(selector.number);
+        return sealed === undefined ? undefined : { kind: "sealed", sealed };
+      }
+      case "hash": {
+        const sealed = this.sealedByHash(selector.hash);
+        return sealed === undefined ? undefined : { kind: "sealed", sealed };
+      }
+    }
+  }
+
+  /**
+   * Runs `read` against the state of a block: the pre-confirmed state (through the writer queue,
+   * so it never sees half a fragment) or a sealed block's state (a view at its state root).
+   */
+  async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
+    if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
+    return this.#views.run(resolved.sealed.block, read);
+  }
+
+  transaction(hash: Hex): TxRecord | undefined {
+    return this.#txs.get(hash);
+  }
+
+  /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */
+  *logs(from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
+    const last = to < this.latest.block.header.number ? to : this.latest.block.header.number;
+    for (let number = from; number <= last; number++) {
+      for (const record of this.#sealed[Number(number)]?.transactions ?? []) {
+        for (const log of record.logs) yield { log, record };
+      }
+    }
+    if (includeOpen && this.#open.number >= from && this.#open.number <= to) {
+      for (const record of this.#open.transactions) {
+        for (const log of record.logs) yield { log, record };
+      }
+    }
+  }
+
+  /** The sender's next free nonce: pre-confirmed nonce plus its contiguous pooled txs. */
+  async pendingNonce(address: Hex): Promise<bigint> {
+    return this.#queue.run(async () => {
+      const nonce = await this.#nonceOf(address);
+      return nonce + BigInt(this.pool.contiguousCount(address, nonce));
+    });
+  }
+
+  /** Resolves once every queued state change (admissions, fragments, seals) has finished. */
+  async idle(): Promise<void> {
+    await this.#queue.idle();
+  }
+
+  // ── Writes (all through the queue) ─────────────────────────────────────────────────────────
+
+  sendRawTransaction(raw: Uint8Array): Promise<Hex> {
+    return this.#queue.run(async () => {
+      const { entry, replaces } = await admitTransaction(raw, {
+        common: this.common,
+        blockGasLimit: this.#open.header.gasLimit,
+        minTip: this.#config.minTip,
+        allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
+        pool: this.pool,
+        account: async (address) => {
+          const account = await this.#vm.stateManager.getAccount(createAddressFromString(address));
+          return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+        },
+      });
+      this.pool.add(entry);
+      if (replaces !== undefined) this.emit("dropped", replaces, "replaced");
+      this.emit("pendingTransaction", entry);
+      return entry.hash;
+    });
+  }
+
+  /** Executes the pool's executable txs into the open block; seals it after the last fragment. */
+  produceFragment(): Promise<Fragment> {
+    return this.#queue.run(async () => {
+      const fragment = await this.#executeFragment();
+      if (this.#open.fragments.length >= this.#config.fragmentsPerBlock) await this.#seal();
+      return fragment;
+    });
+  }
+
+  /** Seals the open block now, whatever its fragment count (after one last fragment if it has none). */
+  seal(): Promise<SealedBlock> {
+    return this.#queue.run(async () => {
+      if (this.#open.fragments.length === 0) await this.#executeFragment();
+      return this.#seal();
+    });
+  }
+
+  /** Runs `change` on the writer queue: for dev methods that edit state or the pool. */
+  exclusive<T>(change: (vm: VM) => Promise<T>): Promise<T> {
+    return this.#queue.run(() => change(this.#vm));
+  }
+
+  setNextBlockTimestamp(timestamp: bigint | undefined): void {
+    this.#nextTimestamp = timestamp;
+  }
+
+  // ── Internals ──────────────────────────────────────────────────────────────────────────────
+
+  async #nonceOf(address: Hex): Promise<bigint> {
+    return (await this.#vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n;
+  }
+
+  async #executeFragment(): Promise<Fragment> {
+    const open = this.#open;
+    const baseFee = open.header.baseFeePerGas;
+    const tipOf = (entry: PooledTx) => {
+      const headroom = entry.feeCap - baseFee;
+      return entry.tipCap < headroom ? entry.tipCap : headroom;
+    };
+    // Highest effective tip first; ties by arrival (DECISIONS §3).
+    const heads = new Heap<{ entry: PooledTx; tip: bigint }>((a, b) =>
+      a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq,
+    );
+    const offer = (entry: PooledTx | undefined) => {
+      if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
+    };
+    for (const sender of [...this.pool.senders()]) {
+      const nonce = await this.#nonceOf(sender);
+      for (const stale of this.pool.dropStale(sender, nonce)) this.emit("dropped", stale, "nonce too low");
+      offer(this.pool.at(sender, nonce));
+    }
+
+    const executed: TxRecord[] = [];
+    for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
+      const { entry } = head;
+      // A tx that no longer fits the block waits for the next one; its sender's later txs too.
+      if (entry.tx.gasLimit > open.remainingGas) continue;
+      let result: RunTxResult;
+      try {
+        result = await runTx(this.#vm, {
+          tx: entry.tx,
+          block: open.executionBlock,
+          blockGasUsed: open.gasUsed,
+          skipHardForkValidation: true,
+        });
+      } catch (error) {
+        // State changed since admission (e.g. the balance was spent): the tx can never run as is.
+        this.pool.remove(entry.hash);
+        this.emit("dropped", entry, error instanceof Error ? error.message : String(error));
+        continue;
+      }
+      this.pool.remove(entry.hash);
+      const record = this.#record(entry.tx, entry.sender, result, open);
+      open.transactions.push(record);
+      open.gasUsed = result.receipt.cumulativeBlockGasUsed;
+      if (record.blobGasUsed !== undefined) open.blobGasUsed += record.blobGasUsed;
+      this.#txs.set(record.hash, record);
+      executed.push(record);
+      offer(this.pool.at(entry.sender, entry.nonce + 1n));
+    }
+    const fragment = open.addFragment(executed);
+    this.emit("fragment", fragment);
+    return fragment;
+  }
+
+  #record(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
+    const index = open.transactions.length;
+    const baseFee = open.header.baseFeePerGas;
+    const { feeCap, tipCap } = feesOf(tx);
+    const tip = tipCap < feeCap - baseFee ? tipCap : feeCap - baseFee;
+    const logs: LogRecord[] = result.execResult.logs?.map(([address, topics, data]) => ({
+      address: bytesToHex(address) as Hex,
+      topics: topics.map((topic) => bytesToHex(topic) as Hex),
+      data: bytesToHex(data) as Hex,
+      logIndex: open.logCount++,
+    })) ?? [];
+    const receipt = result.receipt;
+    return {
+      hash: bytesToHex(tx.hash()) as Hex,
+      tx,
+      from,
+      blockNumber: open.number,
+      index,
+      fragmentIndex: open.fragments.length,
+      blockHash: undefined,
+      status: "status" in receipt ? receipt.status : 1,
+      gasUsed: result.totalGasSpent,
+      cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
+      effectiveGasPrice: "maxFeePerGas" in tx ? baseFee + tip : tx.gasPrice,
+      contractAddress: result.createdAddress === undefined ? undefined : (result.createdAddress.toString() as Hex),
+      logs,
+      logsBloom: result.bloom.bitvector,
+      receipt,
+      blobGasUsed: result.blobGasUsed,
+      blobGasPrice: result.blobGasUsed === undefined ? undefined : open.executionBlock.header.getBlobGasPrice(),
+    };
+  }
+
+  async #seal(): Promise<SealedBlock> {
+    const open = this.#open;
+    const stateRoot = await this.#vm.stateManager.getStateRoot();
+    const block = await open.seal(stateRoot);
+    await this.#blockchain.putBlock(block);
+    const hash = bytesToHex(block.hash()) as Hex;
+    for (const record of open.transactions) record.blockHash = hash;
+    const sealed: SealedBlock = { block, hash, transactions: open.transactions, fragmentCount: open.fragments.length };
+    this.#sealed.push(sealed);
+    this.#byHash.set(hash, sealed);
+    this.#open = this.#openAfter(block);
+    this.emit("sealed", sealed);
+    return sealed;
+  }
+
+  #openAfter(parent: Block): OpenBlock {
+    const parentHeader = parent.header;
+    const now = BigInt(Math.floor(this.#config.clock.now() / 1000));
+    const requested = this.#nextTimestamp ?? now;
+    this.#nextTimestamp = undefined;
+    // Strictly after the parent, whatever the clock says (DECISIONS §4).
+    const timestamp = requested > parentHeader.timestamp ? requested : parentHeader.timestamp + 1n;
+    const parentHash = parent.hash();
+    return new OpenBlock(this.common, {
+      number: parentHeader.number + 1n,
+      parentHash: bytesToHex(parentHash) as Hex,
+      timestamp,
+      gasLimit: parentHeader.gasLimit,
+      baseFeePerGas: parentHeader.calcNextBaseFee(),
+      coinbase: this.#config.coinbase,
+      // Reproducible "randomness": the hash of the parent's hash.
+      prevRandao: bytesToHex((this.common.customCrypto.keccak256 ?? keccak_256)(parentHash)) as Hex,
+      excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
+    });
+  }
+}
+

@@ -1,0 +1,134 @@
+/**
+ * Dry runs (`eth_call`, `eth_estimateGas`): a transaction built from call parameters, run with
+ * `runTx` as an impersonated sender inside a journal checkpoint that is always reverted.
+ * A call without fee fields runs on a copy of the header with base fee 0 and needs no balance for
+ * gas (go-ethereum's NoBaseFee), since ethereumjs has no such switch (DESIGN).
+ */
+import { createBlock } from "@ethereumjs/block";
+import { createTx, TransactionType } from "@ethereumjs/tx";
+import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
+import { runTx } from "@ethereumjs/vm";
+
+import { insufficientFunds, insufficientFundsForTransfer, RpcError, ErrorCode, executionReverted } from "../rpc/errors.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
+import type { Address } from "@ethereumjs/util";
+import type { RunTxResult, VM } from "@ethereumjs/vm";
+import type { CallRequest } from "../rpc/schema.ts";
+
+export interface DryRun {
+  result: RunTxResult;
+  /** Gas limit the tx ran with. */
+  gasLimit: bigint;
+}
+
+export const hasFeeFields = (request: CallRequest) =>
+  request.gasPrice !== undefined || request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined;
+
+const zeroFeeBlocks = new WeakMap<Block, Block>();
+
+/** The block a call executes against: the header as is, or with base fee 0 when it names no fee. */
+export function callBlock(block: Block, request: CallRequest): Block {
+  if (hasFeeFields(request) || block.header.baseFeePerGas === undefined) return block;
+  let zeroFee = zeroFeeBlocks.get(block);
+  if (zeroFee === undefined) {
+    const header = { ...block.header.toJSON(), baseFeePerGas: "0x0" as const };
+    zeroFee = createBlock({ header }, { common: block.common, skipConsensusFormatValidation: true });
+    zeroFeeBlocks.set(block, zeroFee);
+  }
+  return zeroFee;
+}
+
+/** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
+export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
+  const baseFee = block.header.baseFeePerGas ?? 0n;
+  const data: TypedTxData = {
+    nonce,
+    gasLimit,
+    to: request.to ?? undefined,
+    value: request.value ?? 0n,
+    data: request.data ?? request.input ?? new Uint8Array(),
+  };
+  let type: TransactionType;
+  if (request.authorizationList !== undefined) {
+    type = TransactionType.EOACodeEIP7702;
+  } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
+    type = TransactionType.FeeMarketEIP1559;
+  } else if (request.accessList !== undefined) {
+    type = TransactionType.AccessListEIP2930;
+  } else {
+    type = TransactionType.Legacy;
+  }
+  if (type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930) {
+    Object.assign(data, { gasPrice: request.gasPrice ?? 0n });
+  } else {
+    const tip = request.maxPriorityFeePerGas ?? 0n;
+    Object.assign(data, { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? baseFee + tip });
+  }
+  if (request.accessList !== undefined) Object.assign(data, { accessList: request.accessList });
+  if (request.authorizationList !== undefined) {
+    Object.assign(data, {
+      authorizationList: request.authorizationList.map((auth) => ({
+        chainId: `0x${auth.chainId.toString(16)}`,
+        address: auth.address,
+        nonce: `0x${auth.nonce.toString(16)}`,
+        yParity: `0x${(auth.yParity ?? auth.v ?? 0n).toString(16)}`,
+        r: `0x${auth.r.toString(16)}`,
+        s: `0x${auth.s.toString(16)}`,
+      })),
+    });
+  }
+  const tx = createTx({ ...data, type }, { common: vm.common, freeze: false });
+  const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  // Impersonation: the sender is whoever the call names; there is no signature to recover.
+  tx.getSenderAddress = () => sender;
+  return tx;
+}
+
+/** Runs the call on `vm`'s current state and reverts every change. */
+export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint): Promise<DryRun> {
+  const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  const account = await vm.stateManager.getAccount(from);
+  const balance = account?.balance ?? 0n;
+  const withFees = hasFeeFields(request);
+  if (!withFees && (request.value ?? 0n) > balance) throw insufficientFundsForTransfer();
+  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, gasLimit);
+  await vm.evm.journal.checkpoint();
+  try {
+    const result = await runTx(vm, {
+      tx,
+      block,
+      skipNonce: true,
+      skipBalance: !withFees,
+      skipBlockGasLimitValidation: true,
+      skipHardForkValidation: true,
+    });
+    return { result, gasLimit };
+  } catch (error) {
+    throw dryRunError(error, balance, tx);
+  } finally {
+    await vm.evm.journal.revert();
+  }
+}
+
+/** The JSON-RPC error of a dry run that failed (not one that ran and reverted). */
+function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): RpcError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/enough funds|upfront cost|balance/i.test(message)) {
+    return insufficientFunds(balance, tx.getUpfrontCost());
+  }
+  if (/maxFeePerGas|base fee/i.test(message)) {
+    return new RpcError(ErrorCode.server, "max fee per gas less than block base fee", { reason: message });
+  }
+  return new RpcError(ErrorCode.server, message.replace(/ -> .*$/s, ""));
+}
+
+/** eth_call's answer: the return data, or the revert / execution error. */
+export function callOutcome(run: DryRun): string {
+  const { execResult } = run.result;
+  const failure = execResult.exceptionError;
+  if (failure === undefined) return bytesToHex(execResult.returnValue);
+  if (failure.error === "revert") throw executionReverted(bytesToHex(execResult.returnValue));
+  throw new RpcError(ErrorCode.server, failure.error);
+}

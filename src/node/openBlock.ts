@@ -1,0 +1,145 @@
+/**
+ * The block being built: a header fixed when it opens, and the txs that fragments pre-confirm
+ * into it. Each tx runs once, with `runTx` against the same header (O(1) per tx; ethereumjs'
+ * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
+ * are computed once, in `seal`.
+ */
+import { createBlock, genRequestsRoot, genTransactionsTrieRoot } from "@ethereumjs/block";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
+import { Bloom, encodeReceipt } from "@ethereumjs/vm";
+import { sha256 } from "@noble/hashes/sha2.js";
+
+import type { Block, HeaderData } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import type { Hex } from "../rpc/schema.ts";
+import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
+
+export interface OpenBlockHeader {
+  number: bigint;
+  parentHash: Hex;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFeePerGas: bigint;
+  coinbase: Hex;
+  prevRandao: Hex;
+  excessBlobGas: bigint | undefined;
+}
+
+export class OpenBlock {
+  readonly header: OpenBlockHeader;
+  /** The block every tx of this block executes against (its header's gasUsed is never read). */
+  readonly executionBlock: Block;
+  readonly transactions: TxRecord[] = [];
+  readonly fragments: Fragment[] = [];
+  readonly payloadId: Hex;
+  gasUsed = 0n;
+  blobGasUsed = 0n;
+  logCount = 0;
+  #common: Common;
+
+  constructor(common: Common, header: OpenBlockHeader) {
+    this.#common = common;
+    this.header = header;
+    this.executionBlock = createBlock({ header: this.#headerData() }, { common, skipConsensusFormatValidation: true });
+    // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
+    this.payloadId = `0x${(header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0")}` as Hex;
+  }
+
+  get number(): bigint {
+    return this.header.number;
+  }
+
+  get remainingGas(): bigint {
+    return this.header.gasLimit - this.gasUsed;
+  }
+
+  /** Fragment 0 carries the block's base (DECISIONS §4). */
+  base(): FragmentBase {
+    const { header } = this;
+    return {
+      parentHash: header.parentHash,
+      feeRecipient: header.coinbase,
+      prevRandao: header.prevRandao,
+      blockNumber: header.number,
+      gasLimit: header.gasLimit,
+      timestamp: header.timestamp,
+      baseFeePerGas: header.baseFeePerGas,
+    };
+  }
+
+  addFragment(transactions: TxRecord[]): Fragment {
+    const index = this.fragments.length;
+    const fragment: Fragment = {
+      blockNumber: this.number,
+      index,
+      payloadId: this.payloadId,
+      transactions,
+      cumulativeGasUsed: this.gasUsed,
+      base: index === 0 ? this.base() : undefined,
+    };
+    this.fragments.push(fragment);
+    return fragment;
+  }
+
+  logsBloom(): Uint8Array {
+    const bloom = new Bloom(undefined, this.#common);
+    for (const record of this.transactions) bloom.or(new Bloom(record.logsBloom, this.#common));
+    return bloom.bitvector;
+  }
+
+  /** Builds the sealed block; `stateRoot` is the state after every tx of the block. */
+  async seal(stateRoot: Uint8Array): Promise<Block> {
+    const common = this.#common;
+    const txs = this.transactions.map((record) => record.tx);
+    const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
+    const receiptTrie = await this.#receiptTrie();
+    const header: HeaderData = {
+      ...this.#headerData(),
+      stateRoot,
+      transactionsTrie,
+      receiptTrie,
+      logsBloom: this.logsBloom(),
+      gasUsed: this.gasUsed,
+    };
+    if (common.isActivatedEIP(4844)) header.blobGasUsed = this.blobGasUsed;
+    // EIP-7685: no deposit, withdrawal or consolidation requests on a dev chain, so the hash of
+    // the empty list (the request system contracts are not deployed).
+    if (common.isActivatedEIP(7685)) header.requestsHash = genRequestsRoot([], common.customCrypto.sha256 ?? sha256);
+    const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
+    return createBlock({ header, transactions: txs, withdrawals }, { common, skipConsensusFormatValidation: true });
+  }
+
+  async #receiptTrie(): Promise<Uint8Array> {
+    if (this.transactions.length === 0) return KECCAK256_RLP;
+    const trie = new MerklePatriciaTrie({ common: this.#common });
+    for (const record of this.transactions) {
+      await trie.put(RLP.encode(record.index), encodeReceipt(record.receipt, record.tx.type));
+    }
+    return trie.root();
+  }
+
+  #headerData(): HeaderData {
+    const { header } = this;
+    const data: HeaderData = {
+      number: header.number,
+      parentHash: header.parentHash,
+      timestamp: header.timestamp,
+      gasLimit: header.gasLimit,
+      baseFeePerGas: header.baseFeePerGas,
+      coinbase: header.coinbase,
+      mixHash: header.prevRandao,
+      difficulty: 0n,
+    };
+    if (header.excessBlobGas !== undefined) {
+      data.excessBlobGas = header.excessBlobGas;
+      data.blobGasUsed = 0n;
+    }
+    if (this.#common.isActivatedEIP(4788)) data.parentBeaconBlockRoot = new Uint8Array(32);
+    return data;
+  }
+}
+
+export const hexOfBigInt = (value: bigint) => bigIntToHex(value) as Hex;
+export const hexOfBytes = (value: Uint8Array) => bytesToHex(value) as Hex;

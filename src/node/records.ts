@@ -1,0 +1,68 @@
+/** What the chain remembers about executed transactions, their logs, fragments and blocks. */
+import type { Block } from "@ethereumjs/block";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { TxReceipt } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+
+export const ZERO_HASH = `0x${"00".repeat(32)}` as Hex;
+
+export interface LogRecord {
+  address: Hex;
+  topics: Hex[];
+  data: Hex;
+  /** Position of the log in its block. */
+  logIndex: number;
+}
+
+export interface TxRecord {
+  hash: Hex;
+  tx: TypedTransaction;
+  from: Hex;
+  blockNumber: bigint;
+  /** Position in the block. */
+  index: number;
+  /** Fragment of its block that pre-confirmed it. */
+  fragmentIndex: number;
+  /** Undefined while the block is open (the receipt then reports 32 zero bytes, as Base does). */
+  blockHash: Hex | undefined;
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  contractAddress: Hex | undefined;
+  logs: LogRecord[];
+  logsBloom: Uint8Array;
+  /** ethereumjs' receipt, encoded into the receipts trie at seal. */
+  receipt: TxReceipt;
+  blobGasUsed: bigint | undefined;
+  blobGasPrice: bigint | undefined;
+}
+
+/** One pre-confirmation: the txs a sequencer tick executed in the open block. */
+export interface Fragment {
+  blockNumber: bigint;
+  index: number;
+  /** Stable id of the block being built (Base's `payload_id`). */
+  payloadId: Hex;
+  transactions: TxRecord[];
+  /** Gas used by the block so far, this fragment included. */
+  cumulativeGasUsed: bigint;
+  base: FragmentBase | undefined;
+}
+
+export interface FragmentBase {
+  parentHash: Hex;
+  feeRecipient: Hex;
+  prevRandao: Hex;
+  blockNumber: bigint;
+  gasLimit: bigint;
+  timestamp: bigint;
+  baseFeePerGas: bigint;
+}
+
+export interface SealedBlock {
+  block: Block;
+  hash: Hex;
+  transactions: TxRecord[];
+  fragmentCount: number;
+}

@@ -1,0 +1,81 @@
+/**
+ * Drives fragments from the clock: in `interval` mode one fragment every `fragmentIntervalMs`
+ * (the chain seals after `fragmentsPerBlock` of them); in `manual` mode nothing happens unless asked.
+ */
+import type { Clock, TimerHandle } from "../clock.ts";
+import type { Chain } from "./chain.ts";
+
+export type MiningMode = "interval" | "manual";
+
+export class Sequencer {
+  readonly #chain: Chain;
+  readonly #clock: Clock;
+  readonly intervalMs: number;
+  #mode: MiningMode;
+  #timer: TimerHandle | undefined;
+  /** Errors of timer-driven fragments have no caller to reject; they are kept for the next advance. */
+  #failure: unknown;
+
+  constructor(chain: Chain, clock: Clock, intervalMs: number, mode: MiningMode) {
+    this.#chain = chain;
+    this.#clock = clock;
+    this.intervalMs = intervalMs;
+    this.#mode = mode;
+    if (mode === "interval") this.#start();
+  }
+
+  get mode(): MiningMode {
+    return this.#mode;
+  }
+
+  setMode(mode: MiningMode): void {
+    this.#stop();
+    this.#mode = mode;
+    if (mode === "interval") this.#start();
+  }
+
+  /**
+   * Moves time forward by `count` fragment intervals and resolves when the fragments that time
+   * brings are done. With a fake clock this ticks it; with real time it waits for them.
+   */
+  async advance(count = 1): Promise<void> {
+    if (this.#clock.tickAsync !== undefined) {
+      await this.#clock.tickAsync(count * this.intervalMs);
+    } else if (this.#mode === "interval") {
+      await new Promise<void>((resolve) => {
+        let seen = 0;
+        const onFragment = () => {
+          if (++seen < count) return;
+          this.#chain.off("fragment", onFragment);
+          resolve();
+        };
+        this.#chain.on("fragment", onFragment);
+      });
+    }
+    await this.#chain.idle();
+    this.#rethrow();
+  }
+
+  close(): void {
+    this.#stop();
+  }
+
+  #start(): void {
+    this.#timer = this.#clock.every(this.intervalMs, () => {
+      this.#chain.produceFragment().catch((error: unknown) => {
+        this.#failure = error;
+      });
+    });
+  }
+
+  #stop(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+
+  #rethrow(): void {
+    const failure = this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw failure;
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Provider options, validated once and resolved with the defaults of DECISIONS §9
+ * (chainId 31337, Prague, 30M gas, 1 gwei initial base fee, the Hardhat/anvil mnemonic).
+ */
+import { z } from "zod";
+
+import { clockFromFake, realClock } from "./clock.ts";
+import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
+import { DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from "./node/genesis.ts";
+
+import type { Clock, FakeClock } from "./clock.ts";
+import type { DevAccount } from "./node/accounts.ts";
+import type { SupportedHardfork } from "./node/genesis.ts";
+import type { MiningMode } from "./node/sequencer.ts";
+import type { Hex } from "./rpc/schema.ts";
+
+export const ETHER = 10n ** 18n;
+export const GWEI = 10n ** 9n;
+
+export interface MnemonicAccounts {
+  mnemonic?: string;
+  /** How many accounts to derive (20). */
+  count?: number;
+  /** Balance of each, in wei (10,000 ETH). */
+  balance?: bigint | number | string;
+  /** BIP-32 path of the first account's parent (m/44'/60'/0'/0). */
+  path?: string;
+}
+
+export interface ExplicitAccount {
+  privateKey: Hex;
+  balance: bigint | number | string;
+}
+
+export interface PreconfProviderOptions {
+  chainId?: number | bigint;
+  hardfork?: SupportedHardfork;
+  blockGasLimit?: number | bigint;
+  initialBaseFeePerGas?: number | bigint;
+  accounts?: MnemonicAccounts | ExplicitAccount[];
+  /** A `@sinonjs/fake-timers` clock; real timers when absent. */
+  clock?: FakeClock;
+  fragmentIntervalMs?: number;
+  fragmentsPerBlock?: number;
+  mining?: MiningMode;
+  /** Fee recipient of every block (the zero address). */
+  coinbase?: Hex;
+  /** The pool's minimum priority fee (go-ethereum's txpool.pricelimit); 0 accepts any tip. */
+  minPriorityFeePerGas?: number | bigint;
+  /** Accept legacy txs without EIP-155 chain id (go-ethereum's --rpc.allow-unprotected-txs). */
+  allowUnprotectedTxs?: boolean;
+}
+
+export interface ResolvedOptions {
+  chainId: bigint;
+  hardfork: SupportedHardfork;
+  blockGasLimit: bigint;
+  initialBaseFeePerGas: bigint;
+  accounts: (DevAccount & { balance: bigint })[];
+  clock: Clock;
+  fragmentIntervalMs: number;
+  fragmentsPerBlock: number;
+  mining: MiningMode;
+  coinbase: Hex;
+  minPriorityFeePerGas: bigint;
+  allowUnprotectedTxs: boolean;
+}
+
+const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
+const positiveInt = z.number().int().positive();
+
+const optionsSchema = z
+  .object({
+    chainId: z.union([z.bigint(), z.number().int()]).transform(BigInt).refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec").default(31337n),
+    hardfork: z.enum(SUPPORTED_HARDFORKS).default(DEFAULT_HARDFORK),
+    blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(30_000_000n),
+    initialBaseFeePerGas: wei.default(GWEI),
+    accounts: z
+      .union([
+        z.object({
+          mnemonic: z.string().min(1).default(DEFAULT_MNEMONIC),
+          count: z.number().int().min(0).max(10_000).default(20),
+          balance: wei.default(10_000n * ETHER),
+          path: z.string().default(DEFAULT_HD_PATH),
+        }).strict(),
+        z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"), balance: wei }).strict()),
+      ])
+      .default({}),
+    clock: z.custom<FakeClock>(
+      (value) => typeof value === "object" && value !== null && "tickAsync" in value && "setInterval" in value,
+      "must be a @sinonjs/fake-timers clock",
+    ).optional(),
+    fragmentIntervalMs: positiveInt.default(200),
+    fragmentsPerBlock: positiveInt.default(10),
+    mining: z.enum(["interval", "manual"]).default("interval"),
+    coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).default(`0x${"00".repeat(20)}`),
+    minPriorityFeePerGas: wei.default(0n),
+    allowUnprotectedTxs: z.boolean().default(false),
+  })
+  .strict();
+
+export class InvalidOptionsError extends Error {
+  constructor(field: string, reason: string) {
+    super(`Invalid hardhat-preconf option ${field}: ${reason}`);
+    this.name = "InvalidOptionsError";
+  }
+}
+
+export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOptions {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidOptionsError(issue.path.join(".") || "(root)", issue.message);
+  }
+  const value = parsed.data;
+  const accounts = Array.isArray(value.accounts)
+    ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))
+    : accountsFromMnemonic(value.accounts.mnemonic, value.accounts.count, value.accounts.path).map((account) => ({
+        ...account,
+        balance: (value.accounts as { balance: bigint }).balance,
+      }));
+  return {
+    ...value,
+    accounts,
+    clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * JSON-RPC shapes of blocks, transactions, receipts and logs (execution-apis schemas). Pre-confirmed
+ * items report the open block's number and a zero block hash until their block seals (DECISIONS §4).
+ */
+import { bigIntToHex, bytesToHex, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
+
+import { feesOf } from "../node/admission.ts";
+import { ZERO_HASH } from "../node/records.ts";
+
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { ResolvedBlock } from "../node/chain.ts";
+import type { OpenBlock } from "../node/openBlock.ts";
+import type { LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
+import type { Hex } from "./schema.ts";
+
+type Json = Record<string, unknown>;
+
+const q = (value: bigint) => bigIntToHex(value) as Hex;
+const EMPTY_REQUESTS_HASH = "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxRecord | undefined): Json {
+  const json = tx.toJSON() as Json;
+  const { feeCap } = feesOf(tx);
+  const out: Json = {
+    type: intToHex(tx.type),
+    chainId: json.chainId,
+    nonce: json.nonce,
+    gas: json.gasLimit,
+    ...(json.gasPrice !== undefined && { gasPrice: json.gasPrice }),
+    ...(json.maxFeePerGas !== undefined && {
+      maxFeePerGas: json.maxFeePerGas,
+      maxPriorityFeePerGas: json.maxPriorityFeePerGas,
+      // Pooled 1559 txs report their fee cap as gasPrice; executed ones what they paid (geth).
+      gasPrice: location === undefined ? q(feeCap) : q(location.effectiveGasPrice),
+    }),
+    ...(json.maxFeePerBlobGas !== undefined && {
+      maxFeePerBlobGas: json.maxFeePerBlobGas,
+      blobVersionedHashes: json.blobVersionedHashes,
+    }),
+    from,
+    to: json.to ?? null,
+    value: json.value,
+    input: json.data,
+    ...(json.accessList !== undefined && { accessList: json.accessList }),
+    ...(json.authorizationList !== undefined && { authorizationList: json.authorizationList }),
+    v: json.v,
+    r: json.r,
+    s: json.s,
+    ...(tx.type !== 0 && { yParity: json.v }),
+    hash: bytesToHex(tx.hash()),
+    blockHash: location === undefined ? null : location.blockHash ?? ZERO_HASH,
+    blockNumber: location === undefined ? null : q(location.blockNumber),
+    transactionIndex: location === undefined ? null : intToHex(location.index),
+  };
+  if (out.chainId === undefined) delete out.chainId;
+  return out;
+}
+
+export const formatExecuted = (record: TxRecord) => formatTransaction(record.tx, record.from, record);
+
+export function formatLog(log: LogRecord, record: TxRecord): Json {
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: q(record.blockNumber),
+    blockHash: record.blockHash ?? ZERO_HASH,
+    transactionHash: record.hash,
+    transactionIndex: intToHex(record.index),
+    logIndex: intToHex(log.logIndex),
+    removed: false,
+  };
+}
+
+export function formatReceipt(record: TxRecord): Json {
+  return {
+    transactionHash: record.hash,
+    transactionIndex: intToHex(record.index),
+    blockHash: record.blockHash ?? ZERO_HASH,
+    blockNumber: q(record.blockNumber),
+    from: record.from,
+    to: record.tx.to?.toString() ?? null,
+    cumulativeGasUsed: q(record.cumulativeGasUsed),
+    gasUsed: q(record.gasUsed),
+    effectiveGasPrice: q(record.effectiveGasPrice),
+    contractAddress: record.contractAddress ?? null,
+    logs: record.logs.map((log) => formatLog(log, record)),
+    logsBloom: bytesToHex(record.logsBloom),
+    type: intToHex(record.tx.type),
+    status: intToHex(record.status),
+    ...(record.blobGasUsed !== undefined && { blobGasUsed: q(record.blobGasUsed), blobGasPrice: q(record.blobGasPrice ?? 0n) }),
+  };
+}
+
+const sizes = new WeakMap<SealedBlock, number>();
+
+function formatSealed(sealed: SealedBlock, full: boolean): Json {
+  const header = sealed.block.header;
+  let size = sizes.get(sealed);
+  if (size === undefined) {
+    size = sealed.block.serialize().length;
+    sizes.set(sealed, size);
+  }
+  return {
+    number: q(header.number),
+    hash: sealed.hash,
+    parentHash: bytesToHex(header.parentHash),
+    nonce: bytesToHex(header.nonce),
+    sha3Uncles: bytesToHex(header.uncleHash),
+    logsBloom: bytesToHex(header.logsBloom),
+    transactionsRoot: bytesToHex(header.transactionsTrie),
+    stateRoot: bytesToHex(header.stateRoot),
+    receiptsRoot: bytesToHex(header.receiptTrie),
+    miner: header.coinbase.toString(),
+    difficulty: q(header.difficulty),
+    totalDifficulty: "0x0",
+    extraData: bytesToHex(header.extraData),
+    size: intToHex(size),
+    gasLimit: q(header.gasLimit),
+    gasUsed: q(header.gasUsed),
+    timestamp: q(header.timestamp),
+    mixHash: bytesToHex(header.mixHash),
+    ...(header.baseFeePerGas !== undefined && { baseFeePerGas: q(header.baseFeePerGas) }),
+    ...(header.withdrawalsRoot !== undefined && { withdrawalsRoot: bytesToHex(header.withdrawalsRoot), withdrawals: [] }),
+    ...(header.blobGasUsed !== undefined && { blobGasUsed: q(header.blobGasUsed) }),
+    ...(header.excessBlobGas !== undefined && { excessBlobGas: q(header.excessBlobGas) }),
+    ...(header.parentBeaconBlockRoot !== undefined && { parentBeaconBlockRoot: bytesToHex(header.parentBeaconBlockRoot) }),
+    ...(header.requestsHash !== undefined && { requestsHash: bytesToHex(header.requestsHash) }),
+    transactions: full ? sealed.transactions.map(formatExecuted) : sealed.transactions.map((record) => record.hash),
+    uncles: [],
+  };
+}
+
+/** The open block as pre-confirmed so far: no hash and no roots yet (zero), as Base reports it. */
+function formatOpen(open: OpenBlock, full: boolean): Json {
+  const { header } = open;
+  const common = open.executionBlock.common;
+  return {
+    number: q(header.number),
+    hash: ZERO_HASH,
+    parentHash: header.parentHash,
+    nonce: "0x0000000000000000",
+    sha3Uncles: bytesToHex(KECCAK256_RLP_ARRAY),
+    logsBloom: bytesToHex(open.logsBloom()),
+    transactionsRoot: ZERO_HASH,
+    stateRoot: ZERO_HASH,
+    receiptsRoot: ZERO_HASH,
+    miner: header.coinbase,
+    difficulty: "0x0",
+    totalDifficulty: "0x0",
+    extraData: "0x",
+    size: "0x0",
+    gasLimit: q(header.gasLimit),
+    gasUsed: q(open.gasUsed),
+    timestamp: q(header.timestamp),
+    mixHash: header.prevRandao,
+    baseFeePerGas: q(header.baseFeePerGas),
+    ...(common.isActivatedEIP(4895) && { withdrawalsRoot: bytesToHex(KECCAK256_RLP), withdrawals: [] }),
+    ...(header.excessBlobGas !== undefined && { blobGasUsed: q(open.blobGasUsed), excessBlobGas: q(header.excessBlobGas) }),
+    ...(common.isActivatedEIP(4788) && { parentBeaconBlockRoot: ZERO_HASH }),
+    ...(common.isActivatedEIP(7685) && { requestsHash: EMPTY_REQUESTS_HASH }),
+    transactions: full ? open.transactions.map(formatExecuted) : open.transactions.map((record) => record.hash),
+    uncles: [],
+  };
+}
+
+export function formatBlock(resolved: ResolvedBlock, full: boolean): Json {
+  return resolved.kind === "sealed" ? formatSealed(resolved.sealed, full) : formatOpen(resolved.open, full);
+}
