@@ -18,7 +18,7 @@ export const devChain = defineChain({
 });
 
 export interface TestChain {
-  clock: FakeTimers.NakedClock;
+  clock: ReturnType<typeof FakeTimers.createClock>;
   provider: PreconfProvider;
 }
 
