@@ -47,6 +47,20 @@ export interface ChainEvents {
   dropped: [PooledTx, string];
 }
 
+interface Snapshot {
+  stateRoot: Uint8Array;
+  sealedCount: number;
+  open: OpenBlock;
+  openTxCount: number;
+  openFragmentCount: number;
+  openGasUsed: bigint;
+  openBlobGasUsed: bigint;
+  openLogCount: number;
+  pool: PooledTx[];
+  timeOffset: bigint;
+  nextTimestamp: bigint | undefined;
+}
+
 /** Where a block selector points: a sealed block, or the open block (`pending`). */
 export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "open"; open: OpenBlock };
 
@@ -62,8 +76,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly #txs = new Map<Hex, TxRecord>();
   readonly #views: StateViews;
   #open: OpenBlock;
-  /** Set by evm_setNextBlockTimestamp-like controls: the next block's timestamp. */
+  /** Set by evm_setNextBlockTimestamp: the next block's timestamp. */
   #nextTimestamp: bigint | undefined;
+  /** Seconds added to the clock by evm_increaseTime. */
+  #timeOffset = 0n;
+  /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
+  #automine = false;
+  readonly #snapshots = new Map<number, Snapshot>();
+  #nextSnapshotId = 1;
 
   private constructor(config: ChainConfig, common: Common, vm: VM, blockchain: Blockchain, genesis: Block) {
     super();
@@ -206,6 +226,10 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.pool.add(entry);
       if (replaces !== undefined) this.emit("dropped", replaces, "replaced");
       this.emit("pendingTransaction", entry);
+      if (this.#automine) {
+        await this.#executeFragment();
+        await this.#seal();
+      }
       return entry.hash;
     });
   }
@@ -232,8 +256,90 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#queue.run(() => change(this.#vm));
   }
 
-  setNextBlockTimestamp(timestamp: bigint | undefined): void {
-    this.#nextTimestamp = timestamp;
+  /**
+   * Time control (evm_increaseTime, evm_setNextBlockTimestamp). The open block's timestamp is
+   * fixed when it opens, so an open block without fragments is re-opened with the new time; one
+   * that already pre-confirmed something keeps its time and the change applies to the next block.
+   */
+  adjustTime(change: { increaseBy?: bigint; nextTimestamp?: bigint }): Promise<bigint> {
+    return this.#queue.run(() => {
+      if (change.increaseBy !== undefined) this.#timeOffset += change.increaseBy;
+      if (change.nextTimestamp !== undefined) this.#nextTimestamp = change.nextTimestamp;
+      if (this.#open.fragments.length === 0) this.#open = this.#openAfter(this.latest.block);
+      return this.#timeOffset;
+    });
+  }
+
+  /** Records everything a revert restores: state, sealed chain, open block, pool and time. */
+  snapshot(): Promise<number> {
+    return this.#queue.run(async () => {
+      const open = this.#open;
+      const id = this.#nextSnapshotId++;
+      this.#snapshots.set(id, {
+        stateRoot: await this.#vm.stateManager.getStateRoot(),
+        sealedCount: this.#sealed.length,
+        open,
+        openTxCount: open.transactions.length,
+        openFragmentCount: open.fragments.length,
+        openGasUsed: open.gasUsed,
+        openBlobGasUsed: open.blobGasUsed,
+        openLogCount: open.logCount,
+        pool: [...this.pool.all()],
+        timeOffset: this.#timeOffset,
+        nextTimestamp: this.#nextTimestamp,
+      });
+      return id;
+    });
+  }
+
+  /** Returns to snapshot `id`; it and every later snapshot are used up (Hardhat's semantics). */
+  revert(id: number): Promise<boolean> {
+    return this.#queue.run(async () => {
+      const snap = this.#snapshots.get(id);
+      if (snap === undefined) return false;
+      for (const later of [...this.#snapshots.keys()]) if (later >= id) this.#snapshots.delete(later);
+
+      const dropped = this.#sealed.splice(snap.sealedCount);
+      for (const sealed of dropped) {
+        this.#byHash.delete(sealed.hash);
+        for (const record of sealed.transactions) this.#txs.delete(record.hash);
+      }
+      if (dropped[0] !== undefined) await this.#blockchain.delBlock(dropped[0].block.hash());
+      if (this.#open !== snap.open) for (const record of this.#open.transactions) this.#txs.delete(record.hash);
+
+      const open = snap.open;
+      for (const record of open.transactions.splice(snap.openTxCount)) this.#txs.delete(record.hash);
+      for (const record of open.transactions) record.blockHash = undefined;
+      open.fragments.splice(snap.openFragmentCount);
+      open.gasUsed = snap.openGasUsed;
+      open.blobGasUsed = snap.openBlobGasUsed;
+      open.logCount = snap.openLogCount;
+      this.#open = open;
+
+      this.pool.clear();
+      for (const entry of snap.pool) this.pool.add(entry);
+      this.#timeOffset = snap.timeOffset;
+      this.#nextTimestamp = snap.nextTimestamp;
+      await this.#vm.stateManager.setStateRoot(snap.stateRoot);
+      return true;
+    });
+  }
+
+  get automine(): boolean {
+    return this.#automine;
+  }
+
+  setAutomine(enabled: boolean): void {
+    this.#automine = enabled;
+  }
+
+  /** Drops a pooled tx (hardhat_dropTransaction); false when it is not pooled. */
+  dropTransaction(hash: Hex): Promise<boolean> {
+    return this.#queue.run(() => {
+      const entry = this.pool.remove(hash);
+      if (entry !== undefined) this.emit("dropped", entry, "dropped");
+      return entry !== undefined;
+    });
   }
 
   // ── Internals ──────────────────────────────────────────────────────────────────────────────
@@ -345,7 +451,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   #openAfter(parent: Block): OpenBlock {
     const parentHeader = parent.header;
-    const now = BigInt(Math.floor(this.#config.clock.now() / 1000));
+    const now = BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
     const requested = this.#nextTimestamp ?? now;
     this.#nextTimestamp = undefined;
     // Strictly after the parent, whatever the clock says (DECISIONS §4).
