@@ -9,7 +9,14 @@ import { createTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 import { runTx } from "@ethereumjs/vm";
 
-import { insufficientFunds, insufficientFundsForTransfer, RpcError, ErrorCode, executionReverted } from "../rpc/errors.ts";
+import {
+  AdmissionMessage,
+  ErrorCode,
+  executionReverted,
+  insufficientFunds,
+  insufficientFundsForTransfer,
+  RpcError,
+} from "../rpc/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
@@ -21,10 +28,25 @@ export interface DryRun {
   result: RunTxResult;
   /** Gas limit the tx ran with. */
   gasLimit: bigint;
+  /**
+   * Gas used before the refund (at least the EIP-7623 calldata floor): the least a gas limit must
+   * hold for this run to succeed (go-ethereum's ExecutionResult.MaxUsedGas).
+   */
+  peakGasUsed: bigint;
 }
 
+/**
+ * Whether the call names a non-zero fee. go-ethereum runs a call whose effective gas price is 0
+ * with base fee 0 (NoBaseFee), whichever fee fields were sent as 0.
+ */
 export const hasFeeFields = (request: CallRequest) =>
-  request.gasPrice !== undefined || request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined;
+  (request.gasPrice ?? 0n) > 0n || (request.maxFeePerGas ?? 0n) > 0n || (request.maxPriorityFeePerGas ?? 0n) > 0n;
+
+/** The most the call pays per gas: gasPrice, or maxFeePerGas (base fee + tip when left out). */
+export function feeCapOf(request: CallRequest, block: Block): bigint {
+  if (request.gasPrice !== undefined) return request.gasPrice;
+  return request.maxFeePerGas ?? (block.header.baseFeePerGas ?? 0n) + (request.maxPriorityFeePerGas ?? 0n);
+}
 
 const zeroFeeBlocks = new WeakMap<Block, Block>();
 
@@ -42,7 +64,6 @@ export function callBlock(block: Block, request: CallRequest): Block {
 
 /** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
 export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
-  const baseFee = block.header.baseFeePerGas ?? 0n;
   const data: TypedTxData = {
     nonce,
     gasLimit,
@@ -63,8 +84,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   if (type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930) {
     Object.assign(data, { gasPrice: request.gasPrice ?? 0n });
   } else {
-    const tip = request.maxPriorityFeePerGas ?? 0n;
-    Object.assign(data, { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? baseFee + tip });
+    Object.assign(data, { maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n, maxFeePerGas: feeCapOf(request, block) });
   }
   if (request.accessList !== undefined) Object.assign(data, { accessList: request.accessList });
   if (request.authorizationList !== undefined) {
@@ -104,7 +124,7 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
       skipBlockGasLimitValidation: true,
       skipHardForkValidation: true,
     });
-    return { result, gasLimit };
+    return { result, gasLimit, peakGasUsed: peakGasUsed(tx, result) };
   } catch (error) {
     throw dryRunError(error, balance, tx);
   } finally {
@@ -112,16 +132,33 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
   }
 }
 
+/**
+ * runTx's totalGasSpent is after the refund and raised to the calldata floor; intrinsic plus
+ * execution gas is before the refund. The larger of the two is what the limit must cover.
+ */
+function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
+  const beforeRefund = tx.getIntrinsicGas() + result.execResult.executionGasUsed;
+  return beforeRefund > result.totalGasSpent ? beforeRefund : result.totalGasSpent;
+}
+
+/** A gas limit below the intrinsic gas (or the EIP-7623 floor): go-ethereum's ErrIntrinsicGas. */
+export const isIntrinsicGasError = (error: unknown): boolean =>
+  error instanceof RpcError && error.message === AdmissionMessage.intrinsicGas;
+
 /** The JSON-RPC error of a dry run that failed (not one that ran and reverted). */
 function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): RpcError {
-  const message = error instanceof Error ? error.message : String(error);
+  // runTx appends "(vm -> block -> tx)" context to its messages; the reason alone is enough.
+  const message = (error instanceof Error ? error.message : String(error)).replace(/ \([^()]*->.*$/s, "");
+  if (/INTRINSIC_GAS_TOO_LOW|lower than the minimum gas limit/.test(message)) {
+    return new RpcError(ErrorCode.server, AdmissionMessage.intrinsicGas, { reason: message });
+  }
   if (/enough funds|upfront cost|balance/i.test(message)) {
     return insufficientFunds(balance, tx.getUpfrontCost());
   }
   if (/maxFeePerGas|base fee/i.test(message)) {
     return new RpcError(ErrorCode.server, "max fee per gas less than block base fee", { reason: message });
   }
-  return new RpcError(ErrorCode.server, message.replace(/ -> .*$/s, ""));
+  return new RpcError(ErrorCode.server, message);
 }
 
 /** eth_call's answer: the return data, or the revert / execution error. */

@@ -12,6 +12,8 @@ export const ErrorCode = {
   internalError: -32603,
   /** go-ethereum's generic server error, used for every admission and execution error. */
   server: -32000,
+  /** go-ethereum: eth_subscribe over a transport that cannot push notifications. */
+  notificationsUnsupported: -32001,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
   timeout: 4,
   userRejected: 4001,
@@ -111,6 +113,13 @@ export const transactionTimeout = (hash: string, timeoutMs: number) =>
   new RpcError(ErrorCode.timeout, `The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, hash);
 
 export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
+
+// ── Filters and subscriptions (go-ethereum's texts) ─────────────────────────────────────────────
+
+export const filterNotFound = () => new RpcError(ErrorCode.server, "filter not found");
+
+/** eth_subscribe over a transport that cannot push (HTTP): go-ethereum's -32001. */
+export const notificationsNotSupported = () => new RpcError(ErrorCode.notificationsUnsupported, "notifications not supported");
 
 // ── Wallet errors (seed §7.3, §7.4; EIP-1193) ───────────────────────────────────────────────────
 

@@ -57,7 +57,7 @@ export async function estimate(ctx: MethodContext, request: CallRequest, selecto
   });
 }
 
-const logFilter = z
+export const logFilter = z
   .object({
     fromBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),
     toBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),

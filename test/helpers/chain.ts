@@ -33,7 +33,7 @@ export function viemClients(provider: PreconfProvider, accountIndex = 0) {
   const transport = custom(provider);
   return {
     account,
-    publicClient: createPublicClient({ chain: devChain, transport }),
+    publicClient: createPublicClient({ chain: devChain, transport, cacheTime: 0 }),
     walletClient: createWalletClient({ account, chain: devChain, transport }),
   };
 }

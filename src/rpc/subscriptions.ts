@@ -1,0 +1,250 @@
+/**
+ * eth_subscribe / eth_unsubscribe (DECISIONS §5): Base's flashblocks subscriptions (`newFlashblocks`,
+ * `newFlashblockTransactions`, `pendingLogs`) and the standard `newHeads`, `logs`,
+ * `newPendingTransactions`. Notifications leave through one `deliver` callback: the provider turns
+ * them into EIP-1193 `message` events, the WebSocket server into `eth_subscription` frames.
+ * Everything here runs inside the chain's event emission, so nothing may throw back into it.
+ */
+import { randomBytes } from "node:crypto";
+
+import { bigIntToHex, bytesToHex } from "@ethereumjs/util";
+import { z } from "zod";
+
+import { invalidParams } from "./errors.ts";
+import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
+import { address, hash } from "./schema.ts";
+import { fieldOf, method, positional } from "./table.ts";
+
+import type { EventEmitter } from "node:events";
+import type { Chain } from "../node/chain.ts";
+import type { PooledTx } from "../node/mempool.ts";
+import type { Fragment, LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
+import type { Hex } from "./schema.ts";
+import type { MethodTable } from "./table.ts";
+
+export interface SubscriptionMessage {
+  type: "eth_subscription";
+  data: { subscription: Hex; result: unknown };
+}
+
+/** `{ address, topics }` of `logs` and `pendingLogs` (eth_getLogs' matching rules). */
+export const logSubscriptionFilter = z
+  .object({
+    address: z.union([address, z.array(address)]).optional(),
+    topics: z.array(z.union([hash, z.array(hash), z.null()])).max(4).optional(),
+  })
+  .optional();
+
+export type LogSubscriptionFilter = z.output<typeof logSubscriptionFilter>;
+
+export const SUBSCRIPTION_KINDS = [
+  "newHeads",
+  "logs",
+  "newPendingTransactions",
+  "newFlashblocks",
+  "newFlashblockTransactions",
+  "pendingLogs",
+] as const;
+
+export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
+
+type Subscription =
+  | { kind: "newHeads" | "newFlashblocks" }
+  | { kind: "logs" | "pendingLogs"; filter: LogSubscriptionFilter }
+  | { kind: "newPendingTransactions" | "newFlashblockTransactions"; full: boolean };
+
+export function matchesLog(filter: LogSubscriptionFilter, log: LogRecord): boolean {
+  if (filter === undefined) return true;
+  if (filter.address !== undefined) {
+    const addresses = Array.isArray(filter.address) ? filter.address : [filter.address];
+    if (addresses.length > 0 && !addresses.includes(log.address)) return false;
+  }
+  return (filter.topics ?? []).every((wanted, i) => {
+    if (wanted === null) return true;
+    const topic = log.topics[i];
+    if (topic === undefined) return false;
+    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(topic) : wanted === topic;
+  });
+}
+
+/**
+ * Emits to every listener separately: one that throws neither stops the others nor reaches the
+ * emitter's caller (here, the chain mid-fragment). Its error is reported as a process warning.
+ */
+export function emitGuarded(emitter: EventEmitter, event: string, payload: unknown): void {
+  for (const listener of emitter.rawListeners(event)) {
+    try {
+      (listener as (value: unknown) => void).call(emitter, payload);
+    } catch (error) {
+      process.emitWarning(`a "${event}" listener threw: ${error instanceof Error ? error.message : String(error)}`, "PreconfListenerWarning");
+    }
+  }
+}
+
+const q = (value: bigint) => bigIntToHex(value) as Hex;
+
+/** Base's flashblock object: `base` on index 0, `diff` with raw txs, receipts keyed by hash. */
+export function formatFlashblock(fragment: Fragment): Record<string, unknown> {
+  const { base } = fragment;
+  return {
+    payload_id: fragment.payloadId,
+    index: fragment.index,
+    ...(base !== undefined && {
+      base: {
+        parent_hash: base.parentHash,
+        fee_recipient: base.feeRecipient,
+        prev_randao: base.prevRandao,
+        block_number: q(base.blockNumber),
+        gas_limit: q(base.gasLimit),
+        timestamp: q(base.timestamp),
+        base_fee_per_gas: q(base.baseFeePerGas),
+      },
+    }),
+    diff: {
+      transactions: fragment.transactions.map((record) => bytesToHex(record.tx.serialize())),
+      gas_used: q(fragment.cumulativeGasUsed),
+      withdrawals: [],
+    },
+    metadata: {
+      block_number: Number(fragment.blockNumber),
+      receipts: Object.fromEntries(fragment.transactions.map((record) => [record.hash, formatReceipt(record)])),
+    },
+  };
+}
+
+/** A pre-confirmed tx with its receipt fields and logs (Base's `newFlashblockTransactions` full form). */
+export const formatTransactionWithReceipt = (record: TxRecord) => ({ ...formatExecuted(record), ...formatReceipt(record) });
+
+function formatHead(sealed: SealedBlock): Record<string, unknown> {
+  const { transactions: _transactions, uncles: _uncles, ...header } = formatBlock({ kind: "sealed", sealed }, false);
+  return header;
+}
+
+export class SubscriptionManager {
+  readonly #chain: Chain;
+  readonly #deliver: (message: SubscriptionMessage) => void;
+  readonly #subscriptions = new Map<Hex, Subscription>();
+  readonly #detach: () => void;
+
+  constructor(chain: Chain, deliver: (message: SubscriptionMessage) => void) {
+    this.#chain = chain;
+    this.#deliver = deliver;
+    const onFragment = (fragment: Fragment) => this.#guard(() => this.#onFragment(fragment));
+    const onSealed = (sealed: SealedBlock) => this.#guard(() => this.#onSealed(sealed));
+    const onPending = (entry: PooledTx) => this.#guard(() => this.#onPending(entry));
+    chain.on("fragment", onFragment);
+    chain.on("sealed", onSealed);
+    chain.on("pendingTransaction", onPending);
+    this.#detach = () => {
+      chain.off("fragment", onFragment);
+      chain.off("sealed", onSealed);
+      chain.off("pendingTransaction", onPending);
+    };
+  }
+
+  get size(): number {
+    return this.#subscriptions.size;
+  }
+
+  subscribe(kind: SubscriptionKind, option: unknown): Hex {
+    const subscription = parseSubscription(kind, option);
+    const id = `0x${randomBytes(16).toString("hex")}` as Hex;
+    this.#subscriptions.set(id, subscription);
+    return id;
+  }
+
+  unsubscribe(id: string): boolean {
+    return this.#subscriptions.delete(id.toLowerCase() as Hex);
+  }
+
+  /** Drops every subscription and stops listening to the chain. */
+  close(): void {
+    this.#subscriptions.clear();
+    this.#detach();
+  }
+
+  #send(id: Hex, result: unknown): void {
+    this.#deliver({ type: "eth_subscription", data: { subscription: id, result } });
+  }
+
+  #onFragment(fragment: Fragment): void {
+    for (const [id, subscription] of this.#subscriptions) {
+      switch (subscription.kind) {
+        case "newFlashblocks":
+          this.#send(id, formatFlashblock(fragment));
+          break;
+        case "newFlashblockTransactions":
+          for (const record of fragment.transactions) {
+            this.#send(id, subscription.full ? formatTransactionWithReceipt(record) : record.hash);
+          }
+          break;
+        case "pendingLogs":
+          this.#sendLogs(id, subscription.filter, fragment.transactions);
+          break;
+      }
+    }
+  }
+
+  #onSealed(sealed: SealedBlock): void {
+    for (const [id, subscription] of this.#subscriptions) {
+      if (subscription.kind === "newHeads") this.#send(id, formatHead(sealed));
+      else if (subscription.kind === "logs") this.#sendLogs(id, subscription.filter, sealed.transactions);
+    }
+  }
+
+  #onPending(entry: PooledTx): void {
+    for (const [id, subscription] of this.#subscriptions) {
+      if (subscription.kind !== "newPendingTransactions") continue;
+      this.#send(id, subscription.full ? formatTransaction(entry.tx, entry.sender, undefined) : entry.hash);
+    }
+  }
+
+  #sendLogs(id: Hex, filter: LogSubscriptionFilter, records: readonly TxRecord[]): void {
+    for (const record of records) {
+      for (const log of record.logs) {
+        if (matchesLog(filter, log)) this.#send(id, formatLog(log, record));
+      }
+    }
+  }
+
+  /** A formatting bug must not break the fragment that triggered it. */
+  #guard(notify: () => void): void {
+    try {
+      notify();
+    } catch (error) {
+      process.emitWarning(`subscription notification failed: ${error instanceof Error ? error.message : String(error)}`, "PreconfSubscriptionWarning");
+    }
+  }
+}
+
+/** The second `eth_subscribe` parameter, by the schema of its kind. */
+function parseOption<S extends z.ZodTypeAny>(schema: S, option: unknown): z.output<S> {
+  const parsed = schema.safeParse(option);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidParams(fieldOf([1, ...issue.path]), issue.message);
+  }
+  return parsed.data;
+}
+
+function parseSubscription(kind: SubscriptionKind, option: unknown): Subscription {
+  switch (kind) {
+    case "newHeads":
+    case "newFlashblocks":
+      parseOption(z.undefined({ invalid_type_error: `${kind} takes no options` }), option);
+      return { kind };
+    case "logs":
+    case "pendingLogs":
+      return { kind, filter: parseOption(logSubscriptionFilter, option) };
+    case "newPendingTransactions":
+    case "newFlashblockTransactions":
+      return { kind, full: parseOption(z.boolean().optional(), option) ?? false };
+  }
+}
+
+export const subscriptionMethods: MethodTable = {
+  eth_subscribe: method(positional(z.enum(SUBSCRIPTION_KINDS), z.unknown().optional()), ([kind, option], ctx) =>
+    ctx.subscriptions.subscribe(kind, option),
+  ),
+  eth_unsubscribe: method(positional(z.string()), ([id], ctx) => ctx.subscriptions.unsubscribe(id)),
+};

@@ -1,0 +1,105 @@
+/**
+ * JSON-RPC 2.0 framing, shared by HTTP and WebSocket (DECISIONS §1): one place turns a request
+ * body into responses. Ids are echoed exactly, requests without `id` are notifications (no
+ * response), batches are answered in order, and nothing a handler throws escapes as anything but
+ * a JSON-RPC error.
+ */
+import { internalError, invalidRequest, isRpcError, parseError } from "../rpc/errors.ts";
+
+export type JsonRpcId = number | string | null;
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type JsonRpcResponse =
+  | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
+  | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
+
+/** Answers one method call; what it throws becomes the response's `error`. */
+export type RequestHandler = (method: string, params: unknown) => Promise<unknown>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isId = (value: unknown): value is JsonRpcId =>
+  value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+
+/** Errors that already speak JSON-RPC keep their code; anything else is a bug: -32603. */
+export function toJsonRpcError(error: unknown): JsonRpcError {
+  if (isRpcError(error)) return error.toJSON();
+  if (isRecord(error) && Number.isInteger(error.code) && typeof error.message === "string") {
+    const { code, message, data } = error as { code: number; message: string; data?: unknown };
+    return data === undefined ? { code, message } : { code, message, data };
+  }
+  return internalError(error).toJSON();
+}
+
+export const errorResponse = (id: JsonRpcId, error: unknown): JsonRpcResponse => ({
+  jsonrpc: "2.0",
+  id,
+  error: toJsonRpcError(error),
+});
+
+/** One request object; undefined for a notification. */
+async function answerOne(request: unknown, handle: RequestHandler): Promise<JsonRpcResponse | undefined> {
+  if (!isRecord(request)) return errorResponse(null, invalidRequest("expected a request object"));
+  const id = isId(request.id) ? request.id : null;
+  if (request.jsonrpc !== "2.0") return errorResponse(id, invalidRequest('jsonrpc must be "2.0"'));
+  if (typeof request.method !== "string") return errorResponse(id, invalidRequest("method must be a string"));
+  if ("id" in request && !isId(request.id)) return errorResponse(null, invalidRequest("id must be a number, a string or null"));
+  const { params } = request;
+  if (params !== undefined && (typeof params !== "object" || params === null)) {
+    return errorResponse(id, invalidRequest("params must be an array or an object"));
+  }
+  const isNotification = !("id" in request);
+  try {
+    const result = await handle(request.method, params);
+    if (isNotification) return undefined;
+    // `undefined` is not JSON: a method that answers nothing answers null.
+    return { jsonrpc: "2.0", id, result: result === undefined ? null : result };
+  } catch (error) {
+    return isNotification ? undefined : errorResponse(id, error);
+  }
+}
+
+/**
+ * Answers a parsed body: a response, an array of responses (a batch), or undefined when nothing
+ * is to be sent (notifications only). Batch items run one after another, in order.
+ */
+export async function answer(body: unknown, handle: RequestHandler): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  if (!Array.isArray(body)) return answerOne(body, handle);
+  if (body.length === 0) return errorResponse(null, invalidRequest("empty batch"));
+  const responses: JsonRpcResponse[] = [];
+  for (const request of body) {
+    const response = await answerOne(request, handle);
+    if (response !== undefined) responses.push(response);
+  }
+  return responses.length === 0 ? undefined : responses;
+}
+
+/** JSON that never throws: a result that cannot be serialized becomes -32603 for its id. */
+function serialize(response: JsonRpcResponse | JsonRpcResponse[]): string {
+  const one = (item: JsonRpcResponse) => {
+    try {
+      return JSON.stringify(item);
+    } catch (error) {
+      return JSON.stringify(errorResponse(item.id, error));
+    }
+  };
+  return Array.isArray(response) ? `[${response.map(one).join(",")}]` : one(response);
+}
+
+/** Answers a request body as text: parse (-32700 when not JSON), answer, serialize. */
+export async function answerText(text: string, handle: RequestHandler): Promise<string | undefined> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return serialize(errorResponse(null, parseError(error instanceof Error ? error.message : undefined)));
+  }
+  const response = await answer(body, handle);
+  return response === undefined ? undefined : serialize(response);
+}

@@ -1,0 +1,191 @@
+/**
+ * The scriptable "user" behind the simulated wallet (DECISIONS §8): which answer each prompt gets.
+ * Resolution order for a valid request: a queued one-shot decision for its method, then manual
+ * mode, then the decision function, then the method's default, then the global default.
+ */
+import { invalidParams, RpcError, unrecognizedChain, unsupportedMethod, userRejected } from "../rpc/errors.ts";
+
+import type { Clock } from "../clock.ts";
+
+/** The methods that prompt the user. */
+export const PROMPTING_METHODS = [
+  "eth_requestAccounts",
+  "wallet_requestPermissions",
+  "wallet_addEthereumChain",
+  "wallet_switchEthereumChain",
+  "wallet_watchAsset",
+  "eth_sendTransaction",
+  "personal_sign",
+  "eth_signTypedData_v4",
+] as const;
+
+export type PromptingMethod = (typeof PROMPTING_METHODS)[number];
+
+export const isPromptingMethod = (name: string): name is PromptingMethod => (PROMPTING_METHODS as readonly string[]).includes(name);
+
+/** An error the user's wallet answers with, as EIP-1193 describes it. */
+export interface CustomDecision {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type DecisionName = "approve" | "reject" | "unsupported" | "unrecognizedChain" | "invalidParams";
+export type Decision = DecisionName | CustomDecision;
+
+export const DECISION_NAMES: readonly DecisionName[] = ["approve", "reject", "unsupported", "unrecognizedChain", "invalidParams"];
+
+/** What a decision function and a manual approver see. */
+export interface PromptRequest {
+  readonly id: number;
+  readonly method: PromptingMethod;
+  /** Deep-cloned params, as the dapp sent them. */
+  readonly params: unknown;
+  /** The wallet's active chain when the request arrived (0x hex). */
+  readonly chainId: string;
+  readonly time: number;
+}
+
+/** `undefined` falls through to the defaults; `"prompt"` waits for `approve(id)` / `reject(id)`. */
+export type DecisionFunction = (request: PromptRequest) => Decision | "prompt" | undefined;
+
+export interface PendingPrompt extends PromptRequest {
+  /** Where the decision came from, for the log. */
+  readonly source: "manual";
+}
+
+interface Waiter {
+  request: PromptRequest;
+  resolve: (decision: Decision) => void;
+}
+
+/** The error a non-approving decision answers with (always from errors.ts). */
+export function decisionError(decision: Exclude<Decision, "approve">, chainId: string): RpcError {
+  if (typeof decision === "object") return new RpcError(decision.code, decision.message, decision.data);
+  switch (decision) {
+    case "reject":
+      return userRejected();
+    case "unsupported":
+      return unsupportedMethod();
+    case "unrecognizedChain":
+      return unrecognizedChain(chainId);
+    case "invalidParams":
+      return invalidParams("params", "refused by the wallet policy");
+  }
+}
+
+export class WalletPolicy {
+  /** Milliseconds (of the provider's clock) every decision waits before it is answered. */
+  delayMs = 0;
+  #default: Decision;
+  readonly #initialDefault: Decision;
+  #methodDefaults = new Map<PromptingMethod, Decision>();
+  #queues = new Map<PromptingMethod, Decision[]>();
+  #function: DecisionFunction | undefined;
+  #manual = false;
+  #pending = new Map<number, Waiter>();
+  #pendingListeners: ((request: PendingPrompt) => void)[] = [];
+  readonly #clock: Clock;
+
+  constructor(clock: Clock, initialDefault: Decision = "approve") {
+    this.#clock = clock;
+    this.#initialDefault = initialDefault;
+    this.#default = initialDefault;
+  }
+
+  /** The decision for every method (no `method`), or for one method. */
+  setDefault(decision: Decision, method?: PromptingMethod): this {
+    if (method === undefined) this.#default = decision;
+    else this.#methodDefaults.set(method, decision);
+    return this;
+  }
+
+  defaultFor(method: PromptingMethod): Decision {
+    return this.#methodDefaults.get(method) ?? this.#default;
+  }
+
+  /** One-shot decisions for the next valid requests of `method`, first in first out. */
+  queue(method: PromptingMethod, ...decisions: Decision[]): this {
+    this.#queues.set(method, [...(this.#queues.get(method) ?? []), ...decisions]);
+    return this;
+  }
+
+  /** Decisions still queued for `method`. */
+  queued(method: PromptingMethod): readonly Decision[] {
+    return [...(this.#queues.get(method) ?? [])];
+  }
+
+  /** A function of the request; `undefined` clears it. */
+  use(decide: DecisionFunction | undefined): this {
+    this.#function = decide;
+    return this;
+  }
+
+  /** In manual mode every request without a queued decision waits for `approve` / `reject`. */
+  manual(enabled = true): this {
+    this.#manual = enabled;
+    return this;
+  }
+
+  get isManual(): boolean {
+    return this.#manual;
+  }
+
+  /** Requests waiting for the test to answer, oldest first. */
+  pending(): PendingPrompt[] {
+    return [...this.#pending.values()].map(({ request }) => ({ ...request, source: "manual" }));
+  }
+
+  /** Resolves with the oldest waiting request, or the next one to arrive. */
+  waitForPending(): Promise<PendingPrompt> {
+    const [first] = this.pending();
+    if (first !== undefined) return Promise.resolve(first);
+    return new Promise((resolve) => this.#pendingListeners.push(resolve));
+  }
+
+  approve(id: number): void {
+    this.#settle(id, "approve");
+  }
+
+  /** Rejects a waiting request with 4001, or with another decision or `{ code, message, data }`. */
+  reject(id: number, error: Exclude<Decision, "approve"> = "reject"): void {
+    this.#settle(id, error);
+  }
+
+  /** Back to the initial default: no method defaults, queues, function, manual mode or delay. */
+  reset(): void {
+    this.#default = this.#initialDefault;
+    this.#methodDefaults.clear();
+    this.#queues.clear();
+    this.#function = undefined;
+    this.#manual = false;
+    this.delayMs = 0;
+    for (const id of [...this.#pending.keys()]) this.#settle(id, "reject");
+  }
+
+  /** Decides a valid request (the only caller consumes queued decisions). */
+  async decide(request: PromptRequest): Promise<Decision> {
+    const decision = await this.#choose(request);
+    if (this.delayMs > 0) await new Promise<void>((resolve) => this.#clock.after(this.delayMs, resolve));
+    return decision;
+  }
+
+  #choose(request: PromptRequest): Decision | Promise<Decision> {
+    const queued = this.#queues.get(request.method)?.shift();
+    if (queued !== undefined) return queued;
+    const chosen = this.#manual ? "prompt" : (this.#function?.(request) ?? this.defaultFor(request.method));
+    if (chosen !== "prompt") return chosen;
+    return new Promise<Decision>((resolve) => {
+      this.#pending.set(request.id, { request, resolve });
+      const listeners = this.#pendingListeners.splice(0);
+      for (const listener of listeners) listener({ ...request, source: "manual" });
+    });
+  }
+
+  #settle(id: number, decision: Decision): void {
+    const waiter = this.#pending.get(id);
+    if (waiter === undefined) throw new Error(`no pending wallet request with id ${id}`);
+    this.#pending.delete(id);
+    waiter.resolve(decision);
+  }
+}
