@@ -1,0 +1,31 @@
+/**
+ * Real signatures from the dev keys: EIP-191 (`personal_sign`) and EIP-712 v4, hashed with viem's
+ * `hashMessage` / `hashTypedData` (the exact digests wallets produce) and signed with noble.
+ */
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { hashMessage, hashTypedData } from "viem";
+
+import type { TypedDataDefinition } from "viem";
+import type { Hex } from "../rpc/schema.ts";
+
+/** `personal_sign` data: 0x-hex is raw bytes, anything else is UTF-8 text (as MetaMask reads it). */
+export function personalMessageDigest(message: string): Hex {
+  const isHex = /^0x([0-9a-fA-F]{2})*$/.test(message);
+  return isHex ? hashMessage({ raw: message as Hex }) : hashMessage(message);
+}
+
+/** Throws (viem's error) when the typed data is malformed, so callers validate before prompting. */
+export function typedDataDigest(typedData: { types: Record<string, { name: string; type: string }[]>; primaryType: string; domain: Record<string, unknown>; message: Record<string, unknown> }): Hex {
+  // The request's own EIP712Domain type wins over one viem would derive from the domain.
+  return hashTypedData(typedData as TypedDataDefinition);
+}
+
+/** A 65-byte `r || s || v` signature with v = 27 + recovery, as eth_sign-style methods answer. */
+export function signDigest(digest: Hex, privateKey: Hex): Hex {
+  const recovered = secp256k1.sign(hexToBytes(digest), hexToBytes(privateKey), { prehash: false, format: "recovered" });
+  const signature = new Uint8Array(65);
+  signature.set(recovered.subarray(1, 65), 0);
+  signature[64] = 27 + recovered[0]!;
+  return bytesToHex(signature) as Hex;
+}
