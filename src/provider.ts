@@ -12,6 +12,8 @@ import { resolveOptions } from "./options.ts";
 import { disconnected, invalidRequest } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
+import { FilterManager } from "./rpc/filters.ts";
+import { emitGuarded, SubscriptionManager } from "./rpc/subscriptions.ts";
 
 import type { DevAccount } from "./node/accounts.ts";
 import type { Fragment, SealedBlock } from "./node/records.ts";
@@ -57,7 +59,9 @@ export class PreconfProvider extends EventEmitter {
     this.options = options;
     this.accounts = options.accounts.map(({ address, privateKey }) => ({ address, privateKey }));
     this.#sequencer = sequencer;
-    this.#context = { chain, sequencer, accounts: this.accounts, options };
+    // Subscriptions arrive as EIP-1193 `message` events; a listener that throws never reaches the chain.
+    const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message));
+    this.#context = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters: new FilterManager(chain, options.clock) };
     this.preconf = {
       advance: (count = 1) => sequencer.advance(count),
       fragment: () => chain.produceFragment(),
@@ -89,6 +93,8 @@ export class PreconfProvider extends EventEmitter {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#sequencer.close();
+    this.#context.subscriptions.close();
+    this.#context.filters.close();
     await this.chain.idle();
     this.#closed = true;
     this.emit("disconnect", disconnected());

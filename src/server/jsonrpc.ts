@@ -18,11 +18,16 @@ export type JsonRpcResponse =
   | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
   | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
 
+/** JSON-RPC params: by position or by name (or absent). */
+export type Params = readonly unknown[] | object | undefined;
+
 /** Answers one method call; what it throws becomes the response's `error`. */
-export type RequestHandler = (method: string, params: unknown) => Promise<unknown>;
+export type RequestHandler = (method: string, params: Params) => Promise<unknown>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isParams = (value: unknown): value is Params => value === undefined || (typeof value === "object" && value !== null);
 
 const isId = (value: unknown): value is JsonRpcId =>
   value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
@@ -51,9 +56,7 @@ async function answerOne(request: unknown, handle: RequestHandler): Promise<Json
   if (typeof request.method !== "string") return errorResponse(id, invalidRequest("method must be a string"));
   if ("id" in request && !isId(request.id)) return errorResponse(null, invalidRequest("id must be a number, a string or null"));
   const { params } = request;
-  if (params !== undefined && (typeof params !== "object" || params === null)) {
-    return errorResponse(id, invalidRequest("params must be an array or an object"));
-  }
+  if (!isParams(params)) return errorResponse(id, invalidRequest("params must be an array or an object"));
   const isNotification = !("id" in request);
   try {
     const result = await handle(request.method, params);

@@ -1,0 +1,338 @@
+/**
+ * The simulated wallet of one provider: accounts, known chains (the provider's own first), the
+ * active chain, watched tokens per (account, chain), permissions, simulated chains to route node
+ * methods to, the approval policy and the log of every wallet request.
+ */
+import { bigIntToHex } from "@ethereumjs/util";
+
+import { internalError, isRpcError, unrecognizedChain } from "../rpc/errors.ts";
+import { decisionError, WalletPolicy } from "./policy.ts";
+
+import type { Clock } from "../clock.ts";
+import type { MethodContext } from "../rpc/context.ts";
+import type { Hex } from "../rpc/schema.ts";
+import type { DevAccount } from "../node/accounts.ts";
+import type { Decision, PromptingMethod, PromptRequest } from "./policy.ts";
+import type { ChainData, WatchedAssetParams } from "./validate.ts";
+
+/** The services of one chain, without a wallet (what a provider's method context holds). */
+export type NodeContext = Omit<MethodContext, "wallet">;
+
+export interface KnownChain {
+  chainId: Hex;
+  chainName: string;
+  nativeCurrency: { name: string; symbol: string; decimals: number };
+  rpcUrls: string[];
+  blockExplorerUrls: string[];
+  iconUrls: string[];
+  /** True when a simulated chain answers its node methods; URL-only chains answer 4901. */
+  simulated: boolean;
+}
+
+export interface WatchedAsset {
+  type: "ERC20";
+  address: Hex;
+  symbol: string;
+  decimals: number;
+  image?: string;
+}
+
+/** EIP-2255 permission object. */
+export interface Permission {
+  id: string;
+  parentCapability: "eth_accounts";
+  invoker: string;
+  caveats: { type: "restrictReturnedAccounts"; value: Hex[] }[];
+  date: number;
+}
+
+export type RequestOutcome = "pending" | { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** One entry of `wallet.requests`. */
+export interface WalletRequestRecord {
+  id: number;
+  method: string;
+  /** Deep clone of the params as sent. */
+  params: unknown;
+  /** Active chain when the request arrived. */
+  chainId: Hex;
+  time: number;
+  /** The policy's decision; absent when the request never reached the policy (invalid, or no prompt needed). */
+  decision?: Decision;
+  outcome: RequestOutcome;
+}
+
+export interface PromptFlow<V, R> {
+  /** Validation, before the policy: throws -32602 (or 4902), never consumes a decision. */
+  validate(): V;
+  /** An answer that needs no prompt (already connected, already on that chain). */
+  withoutPrompt?(value: V): R | undefined;
+  /** What approval does. */
+  perform(value: V): R | Promise<R>;
+}
+
+export interface WalletOptions {
+  node: NodeContext;
+  clock: Clock;
+  emit: (event: string, ...args: unknown[]) => void;
+  initialDecision: Decision;
+  switchOnAdd: boolean;
+  /** The node context of another provider, for `addSimulatedChain`. */
+  nodeOf: (provider: object) => NodeContext | undefined;
+}
+
+export interface SimulatedChainOptions {
+  /** Already in the wallet's list (switchable without wallet_addEthereumChain first); default false. */
+  known?: boolean;
+  chainName?: string;
+  nativeCurrency?: KnownChain["nativeCurrency"];
+}
+
+const ETHER = { name: "Ether", symbol: "ETH", decimals: 18 };
+
+function deepClone(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    // Functions and other uncloneable values: keep what JSON keeps.
+    return value === undefined ? undefined : (JSON.parse(JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item))) as unknown);
+  }
+}
+
+function errorOutcome(error: unknown): RequestOutcome {
+  const json = (isRpcError(error) ? error : internalError(error)).toJSON();
+  return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
+}
+
+export class Wallet {
+  readonly policy: WalletPolicy;
+  /** Approved wallet_addEthereumChain requests switch to the chain and emit chainChanged. */
+  switchOnAdd: boolean;
+  readonly #requests: WalletRequestRecord[] = [];
+  readonly #chains = new Map<Hex, KnownChain>();
+  /** Simulated chains by id, including ones the wallet does not list yet. */
+  readonly #simulators = new Map<Hex, MethodContext>();
+  readonly #assets = new Map<string, WatchedAsset[]>();
+  readonly #keys: readonly DevAccount[];
+  readonly #options: WalletOptions;
+  readonly ownContext: MethodContext;
+  #activeChainId: Hex;
+  #permissions: Permission[] = [];
+  #nextId = 1;
+
+  constructor(options: WalletOptions) {
+    this.#options = options;
+    this.#keys = options.node.accounts;
+    this.policy = new WalletPolicy(options.clock, options.initialDecision);
+    this.switchOnAdd = options.switchOnAdd;
+    this.ownContext = { ...options.node, wallet: this };
+    const own = bigIntToHex(options.node.chain.chainId) as Hex;
+    this.#activeChainId = own;
+    this.#simulators.set(own, this.ownContext);
+    this.#chains.set(own, { chainId: own, chainName: "hardhat-preconf", nativeCurrency: { ...ETHER }, rpcUrls: [], blockExplorerUrls: [], iconUrls: [], simulated: true });
+  }
+
+  // ── State ─────────────────────────────────────────────────────────────────────────────────────
+
+  /** Addresses of the dev accounts the wallet holds keys for. */
+  get accounts(): Hex[] {
+    return this.#keys.map((account) => account.address);
+  }
+
+  /** The account tokens are watched for (MetaMask's selected account). */
+  get selectedAccount(): Hex {
+    return this.accounts[0]!;
+  }
+
+  get connected(): boolean {
+    return this.#permissions.length > 0;
+  }
+
+  get activeChainId(): Hex {
+    return this.#activeChainId;
+  }
+
+  /** Known chains, the provider's own first (copies). */
+  chains(): KnownChain[] {
+    return [...this.#chains.values()].map((chain) => structuredClone(chain));
+  }
+
+  knownChain(chainId: Hex): KnownChain | undefined {
+    const chain = this.#chains.get(chainId);
+    return chain === undefined ? undefined : structuredClone(chain);
+  }
+
+  permissions(): Permission[] {
+    return structuredClone(this.#permissions);
+  }
+
+  /** Watched tokens of an account on a chain (the selected account on the active chain by default). */
+  assets(account: string = this.selectedAccount, chainId: string = this.#activeChainId): WatchedAsset[] {
+    return structuredClone(this.#assets.get(assetKey(account, chainId)) ?? []);
+  }
+
+  /** Every wallet request so far, oldest first (copies). */
+  get requests(): WalletRequestRecord[] {
+    return structuredClone(this.#requests);
+  }
+
+  privateKeyOf(address: Hex): Hex | undefined {
+    return this.#keys.find((account) => account.address === address)?.privateKey;
+  }
+
+  // ── Chains ────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Gives the wallet another simulated chain (another provider): once it is the active chain,
+   * every node method is answered there. The wallet signs with its own keys on every chain.
+   */
+  addSimulatedChain(provider: object, options: SimulatedChainOptions = {}): Hex {
+    const node = this.#options.nodeOf(provider);
+    if (node === undefined) throw new TypeError("addSimulatedChain expects a PreconfProvider");
+    const chainId = bigIntToHex(node.chain.chainId) as Hex;
+    if (this.#simulators.has(chainId)) throw new TypeError(`chain ${chainId} is already simulated`);
+    this.#simulators.set(chainId, { ...node, accounts: this.#keys, wallet: this });
+    const known = this.#chains.get(chainId);
+    if (known !== undefined) known.simulated = true;
+    else if (options.known === true) {
+      this.#chains.set(chainId, {
+        chainId,
+        chainName: options.chainName ?? `Chain ${node.chain.chainId}`,
+        nativeCurrency: { ...(options.nativeCurrency ?? ETHER) },
+        rpcUrls: [],
+        blockExplorerUrls: [],
+        iconUrls: [],
+        simulated: true,
+      });
+    }
+    return chainId;
+  }
+
+  /** The context node methods run in: the active chain's, or undefined for a URL-only chain. */
+  activeNode(): MethodContext | undefined {
+    return this.#simulators.get(this.#activeChainId);
+  }
+
+  /** Adds (or merges into) a known chain; answers whether it was new. */
+  rememberChain(data: ChainData): void {
+    const known = this.#chains.get(data.chainId);
+    if (known === undefined) {
+      this.#chains.set(data.chainId, {
+        chainId: data.chainId,
+        chainName: data.chainName,
+        nativeCurrency: { ...data.nativeCurrency },
+        rpcUrls: [...new Set(data.rpcUrls)],
+        blockExplorerUrls: [...new Set(data.blockExplorerUrls ?? [])],
+        iconUrls: [...new Set(data.iconUrls ?? [])],
+        simulated: this.#simulators.has(data.chainId),
+      });
+      return;
+    }
+    known.rpcUrls = [...new Set([...known.rpcUrls, ...data.rpcUrls])];
+    known.blockExplorerUrls = [...new Set([...known.blockExplorerUrls, ...(data.blockExplorerUrls ?? [])])];
+    known.iconUrls = [...new Set([...known.iconUrls, ...(data.iconUrls ?? [])])];
+  }
+
+  /** Makes a known chain active; emits chainChanged (and connect when a node answers again). */
+  switchTo(chainId: Hex): void {
+    if (!this.#chains.has(chainId)) throw unrecognizedChain(chainId);
+    if (chainId === this.#activeChainId) return;
+    const wasDisconnected = this.activeNode() === undefined;
+    this.#activeChainId = chainId;
+    this.#options.emit("chainChanged", chainId);
+    if (wasDisconnected && this.activeNode() !== undefined) this.#options.emit("connect", { chainId });
+  }
+
+  // ── Accounts, permissions, assets ─────────────────────────────────────────────────────────────
+
+  /** Grants eth_accounts for every dev account (EIP-2255) and emits accountsChanged when new. */
+  connect(): Permission[] {
+    if (!this.connected) {
+      this.#permissions = [
+        {
+          id: `eth_accounts-${this.#nextId}`,
+          parentCapability: "eth_accounts",
+          invoker: "hardhat-preconf",
+          caveats: [{ type: "restrictReturnedAccounts", value: this.accounts }],
+          date: this.#options.clock.now(),
+        },
+      ];
+      this.#options.emit("accountsChanged", this.accounts);
+    }
+    return this.permissions();
+  }
+
+  /** Drops every permission (wallet_revokePermissions) and emits accountsChanged with []. */
+  disconnectAccounts(): void {
+    if (!this.connected) return;
+    this.#permissions = [];
+    this.#options.emit("accountsChanged", []);
+  }
+
+  /** Lists a token once per (account, chain), by address case-insensitively. */
+  watch(asset: WatchedAssetParams): void {
+    const key = assetKey(this.selectedAccount, this.#activeChainId);
+    const list = this.#assets.get(key) ?? [];
+    const token: WatchedAsset = { type: asset.type, ...asset.options };
+    const index = list.findIndex((listed) => listed.address.toLowerCase() === token.address.toLowerCase());
+    if (index === -1) list.push(token);
+    else list[index] = token;
+    this.#assets.set(key, list);
+  }
+
+  // ── The prompt flow ───────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs one wallet request: log it, validate, ask the policy (unless no prompt is needed), then
+   * perform on approval. Every outcome lands in the log.
+   */
+  async prompt<V, R>(method: PromptingMethod, params: unknown, flow: PromptFlow<V, R>): Promise<R> {
+    const record = this.#record(method, params);
+    try {
+      const value = flow.validate();
+      const immediate = flow.withoutPrompt?.(value);
+      if (immediate !== undefined) return this.#succeed(record, immediate);
+      const request: PromptRequest = { id: record.id, method, params: deepClone(record.params), chainId: record.chainId, time: record.time };
+      const decision = await this.policy.decide(request);
+      record.decision = decision;
+      if (decision !== "approve") throw decisionError(decision, this.#activeChainId);
+      return this.#succeed(record, await flow.perform(value));
+    } catch (error) {
+      record.outcome = errorOutcome(error);
+      throw error;
+    }
+  }
+
+  /** Logs a wallet request that never prompts (wallet_getPermissions and the like). */
+  answer<R>(method: string, params: unknown, answer: () => R): R {
+    const record = this.#record(method, params);
+    try {
+      return this.#succeed(record, answer());
+    } catch (error) {
+      record.outcome = errorOutcome(error);
+      throw error;
+    }
+  }
+
+  #record(method: string, params: unknown): WalletRequestRecord {
+    const record: WalletRequestRecord = {
+      id: this.#nextId++,
+      method,
+      params: deepClone(params),
+      chainId: this.#activeChainId,
+      time: this.#options.clock.now(),
+      outcome: "pending",
+    };
+    this.#requests.push(record);
+    return record;
+  }
+
+  #succeed<R>(record: WalletRequestRecord, result: R): R {
+    record.outcome = { result: deepClone(result) };
+    return result;
+  }
+}
+
+function assetKey(account: string, chainId: string): string {
+  return `${account.toLowerCase()}@${chainId.toLowerCase()}`;
+}
