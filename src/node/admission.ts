@@ -45,29 +45,32 @@ export interface Admitted {
 
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
   const tx = decode(raw, ctx.common);
-
   // internal/ethapi: unprotected legacy txs are refused before they reach the pool.
   if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection) && !ctx.allowUnprotectedTxs) {
     throw admissionError(AdmissionMessage.unprotected);
   }
+  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
+}
+
+/** Admission of a tx whose sender is asserted rather than recovered (impersonation). */
+export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: AdmissionContext): Promise<Admitted> {
+  return admitDecoded(tx, tx.serialize().length, () => sender, ctx);
+}
+
+async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
   const hash = bytesToHex(tx.hash()) as Hex;
   if (ctx.pool.get(hash) !== undefined) throw alreadyKnown();
 
   // ValidateTransaction (stateless).
-  if (raw.length > MAX_TX_SIZE) {
-    throw admissionError(AdmissionMessage.oversizedData, { size: raw.length, limit: MAX_TX_SIZE });
+  if (size > MAX_TX_SIZE) {
+    throw admissionError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }
   if (tx.gasLimit > ctx.blockGasLimit) {
     throw admissionError(AdmissionMessage.gasLimit, { gas: hexOf(tx.gasLimit), blockGasLimit: hexOf(ctx.blockGasLimit) });
   }
   const { feeCap, tipCap } = feesOf(tx);
   if (tipCap > feeCap) throw admissionError(AdmissionMessage.tipAboveFeeCap);
-  let sender: Hex;
-  try {
-    sender = tx.getSenderAddress().toString() as Hex;
-  } catch {
-    throw admissionError(AdmissionMessage.invalidSender);
-  }
+  const sender = senderOf();
   const intrinsic = tx.getIntrinsicGas();
   if (tx.gasLimit < intrinsic) {
     throw admissionError(AdmissionMessage.intrinsicGas, { gas: hexOf(tx.gasLimit), intrinsicGas: hexOf(intrinsic) });
@@ -98,6 +101,14 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
   }
   const entry: PooledTx = { tx, hash, sender, nonce: tx.nonce, feeCap, tipCap, cost, seq: ctx.pool.nextSeq() };
   return { entry, replaces: existing };
+}
+
+function recoverSender(tx: TypedTransaction): Hex {
+  try {
+    return tx.getSenderAddress().toString() as Hex;
+  } catch {
+    throw admissionError(AdmissionMessage.invalidSender);
+  }
 }
 
 /** `old × (100 + bump) / 100`, rounded up so that 10 % of 1 wei still requires 2 wei. */
