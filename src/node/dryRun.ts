@@ -106,14 +106,38 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   return tx;
 }
 
-/** Runs the call on `vm`'s current state and reverts every change. */
-export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint): Promise<DryRun> {
+/** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
+export interface PreparedCall {
+  run(gasLimit: bigint): Promise<DryRun>;
+}
+
+/**
+ * Checks the sender and builds the call's tx once. Building a tx copies Common and rebuilds its
+ * params cache, which costs more than executing a small call: an estimate runs one tx at each
+ * of its gas limits instead of building one per run.
+ */
+export async function prepareCall(vm: VM, request: CallRequest, block: Block): Promise<PreparedCall> {
   const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
   const withFees = hasFeeFields(request);
   if (!withFees && (request.value ?? 0n) > balance) throw insufficientFundsForTransfer();
-  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, gasLimit);
+  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, block.header.gasLimit);
+  return {
+    run: async (gasLimit) => {
+      // Built with freeze: false, and gasLimit is a plain field that nothing caches.
+      Object.assign(tx, { gasLimit });
+      return execute(vm, tx, block, withFees, balance);
+    },
+  };
+}
+
+/** Runs the call once on `vm`'s current state and reverts every change (eth_call). */
+export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint): Promise<DryRun> {
+  return (await prepareCall(vm, request, block)).run(gasLimit);
+}
+
+async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {
   await vm.evm.journal.checkpoint();
   try {
     const result = await runTx(vm, {
@@ -124,7 +148,7 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
       skipBlockGasLimitValidation: true,
       skipHardForkValidation: true,
     });
-    return { result, gasLimit, peakGasUsed: peakGasUsed(tx, result) };
+    return { result, gasLimit: tx.gasLimit, peakGasUsed: peakGasUsed(tx, result) };
   } catch (error) {
     throw dryRunError(error, balance, tx);
   } finally {

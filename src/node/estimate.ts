@@ -7,12 +7,12 @@
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { executionReverted, gasRequiredExceedsAllowance, insufficientFundsForTransfer, RpcError, ErrorCode } from "../rpc/errors.ts";
-import { dryRun, feeCapOf, hasFeeFields, isIntrinsicGasError } from "./dryRun.ts";
+import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
 import type { CallRequest } from "../rpc/schema.ts";
-import type { DryRun } from "./dryRun.ts";
+import type { DryRun, PreparedCall } from "./dryRun.ts";
 
 /** params.TxGas: the cost of a plain value transfer. */
 export const TX_GAS = 21000n;
@@ -41,21 +41,17 @@ type Attempt = { ok: true; run: DryRun } | { ok: false; run: DryRun | undefined 
 /** Runs the call at chosen gas limits and counts the executions. */
 class Prober {
   executions = 0;
-  readonly #vm: VM;
-  readonly #request: CallRequest;
-  readonly #block: Block;
+  readonly #call: PreparedCall;
 
-  constructor(vm: VM, request: CallRequest, block: Block) {
-    this.#vm = vm;
-    this.#request = request;
-    this.#block = block;
+  constructor(call: PreparedCall) {
+    this.#call = call;
   }
 
   /** Any error other than "gas below intrinsic" is not about the limit: it propagates. */
   async attempt(gasLimit: bigint): Promise<Attempt> {
     this.executions++;
     try {
-      const run = await dryRun(this.#vm, this.#request, this.#block, gasLimit);
+      const run = await this.#call.run(gasLimit);
       return run.result.execResult.exceptionError === undefined ? { ok: true, run } : { ok: false, run };
     } catch (error) {
       // geth's execute: ErrIntrinsicGas means "raise the limit", not a failed estimate.
@@ -75,9 +71,10 @@ class Prober {
 }
 
 export async function estimateGas(vm: VM, request: CallRequest, block: Block): Promise<Estimate> {
-  const prober = new Prober(vm, request, block);
+  const cap = await upperBound(vm, request, block);
+  const prober = new Prober(await prepareCall(vm, request, block));
   try {
-    return { gas: await search(vm, request, block, prober), executions: prober.executions };
+    return { gas: await search(vm, request, cap, prober), executions: prober.executions };
   } finally {
     estimateStats.estimates++;
     estimateStats.executions += prober.executions;
@@ -85,8 +82,8 @@ export async function estimateGas(vm: VM, request: CallRequest, block: Block): P
   }
 }
 
-async function search(vm: VM, request: CallRequest, block: Block, prober: Prober): Promise<bigint> {
-  let hi = await upperBound(vm, request, block);
+async function search(vm: VM, request: CallRequest, cap: bigint, prober: Prober): Promise<bigint> {
+  let hi = cap;
   // geth tries 21000 rather than returning it unrun: access lists and the like cost extra.
   if ((await isPlainTransfer(vm, request)) && (await prober.succeeds(TX_GAS))) return TX_GAS;
 

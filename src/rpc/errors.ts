@@ -35,6 +35,14 @@ export class RpcError extends Error {
     this.data = data;
   }
 
+  /**
+   * The message under the name viem's RpcRequestError gives it: viem decodes a -32000 revert only
+   * when `details` is "execution reverted", so in-process callers now decode it as HTTP ones do.
+   */
+  get details(): string {
+    return this.message;
+  }
+
   toJSON(): { code: number; message: string; data?: unknown } {
     return this.data === undefined
       ? { code: this.code, message: this.message }
