@@ -44,6 +44,12 @@ export interface RunningServer {
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
+/** Bound beyond loopback, the chain (and the funds of its publicly known keys) is reachable by others. */
+export function bindWarning(host: string): string | undefined {
+  if (LOOPBACK.has(host)) return undefined;
+  return `hardhat-preconf is listening on ${host}: anyone who can reach it can use the chain and its publicly known dev keys.`;
+}
+
 /** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
 export function allowedOrigin(allowed: "*" | readonly string[], origin: string | undefined): string | undefined {
   if (allowed === "*") return "*";
@@ -151,7 +157,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       send(res, 500, JSON.stringify(errorResponse(null, error)));
     });
   });
-  const webSocket = attachWebSocket(server, provider, allowed);
+  const webSocket = attachWebSocket(server, provider, (origin) => allowedOrigin(allowed, origin) !== undefined, limit);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -160,9 +166,8 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       resolve();
     });
   });
-  if (!LOOPBACK.has(host)) {
-    warn(`hardhat-preconf is listening on ${host}: anyone who can reach it can use the publicly known dev keys' funds.`);
-  }
+  const warning = bindWarning(host);
+  if (warning !== undefined) warn(warning);
 
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(":") ? `[${host}]` : host;

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// The `preconf` command: runs the TypeScript CLI (src/cli.ts) through tsx. Hardhat 3 and this
+// package need Node ≥ 22.13; on an older system Node it re-launches itself with the project's
+// `node` package (a devDependency), as npm scripts do.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const tooOld = major < 22 || (major === 22 && minor < 13);
+const node22 = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
+
+if (tooOld && existsSync(node22)) {
+  const child = spawn(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  // Signals sent to this process (kill <pid>) are passed on; the child decides when to stop.
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+} else {
+  if (tooOld) process.stderr.write(`hardhat-preconf needs Node >= 22.13 (this is ${process.version}); trying anyway.\n`);
+  const { register } = await import("tsx/esm/api");
+  register();
+  const { main } = await import("../src/cli.ts");
+  process.exit(await main(process.argv.slice(2)));
+}

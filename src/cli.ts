@@ -1,0 +1,201 @@
+/**
+ * The `preconf` command. `preconf node` starts a pre-confirming dev chain and serves it over HTTP
+ * and WebSocket: it prints the URL, the chain id and the dev accounts with their (publicly known)
+ * keys, then one line per sealed block. SIGINT / SIGTERM stop it cleanly.
+ */
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+import { createPreconfProvider, InvalidOptionsError } from "./index.ts";
+import { ETHER } from "./options.ts";
+import { startServer } from "./server/http.ts";
+
+import type { Fragment, SealedBlock } from "./node/records.ts";
+import type { PreconfProviderOptions } from "./options.ts";
+
+const USAGE = `Usage: preconf node [options]
+
+  --host <address>              interface to bind (127.0.0.1)
+  --port <number>               port, 0 for any free one (8545)
+  --chain-id <number>           chain id (31337)
+  --fragment-interval <ms>      time between pre-confirmation fragments (200)
+  --fragments-per-block <n>     fragments before a block seals (10)
+  --mining <interval|manual>    produce fragments on a timer, or only when asked (interval)
+  --accounts <n>                dev accounts to derive (20)
+  --balance <eth>               balance of each account, in ETH (10000)
+  --mnemonic <words>            mnemonic of the dev accounts (the Hardhat/anvil one)
+  --verbose                     log every fragment and empty blocks too
+  --help                        this text
+`;
+
+class UsageError extends Error {}
+
+function integer(name: string, value: string | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return number;
+}
+
+/** ETH with up to 18 decimals, as wei. */
+function ether(value: string | undefined): bigint | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)(?:\.(\d{1,18}))?$/.exec(value);
+  if (match === null) throw new UsageError(`--balance must be an amount of ETH, got "${value}"`);
+  return BigInt(match[1]!) * ETHER + BigInt((match[2] ?? "").padEnd(18, "0"));
+}
+
+export interface NodeCommand {
+  host: string;
+  port: number;
+  verbose: boolean;
+  provider: PreconfProviderOptions;
+}
+
+export function parseNodeArgs(args: string[]): NodeCommand | "help" {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "8545" },
+      "chain-id": { type: "string" },
+      "fragment-interval": { type: "string" },
+      "fragments-per-block": { type: "string" },
+      mining: { type: "string" },
+      accounts: { type: "string" },
+      balance: { type: "string" },
+      mnemonic: { type: "string" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return "help";
+  const mining = values.mining;
+  if (mining !== undefined && mining !== "interval" && mining !== "manual") throw new UsageError(`--mining must be interval or manual, got "${mining}"`);
+  const port = integer("port", values.port)!;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
+  const count = integer("accounts", values.accounts);
+  const balance = ether(values.balance);
+  return {
+    host: values.host,
+    port,
+    verbose: values.verbose,
+    provider: {
+      chainId: integer("chain-id", values["chain-id"], 1),
+      fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
+      fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
+      mining,
+      accounts: {
+        ...(count !== undefined && { count }),
+        ...(balance !== undefined && { balance }),
+        ...(values.mnemonic !== undefined && { mnemonic: values.mnemonic }),
+      },
+    },
+  };
+}
+
+/** Leaves out undefined options, so the provider's defaults apply. */
+function defined<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
+}
+
+const gasOf = (value: bigint) => value.toLocaleString("en-US");
+
+function blockLine(sealed: SealedBlock): string {
+  const header = sealed.block.header;
+  return `block ${header.number}  txs ${sealed.transactions.length}  gas ${gasOf(header.gasUsed)}  fragments ${sealed.fragmentCount}  ${sealed.hash}`;
+}
+
+const fragmentLine = (fragment: Fragment) =>
+  `  fragment ${fragment.blockNumber}.${fragment.index}  txs ${fragment.transactions.length}  gas ${gasOf(fragment.cumulativeGasUsed)}`;
+
+async function runNode(command: NodeCommand): Promise<void> {
+  const provider = await createPreconfProvider(defined(command.provider));
+  const server = await startServer(provider, { host: command.host, port: command.port });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+
+  out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
+  out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
+  out("");
+  out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
+  provider.options.accounts.forEach((account, i) => {
+    out(`  (${i}) ${account.address}  ${account.balance / ETHER} ETH`);
+    out(`      private key ${account.privateKey}`);
+  });
+  out("");
+
+  // Logging must never break the chain that emits these events.
+  const safely = (write: () => void) => {
+    try {
+      write();
+    } catch {
+      // stdout closed: nothing to report to
+    }
+  };
+  provider.chain.on("sealed", (sealed) => {
+    if (command.verbose || sealed.transactions.length > 0) safely(() => out(blockLine(sealed)));
+  });
+  if (command.verbose) provider.chain.on("fragment", (fragment) => safely(() => out(fragmentLine(fragment))));
+
+  // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
+  const stopped = new Promise<void>((resolve) => {
+    process.on("SIGINT", () => resolve());
+    process.on("SIGTERM", () => resolve());
+  });
+  await stopped;
+  out("Stopping");
+  await server.close();
+  await provider.close();
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(USAGE);
+    return command === undefined ? 1 : 0;
+  }
+  if (command !== "node") {
+    process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+    return 1;
+  }
+  let parsed: NodeCommand | "help";
+  try {
+    parsed = parseNodeArgs(rest);
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      return 1;
+    }
+    throw error;
+  }
+  if (parsed === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    await runNode(parsed);
+  } catch (error) {
+    if (error instanceof InvalidOptionsError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof Error && "code" in error && error.code === "EADDRINUSE") {
+      process.stderr.write(`Port ${parsed.port} on ${parsed.host} is already in use.\n`);
+      return 1;
+    }
+    throw error;
+  }
+  return 0;
+}
+
+// Run when executed directly (`tsx src/cli.ts node`); bin/preconf.js imports `main` instead.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * JSON-RPC over WebSocket on the HTTP server's port: the same framing as HTTP, plus subscriptions.
+ * The provider announces every notification as a `message` event; each connection forwards only
+ * those of the subscriptions it created, as `eth_subscription` frames, and drops them when it closes.
+ */
+import { WebSocketServer } from "ws";
+
+import { answerText } from "./jsonrpc.ts";
+
+import type { Server } from "node:http";
+import type { RawData, WebSocket } from "ws";
+import type { SubscriptionMessage } from "../rpc/subscriptions.ts";
+import type { ServedProvider } from "./http.ts";
+import type { Params, RequestHandler } from "./jsonrpc.ts";
+
+export interface WebSocketEndpoint {
+  /** Ends every connection. */
+  close(): void;
+}
+
+const textOf = (data: RawData): string =>
+  Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data instanceof ArrayBuffer ? Buffer.from(data).toString("utf8") : data.toString("utf8");
+
+/** The first positional param, when it is a string (a subscription id). */
+const firstString = (params: Params): string | undefined =>
+  Array.isArray(params) && typeof params[0] === "string" ? params[0].toLowerCase() : undefined;
+
+function serveConnection(socket: WebSocket, provider: ServedProvider): void {
+  /** Subscriptions of this connection. */
+  const owned = new Set<string>();
+  /**
+   * Notifications of a new subscription wait until its id has been answered (clients drop
+   * notifications for ids they do not know yet); `early` catches those that arrive while an
+   * eth_subscribe is still on its way back.
+   */
+  const held = new Map<string, SubscriptionMessage["data"][]>();
+  const early: SubscriptionMessage["data"][] = [];
+  let subscribing = 0;
+
+  const push = (data: SubscriptionMessage["data"]) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
+  };
+
+  const onMessage = (message: SubscriptionMessage) => {
+    const { data } = message;
+    const waiting = held.get(data.subscription);
+    if (waiting !== undefined) waiting.push(data);
+    else if (owned.has(data.subscription)) push(data);
+    else if (subscribing > 0) early.push(data);
+  };
+  provider.on("message", onMessage);
+
+  const handle: RequestHandler = async (method, params) => {
+    if (method === "eth_unsubscribe") {
+      const id = firstString(params);
+      // Another connection's subscription is not this one's to cancel.
+      if (id !== undefined && !owned.has(id)) return false;
+      const result = await provider.request({ method, params });
+      if (id !== undefined) {
+        owned.delete(id);
+        held.delete(id);
+      }
+      return result;
+    }
+    if (method !== "eth_subscribe") return provider.request(params === undefined ? { method } : { method, params });
+    subscribing++;
+    try {
+      const id = await provider.request({ method, params });
+      if (typeof id === "string") {
+        owned.add(id);
+        held.set(id, early.filter((data) => data.subscription === id));
+      }
+      return id;
+    } finally {
+      if (--subscribing === 0) early.length = 0;
+    }
+  };
+
+  /** After a response went out, the subscriptions it announced go live. */
+  const release = () => {
+    for (const [id, waiting] of held) {
+      held.delete(id);
+      for (const data of waiting) push(data);
+    }
+  };
+
+  socket.on("message", (data) => {
+    answerText(textOf(data), handle)
+      .then((response) => {
+        if (response !== undefined && socket.readyState === socket.OPEN) socket.send(response);
+        release();
+      })
+      .catch(() => socket.close(1011, "internal error"));
+  });
+
+  socket.on("close", () => {
+    provider.off("message", onMessage);
+    for (const id of owned) {
+      provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
+    }
+    owned.clear();
+    held.clear();
+  });
+  socket.on("error", () => socket.terminate());
+}
+
+/** Accepts WebSocket upgrades on `server` from allowed origins (clients without Origin: always). */
+export function attachWebSocket(
+  server: Server,
+  provider: ServedProvider,
+  isOriginAllowed: (origin: string | undefined) => boolean,
+  maxPayload: number,
+): WebSocketEndpoint {
+  const wss = new WebSocketServer({ noServer: true, maxPayload });
+  server.on("upgrade", (req, socket, head) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isOriginAllowed(origin)) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider));
+  });
+  return {
+    close() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}
