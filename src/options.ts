@@ -8,6 +8,7 @@ import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
 import { DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 
+import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
 import type { DevAccount } from "./node/accounts.ts";
 import type { SupportedHardfork } from "./node/genesis.ts";
@@ -49,6 +50,17 @@ export interface PreconfProviderOptions {
   minPriorityFeePerGas?: number | bigint;
   /** Accept legacy txs without EIP-155 chain id (go-ethereum's --rpc.allow-unprotected-txs). */
   allowUnprotectedTxs?: boolean;
+  /**
+   * A geth-format genesis (genesis.json) used instead of the dev genesis: its fork schedule, alloc
+   * and chain id. `accounts` still names the dev keys, but their balances come from its alloc.
+   */
+  genesis?: GethGenesis;
+  /** Concatenated RLP blocks (geth's `export` format) imported on top of the genesis at creation. */
+  chain?: Uint8Array;
+  /** What the simulated wallet answers every prompt with until a test scripts it ("approve"). */
+  walletPolicy?: "approve" | "reject" | "unsupported";
+  /** An approved wallet_addEthereumChain switches to the chain, as MetaMask does (true). */
+  switchOnAdd?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -64,6 +76,10 @@ export interface ResolvedOptions {
   coinbase: Hex;
   minPriorityFeePerGas: bigint;
   allowUnprotectedTxs: boolean;
+  genesis: GethGenesis | undefined;
+  chain: Uint8Array | undefined;
+  walletPolicy: "approve" | "reject" | "unsupported";
+  switchOnAdd: boolean;
 }
 
 const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
@@ -96,6 +112,10 @@ const optionsSchema = z
     coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).default(`0x${"00".repeat(20)}`),
     minPriorityFeePerGas: wei.default(0n),
     allowUnprotectedTxs: z.boolean().default(false),
+    genesis: z.custom<GethGenesis>(isGethGenesis, "must be a geth genesis object with config.chainId and alloc").optional(),
+    chain: z.instanceof(Uint8Array, { message: "must be a Uint8Array of RLP blocks" }).optional(),
+    walletPolicy: z.enum(["approve", "reject", "unsupported"]).default("approve"),
+    switchOnAdd: z.boolean().default(true),
   })
   .strict();
 
@@ -123,5 +143,15 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     ...value,
     accounts,
     clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
+    // A given genesis names the chain.
+    chainId: value.genesis === undefined ? value.chainId : BigInt(value.genesis.config.chainId),
+    genesis: value.genesis,
+    chain: value.chain,
   };
+}
+
+function isGethGenesis(value: unknown): value is GethGenesis {
+  if (typeof value !== "object" || value === null || !("config" in value) || !("alloc" in value)) return false;
+  const { config, alloc } = value;
+  return typeof config === "object" && config !== null && "chainId" in config && typeof alloc === "object" && alloc !== null;
 }

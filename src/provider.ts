@@ -12,6 +12,8 @@ import { resolveOptions } from "./options.ts";
 import { disconnected, invalidRequest } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
+import { routeContext } from "./rpc/wallet.ts";
+import { Wallet } from "./wallet/wallet.ts";
 import { FilterManager } from "./rpc/filters.ts";
 import { emitGuarded, SubscriptionManager } from "./rpc/subscriptions.ts";
 
@@ -22,6 +24,10 @@ import type { PreconfProviderOptions, ResolvedOptions } from "./options.ts";
 import type { MethodContext } from "./rpc/context.ts";
 import type { GenesisAccount } from "./node/genesis.ts";
 import type { Hex } from "./rpc/schema.ts";
+import type { NodeContext } from "./wallet/wallet.ts";
+
+/** Each provider's node services, so that another provider's wallet can route to this chain. */
+const nodeContexts = new WeakMap<object, NodeContext>();
 
 export interface RequestArguments {
   readonly method: string;
@@ -49,6 +55,8 @@ export class PreconfProvider extends EventEmitter {
   readonly preconf: PreconfControls;
   readonly accounts: readonly DevAccount[];
   readonly options: ResolvedOptions;
+  /** The simulated wallet: chains, assets, permissions, the approval policy and its request log. */
+  readonly wallet: Wallet;
   readonly #context: MethodContext;
   readonly #sequencer: Sequencer;
   #closed = false;
@@ -61,7 +69,18 @@ export class PreconfProvider extends EventEmitter {
     this.#sequencer = sequencer;
     // Subscriptions arrive as EIP-1193 `message` events; a listener that throws never reaches the chain.
     const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message));
-    this.#context = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters: new FilterManager(chain, options.clock) };
+    const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters: new FilterManager(chain, options.clock) };
+    // ── Simulated wallet (issue #5): it owns the method context and routes node methods to its active chain.
+    nodeContexts.set(this, node);
+    this.wallet = new Wallet({
+      node,
+      clock: options.clock,
+      emit: (event, payload) => emitGuarded(this, event, payload),
+      initialDecision: options.walletPolicy,
+      switchOnAdd: options.switchOnAdd,
+      nodeOf: (provider) => nodeContexts.get(provider),
+    });
+    this.#context = this.wallet.ownContext;
     this.preconf = {
       advance: (count = 1) => sequencer.advance(count),
       fragment: () => chain.produceFragment(),
@@ -86,7 +105,7 @@ export class PreconfProvider extends EventEmitter {
     if (typeof args !== "object" || args === null || typeof args.method !== "string") {
       throw invalidRequest("expected { method: string, params?: array | object }");
     }
-    return dispatch(methods, this.#context, args.method, args.params);
+    return dispatch(methods, routeContext(this.wallet, args.method), args.method, args.params);
   }
 
   /** Stops the sequencer, lets queued work finish, and refuses further requests. */
@@ -119,7 +138,8 @@ export class PreconfProvider extends EventEmitter {
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
   const resolved = resolveOptions(options);
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
-  const genesis = devGethGenesis({
+  // A given genesis brings its own alloc and forks; the dev accounts are then just keys.
+  const genesis = resolved.genesis ?? devGethGenesis({
     chainId: resolved.chainId,
     hardfork: resolved.hardfork,
     gasLimit: resolved.blockGasLimit,
@@ -129,13 +149,14 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
   });
   const chain = await Chain.create({
     genesis,
-    hardfork: resolved.hardfork,
+    hardfork: resolved.genesis === undefined ? resolved.hardfork : undefined,
     customCrypto: nativeCrypto(),
     clock: resolved.clock,
     fragmentsPerBlock: resolved.fragmentsPerBlock,
     coinbase: resolved.coinbase,
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
+    chainRlp: resolved.chain,
   });
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);

@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import { BrowserProvider, Contract, ContractFactory, Wallet } from "ethers";
-import { getContract, parseEther } from "viem";
+import { parseEther } from "viem";
 
 import { createTestChain, viemClients } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -27,12 +27,13 @@ describe("pre-confirmation, end to end", () => {
     const deployReceipt = await publicClient.getTransactionReceipt({ hash: deployHash });
     expect(deployReceipt.status).to.equal("success");
     expect(deployReceipt.blockHash).to.equal(ZERO_HASH);
-    const counter = getContract({ address: deployReceipt.contractAddress!, abi: Counter.abi, client: { public: publicClient, wallet: walletClient } });
+    const address = deployReceipt.contractAddress!;
+    const readCount = (blockTag: "pending" | "latest") => publicClient.readContract({ address, abi: Counter.abi, functionName: "count", blockTag });
 
     const recipient = provider.accounts[5]!.address;
     const latestBefore = await publicClient.getBalance({ address: recipient });
     // viem estimates against `latest` (the seed's default), where the counter does not exist yet.
-    const incrementHash = await counter.write.increment({ gas: 100_000n });
+    const incrementHash = await walletClient.writeContract({ address, abi: Counter.abi, functionName: "increment", gas: 100_000n });
     const transferHash = await walletClient.sendTransaction({ to: recipient, value: parseEther("1") });
     expect(await publicClient.getTransactionReceipt({ hash: transferHash }).catch(() => null)).to.equal(null);
 
@@ -46,7 +47,7 @@ describe("pre-confirmation, end to end", () => {
     expect(await publicClient.getBalance({ address: recipient, blockTag: "latest" })).to.equal(latestBefore);
     expect(await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" })).to.equal(3);
     expect(await publicClient.getTransactionCount({ address: account.address, blockTag: "latest" })).to.equal(0);
-    expect(await counter.read.count({ blockTag: "pending" })).to.equal(1n);
+    expect(await readCount("pending")).to.equal(1n);
     expect(await publicClient.getBlockNumber()).to.equal(0n);
 
     await provider.preconf.advance(provider.preconf.fragmentsPerBlock - 2);
@@ -56,9 +57,9 @@ describe("pre-confirmation, end to end", () => {
     expect(sealedReceipt.blockHash).to.equal(sealed.hash);
     expect(sealed.transactions).to.deep.equal([deployHash, incrementHash, transferHash]);
     expect(await publicClient.getBalance({ address: recipient })).to.equal(latestBefore + parseEther("1"));
-    expect(await counter.read.count()).to.equal(1n);
-    const logs = await publicClient.getContractEvents({ abi: Counter.abi, address: counter.address, eventName: "Incremented", fromBlock: 0n });
-    expect(logs.map((log) => log.args.newCount)).to.deep.equal([1n]);
+    expect(await readCount("latest")).to.equal(1n);
+    const logs = await publicClient.getContractEvents({ abi: Counter.abi, address, eventName: "Incremented", fromBlock: 0n });
+    expect(logs.map((log) => (log.args as { newCount: bigint }).newCount)).to.deep.equal([1n]);
   });
 
   it("ethers v6: deploy, transact, pre-confirm, seal", async () => {
@@ -66,14 +67,15 @@ describe("pre-confirmation, end to end", () => {
     const browser = new BrowserProvider(provider, { chainId: 31337, name: "preconf" }, { polling: true, pollingInterval: 1, cacheTimeout: -1 });
     const wallet = new Wallet(provider.accounts[0]!.privateKey, browser);
 
-    const deploying = new ContractFactory(Counter.abi, Counter.bytecode, wallet).deploy();
+    const abi = JSON.stringify(Counter.abi);
+    const deploying = new ContractFactory(abi, Counter.bytecode, wallet).deploy();
     const deployment = await deploying;
     await provider.preconf.advance();
     const address = await deployment.getAddress();
     expect(await browser.getCode(address, "pending")).to.not.equal("0x");
     expect(await browser.getCode(address, "latest")).to.equal("0x");
 
-    const counter = new Contract(address, Counter.abi, wallet);
+    const counter = new Contract(address, abi, wallet);
     // ethers estimates against `latest`, where the counter does not exist yet: give the gas.
     const sent = await counter.getFunction("increment")({ gasLimit: 100_000n });
     await provider.preconf.advance();

@@ -14,6 +14,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { admitTransaction, feesOf } from "./admission.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { Heap } from "./heap.ts";
+import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { SerialQueue } from "./serialQueue.ts";
@@ -26,6 +27,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import type { BlockSelector, Hex } from "../rpc/schema.ts";
 import type { Clock } from "../clock.ts";
+import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 
@@ -38,6 +40,8 @@ export interface ChainConfig {
   coinbase: Hex;
   minTip: bigint;
   allowUnprotectedTxs: boolean;
+  /** Concatenated RLP blocks executed and indexed on top of the genesis (importChain.ts). */
+  chainRlp?: Uint8Array | undefined;
 }
 
 export interface ChainEvents {
@@ -82,10 +86,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   #timeOffset = 0n;
   /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
   #automine = false;
+  /** The live state holds dev edits that `latest` must show (see `editState`). */
+  #latestEdited = false;
   readonly #snapshots = new Map<number, Snapshot>();
   #nextSnapshotId = 1;
 
-  private constructor(config: ChainConfig, common: Common, vm: VM, blockchain: Blockchain, genesis: Block) {
+  private constructor(config: ChainConfig, common: Common, vm: VM, blockchain: Blockchain, genesis: Block, imported: SealedBlock[]) {
     super();
     this.#config = config;
     this.common = common;
@@ -95,7 +101,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
     this.#sealed.push(sealed);
     this.#byHash.set(sealed.hash, sealed);
-    this.#open = this.#openAfter(genesis);
+    for (const block of imported) {
+      this.#sealed.push(block);
+      this.#byHash.set(block.hash, block);
+      for (const record of block.transactions) this.#txs.set(record.hash, record);
+    }
+    this.#open = this.#openAfter(this.latest.block);
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
@@ -110,7 +121,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
     const vm = await createVM({ common, stateManager, blockchain });
     const genesis = await blockchain.getBlock(0n);
-    return new Chain(config, common, vm, blockchain, genesis);
+    // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
+    const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
+    return new Chain(config, common, vm, blockchain, genesis, imported);
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────
@@ -173,6 +186,10 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
     if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
+    // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
+    if (this.#latestEdited && resolved.sealed === this.latest && this.#open.fragments.length === 0) {
+      return this.#queue.run(() => read(this.#vm));
+    }
     return this.#views.run(resolved.sealed.block, read);
   }
 
@@ -211,8 +228,13 @@ export class Chain extends EventEmitter<ChainEvents> {
   // ── Writes (all through the queue) ─────────────────────────────────────────────────────────
 
   sendRawTransaction(raw: Uint8Array): Promise<Hex> {
+    return this.sendTransaction((ctx) => admitTransaction(raw, ctx));
+  }
+
+  /** Admits the tx that `admit` checks (a raw one, or an impersonated sender's: impersonation.ts). */
+  sendTransaction(admit: (ctx: AdmissionContext) => Promise<Admitted>): Promise<Hex> {
     return this.#queue.run(async () => {
-      const { entry, replaces } = await admitTransaction(raw, {
+      const { entry, replaces } = await admit({
         common: this.common,
         blockGasLimit: this.#open.header.gasLimit,
         minTip: this.#config.minTip,
@@ -254,6 +276,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Runs `change` on the writer queue: for dev methods that edit state or the pool. */
   exclusive<T>(change: (vm: VM) => Promise<T>): Promise<T> {
     return this.#queue.run(() => change(this.#vm));
+  }
+
+  /** A dev state edit (hardhat_setBalance...): pre-confirmed at once, and seen by `latest` until the next block. */
+  editState<T>(change: (vm: VM) => Promise<T>): Promise<T> {
+    return this.#queue.run(async () => {
+      const result = await change(this.#vm);
+      this.#latestEdited = true;
+      return result;
+    });
   }
 
   /**
@@ -321,6 +352,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.#timeOffset = snap.timeOffset;
       this.#nextTimestamp = snap.nextTimestamp;
       await this.#vm.stateManager.setStateRoot(snap.stateRoot);
+      // The snapshot may hold dev edits that no sealed block has.
+      this.#latestEdited = true;
       return true;
     });
   }
@@ -419,6 +452,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       from,
       blockNumber: open.number,
       index,
+      blockTimestamp: open.header.timestamp,
       fragmentIndex: open.fragments.length,
       blockHash: undefined,
       status: "status" in receipt ? receipt.status : 1,
@@ -445,6 +479,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#sealed.push(sealed);
     this.#byHash.set(hash, sealed);
     this.#open = this.#openAfter(block);
+    this.#latestEdited = false;
     this.emit("sealed", sealed);
     return sealed;
   }
@@ -457,6 +492,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     // Strictly after the parent, whatever the clock says (DECISIONS §4).
     const timestamp = requested > parentHeader.timestamp ? requested : parentHeader.timestamp + 1n;
     const parentHash = parent.hash();
+    // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
+    this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
     return new OpenBlock(this.common, {
       number: parentHeader.number + 1n,
       parentHash: bytesToHex(parentHash) as Hex,

@@ -39,6 +39,15 @@ export interface DryRun {
  * Whether the call names a non-zero fee. go-ethereum runs a call whose effective gas price is 0
  * with base fee 0 (NoBaseFee), whichever fee fields were sent as 0.
  */
+/** params.MaxTxGas: EIP-7825's per-transaction gas cap (Osaka), 2^24. */
+export const MAX_TX_GAS = 1n << 24n;
+
+/** The most gas a call may run with: the block gas limit, capped by EIP-7825 from Osaka on (geth). */
+export function callGasCap(block: Block): bigint {
+  const limit = block.header.gasLimit;
+  return block.common.isActivatedEIP(7825) && limit > MAX_TX_GAS ? MAX_TX_GAS : limit;
+}
+
 export const hasFeeFields = (request: CallRequest) =>
   (request.gasPrice ?? 0n) > 0n || (request.maxFeePerGas ?? 0n) > 0n || (request.maxPriorityFeePerGas ?? 0n) > 0n;
 
@@ -122,7 +131,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block): P
   const balance = account?.balance ?? 0n;
   const withFees = hasFeeFields(request);
   if (!withFees && (request.value ?? 0n) > balance) throw insufficientFundsForTransfer();
-  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, block.header.gasLimit);
+  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   return {
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.

@@ -7,7 +7,7 @@
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { executionReverted, gasRequiredExceedsAllowance, insufficientFundsForTransfer, RpcError, ErrorCode } from "../rpc/errors.ts";
-import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
+import { feeCapOf, hasFeeFields, isIntrinsicGasError, MAX_TX_GAS, prepareCall } from "./dryRun.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
@@ -18,8 +18,6 @@ import type { DryRun, PreparedCall } from "./dryRun.ts";
 export const TX_GAS = 21000n;
 /** params.CallStipend: gas a CALL with value hands to the callee for free. */
 const CALL_STIPEND = 2300n;
-/** params.MaxTxGas: EIP-7825's per-transaction gas cap (Osaka), 2^24. */
-const MAX_TX_GAS = 1n << 24n;
 /** go-ethereum's estimateGasErrorRatio: stop bisecting once (hi - lo) / hi < 1.5 %. */
 const ERROR_RATIO_PER_MILLE = 15n;
 

@@ -6,7 +6,7 @@
 import { createCommonFromGethGenesis, Hardfork } from "@ethereumjs/common";
 import { Account, bigIntToHex, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 
-import type { Common, CustomCrypto, GethGenesis } from "@ethereumjs/common";
+import type { Common, CustomCrypto, GethGenesis, ParamsDict } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { Hex } from "../rpc/schema.ts";
 
@@ -86,7 +86,23 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
 }
 
 export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCrypto, hardfork?: string): Common {
-  return createCommonFromGethGenesis(genesis, { chain: "preconf", customCrypto, ...(hardfork !== undefined && { hardfork }) });
+  const params = bpoBlobParams(genesis);
+  return createCommonFromGethGenesis(genesis, { chain: "preconf", customCrypto, params, ...(hardfork !== undefined && { hardfork }) });
+}
+
+/**
+ * ethereumjs 10.1 reads a BPO fork's blob schedule as `target`/`max` params, but its geth-genesis
+ * parser stores a `blobSchedule` entry as `targetBlobGasPerBlock`/`maxBlobGasPerBlock`, so the
+ * genesis' BPO entries are given again here, under the names the BPO forks read.
+ */
+function bpoBlobParams(genesis: GethGenesis): ParamsDict {
+  const params: ParamsDict = {};
+  for (const [fork, schedule] of Object.entries(genesis.config.blobSchedule ?? {})) {
+    const { target, max, baseFeeUpdateFraction } = schedule;
+    if (!fork.startsWith("bpo") || target === undefined || max === undefined || baseFeeUpdateFraction === undefined) continue;
+    params[fork] = { target, max, blobGasPriceUpdateFraction: baseFeeUpdateFraction };
+  }
+  return params;
 }
 
 /** Writes a geth `alloc` into an empty state and returns the state root. */

@@ -19,6 +19,8 @@ export interface TxRecord {
   tx: TypedTransaction;
   from: Hex;
   blockNumber: bigint;
+  /** The block's timestamp (fixed when the block opens, so known while pre-confirmed). */
+  blockTimestamp: bigint;
   /** Position in the block. */
   index: number;
   /** Fragment of its block that pre-confirmed it. */

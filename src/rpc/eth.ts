@@ -4,7 +4,7 @@ import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex,
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { z } from "zod";
 
-import { callBlock, callOutcome, dryRun } from "../node/dryRun.ts";
+import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { admissionError, RpcError, ErrorCode, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
@@ -45,7 +45,7 @@ async function runCall(ctx: MethodContext, request: CallRequest, selector: Block
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(resolved, async (vm) => {
     const block = callBlock(executionBlockOf(resolved), request);
-    return callOutcome(await dryRun(vm, request, block, request.gas ?? block.header.gasLimit));
+    return callOutcome(await dryRun(vm, request, block, request.gas ?? callGasCap(block)));
   });
 }
 

@@ -2,12 +2,13 @@
  * JSON-RPC shapes of blocks, transactions, receipts and logs (execution-apis schemas). Pre-confirmed
  * items report the open block's number and a zero block hash until their block seals (DECISIONS §4).
  */
-import { bigIntToHex, bytesToHex, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
+import { bigIntToHex, bytesToBigInt, bytesToHex, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
 
 import { feesOf } from "../node/admission.ts";
 import { ZERO_HASH } from "../node/records.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
+import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
 import type { ResolvedBlock } from "../node/chain.ts";
 import type { OpenBlock } from "../node/openBlock.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
@@ -42,7 +43,7 @@ export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxR
     value: json.value,
     input: json.data,
     ...(json.accessList !== undefined && { accessList: json.accessList }),
-    ...(json.authorizationList !== undefined && { authorizationList: json.authorizationList }),
+    ...("authorizationList" in tx && { authorizationList: tx.authorizationList.map(formatAuthorization) }),
     v: json.v,
     r: json.r,
     s: json.s,
@@ -50,10 +51,18 @@ export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxR
     hash: bytesToHex(tx.hash()),
     blockHash: location === undefined ? null : location.blockHash ?? ZERO_HASH,
     blockNumber: location === undefined ? null : q(location.blockNumber),
+    ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
     transactionIndex: location === undefined ? null : intToHex(location.index),
   };
-  if (out.chainId === undefined) delete out.chainId;
+  // Legacy txs signed without EIP-155 (v = 27 or 28) carry no chain id (geth).
+  if (out.chainId === undefined || (tx.type === 0 && (json.v === "0x1b" || json.v === "0x1c"))) delete out.chainId;
   return out;
+}
+
+/** EIP-7702 authorization tuples: quantities, as execution-apis' schema has them. */
+function formatAuthorization([chainId, address, nonce, yParity, r, s]: EOACode7702AuthorizationListBytesItem): Json {
+  const quantity = (bytes: Uint8Array) => q(bytesToBigInt(bytes));
+  return { chainId: quantity(chainId), address: bytesToHex(address), nonce: quantity(nonce), yParity: quantity(yParity), r: quantity(r), s: quantity(s) };
 }
 
 export const formatExecuted = (record: TxRecord) => formatTransaction(record.tx, record.from, record);
@@ -64,6 +73,7 @@ export function formatLog(log: LogRecord, record: TxRecord): Json {
     topics: log.topics,
     data: log.data,
     blockNumber: q(record.blockNumber),
+    blockTimestamp: q(record.blockTimestamp),
     blockHash: record.blockHash ?? ZERO_HASH,
     transactionHash: record.hash,
     transactionIndex: intToHex(record.index),
@@ -87,7 +97,8 @@ export function formatReceipt(record: TxRecord): Json {
     logs: record.logs.map((log) => formatLog(log, record)),
     logsBloom: bytesToHex(record.logsBloom),
     type: intToHex(record.tx.type),
-    status: intToHex(record.status),
+    // Pre-Byzantium receipts carry the post-state root instead of a status (EIP-658).
+    ...("stateRoot" in record.receipt ? { root: bytesToHex(record.receipt.stateRoot) } : { status: intToHex(record.status) }),
     ...(record.blobGasUsed !== undefined && { blobGasUsed: q(record.blobGasUsed), blobGasPrice: q(record.blobGasPrice ?? 0n) }),
   };
 }
@@ -113,7 +124,6 @@ function formatSealed(sealed: SealedBlock, full: boolean): Json {
     receiptsRoot: bytesToHex(header.receiptTrie),
     miner: header.coinbase.toString(),
     difficulty: q(header.difficulty),
-    totalDifficulty: "0x0",
     extraData: bytesToHex(header.extraData),
     size: intToHex(size),
     gasLimit: q(header.gasLimit),
@@ -121,7 +131,10 @@ function formatSealed(sealed: SealedBlock, full: boolean): Json {
     timestamp: q(header.timestamp),
     mixHash: bytesToHex(header.mixHash),
     ...(header.baseFeePerGas !== undefined && { baseFeePerGas: q(header.baseFeePerGas) }),
-    ...(header.withdrawalsRoot !== undefined && { withdrawalsRoot: bytesToHex(header.withdrawalsRoot), withdrawals: [] }),
+    ...(header.withdrawalsRoot !== undefined && {
+      withdrawalsRoot: bytesToHex(header.withdrawalsRoot),
+      withdrawals: (sealed.block.withdrawals ?? []).map((withdrawal) => withdrawal.toJSON()),
+    }),
     ...(header.blobGasUsed !== undefined && { blobGasUsed: q(header.blobGasUsed) }),
     ...(header.excessBlobGas !== undefined && { excessBlobGas: q(header.excessBlobGas) }),
     ...(header.parentBeaconBlockRoot !== undefined && { parentBeaconBlockRoot: bytesToHex(header.parentBeaconBlockRoot) }),
@@ -147,7 +160,6 @@ function formatOpen(open: OpenBlock, full: boolean): Json {
     receiptsRoot: ZERO_HASH,
     miner: header.coinbase,
     difficulty: "0x0",
-    totalDifficulty: "0x0",
     extraData: "0x",
     size: "0x0",
     gasLimit: q(header.gasLimit),

@@ -1,16 +1,22 @@
 /** Every method family, in one table. */
+import { devMethods, withImpersonation } from "./dev.ts";
 import { ethMethods } from "./eth.ts";
 import { filterMethods } from "./filters.ts";
 import { preconfMethods } from "./preconf.ts";
 import { statusMethods } from "./status.ts";
 import { subscriptionMethods } from "./subscriptions.ts";
+import { walletMethods } from "./wallet.ts";
 
 import type { MethodTable } from "./table.ts";
 
-export const methods: MethodTable = {
+// withImpersonation: eth_sendTransaction from an impersonated sender skips keys and prompts.
+export const methods: MethodTable = withImpersonation({
   ...ethMethods,
+  // After ethMethods: the wallet's prompting eth_sendTransaction, eth_chainId and eth_accounts win.
+  ...walletMethods,
   ...preconfMethods,
   ...statusMethods,
   ...subscriptionMethods,
   ...filterMethods,
-};
+  ...devMethods,
+});

@@ -30,10 +30,9 @@ export interface CustomDecision {
   data?: unknown;
 }
 
-export type DecisionName = "approve" | "reject" | "unsupported" | "unrecognizedChain" | "invalidParams";
+export const DECISION_NAMES = ["approve", "reject", "unsupported", "unrecognizedChain", "invalidParams"] as const;
+export type DecisionName = (typeof DECISION_NAMES)[number];
 export type Decision = DecisionName | CustomDecision;
-
-export const DECISION_NAMES: readonly DecisionName[] = ["approve", "reject", "unsupported", "unrecognizedChain", "invalidParams"];
 
 /** What a decision function and a manual approver see. */
 export interface PromptRequest {

@@ -6,7 +6,6 @@ import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hashMessage, hashTypedData } from "viem";
 
-import type { TypedDataDefinition } from "viem";
 import type { Hex } from "../rpc/schema.ts";
 
 /** `personal_sign` data: 0x-hex is raw bytes, anything else is UTF-8 text (as MetaMask reads it). */
@@ -18,7 +17,8 @@ export function personalMessageDigest(message: string): Hex {
 /** Throws (viem's error) when the typed data is malformed, so callers validate before prompting. */
 export function typedDataDigest(typedData: { types: Record<string, { name: string; type: string }[]>; primaryType: string; domain: Record<string, unknown>; message: Record<string, unknown> }): Hex {
   // The request's own EIP712Domain type wins over one viem would derive from the domain.
-  return hashTypedData(typedData as TypedDataDefinition);
+  const { domain, types, primaryType, message } = typedData;
+  return hashTypedData<Record<string, unknown>, string>({ domain, types, primaryType, message });
 }
 
 /** A 65-byte `r || s || v` signature with v = 27 + recovery, as eth_sign-style methods answer. */

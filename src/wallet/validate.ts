@@ -22,9 +22,17 @@ function withoutUndefined(value: unknown): unknown {
 
 export const chainId = z
   .string({ required_error: "missing chain id", invalid_type_error: "expected a 0x-prefixed hex string" })
-  .regex(/^0x[0-9a-fA-F]+$/, "expected a 0x-prefixed hex string")
-  .refine((value) => !/^0x0/.test(value), "expected no leading zeros and a chain id above 0")
-  .refine((value) => BigInt(value) <= MAX_CHAIN_ID, "chain id exceeds 0xfffffffffffec")
+  .superRefine((value, ctx) => {
+    // One issue per value: later checks assume the earlier ones passed.
+    const reason = !/^0x[0-9a-fA-F]+$/.test(value)
+      ? "expected a 0x-prefixed hex string"
+      : /^0x0/.test(value)
+        ? "expected no leading zeros and a chain id above 0"
+        : BigInt(value) > MAX_CHAIN_ID
+          ? "chain id exceeds 0xfffffffffffec"
+          : undefined;
+    if (reason !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: reason });
+  })
   .transform((value) => value.toLowerCase() as Hex);
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -74,7 +74,7 @@ export interface PromptFlow<V, R> {
 export interface WalletOptions {
   node: NodeContext;
   clock: Clock;
-  emit: (event: string, ...args: unknown[]) => void;
+  emit: (event: string, payload: unknown) => void;
   initialDecision: Decision;
   switchOnAdd: boolean;
   /** The node context of another provider, for `addSimulatedChain`. */
@@ -213,7 +213,7 @@ export class Wallet {
     return this.#simulators.get(this.#activeChainId);
   }
 
-  /** Adds (or merges into) a known chain; answers whether it was new. */
+  /** Adds a chain, or merges the URLs of a known one (a chain is listed once). */
   rememberChain(data: ChainData): void {
     const known = this.#chains.get(data.chainId);
     if (known === undefined) {

@@ -1,0 +1,120 @@
+/**
+ * The `preconf` block of a Hardhat network: validated when the config loads (every problem named
+ * by its path and reason) and resolved with the provider's defaults. Pure: no Hardhat imports.
+ */
+import { z } from "zod";
+
+import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
+
+import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";
+import type { SupportedHardfork } from "../node/genesis.ts";
+
+/**
+ * How blocks are made: `interval` (a fragment every `fragmentIntervalMs`, a block every
+ * `fragmentsPerBlock` fragments), `manual` (only when asked), `auto` (Hardhat's automine: each tx
+ * gets a fragment and a block of its own, at once).
+ */
+export type PreconfMiningMode = "interval" | "manual" | "auto";
+
+export interface PreconfNetworkUserConfig {
+  /** Milliseconds between fragments (200). */
+  fragmentIntervalMs?: number;
+  /** Fragments per block (10: 2 s blocks, as on Base). */
+  fragmentsPerBlock?: number;
+  mining?: PreconfMiningMode;
+  /** Dev accounts: a mnemonic (Hardhat's by default) or explicit keys with balances. */
+  accounts?: MnemonicAccounts | ExplicitAccount[];
+  /** 31337, or the network's `chainId` when it has one. */
+  chainId?: number;
+  /** What the simulated wallet answers prompts with until a test scripts it ("approve"). */
+  walletPolicy?: "approve" | "reject" | "unsupported";
+  /** `fake`: time moves only when the test advances it (`connection.preconf.preconf.advance`); `real` (default). */
+  clock?: "fake" | "real";
+  hardfork?: SupportedHardfork;
+  blockGasLimit?: number | bigint;
+}
+
+export interface PreconfNetworkConfig {
+  fragmentIntervalMs: number;
+  fragmentsPerBlock: number;
+  mining: PreconfMiningMode;
+  accounts: MnemonicAccounts | ExplicitAccount[];
+  chainId: number;
+  walletPolicy: "approve" | "reject" | "unsupported";
+  clock: "fake" | "real";
+  hardfork: SupportedHardfork | undefined;
+  blockGasLimit: bigint | undefined;
+}
+
+const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string")]);
+
+export const preconfUserConfigSchema = z
+  .object({
+    fragmentIntervalMs: z.number().int().positive().optional(),
+    fragmentsPerBlock: z.number().int().positive().optional(),
+    mining: z.enum(["interval", "manual", "auto"]).optional(),
+    accounts: z
+      .union([
+        z
+          .object({
+            mnemonic: z.string().min(1).optional(),
+            count: z.number().int().min(0).max(10_000).optional(),
+            balance: wei.optional(),
+            path: z.string().optional(),
+          })
+          .strict(),
+        z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-hex private key"), balance: wei }).strict()),
+      ], { errorMap: () => ({ message: "expected { mnemonic?, count?, balance?, path? } or an array of { privateKey, balance }" }) })
+      .optional(),
+    chainId: z.number().int().positive().max(0xfffffffffffec).optional(),
+    walletPolicy: z.enum(["approve", "reject", "unsupported"]).optional(),
+    clock: z.enum(["fake", "real"]).optional(),
+    hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
+    blockGasLimit: z.union([z.bigint(), z.number().int().safe()]).refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000").optional(),
+  })
+  .strict();
+
+export interface ConfigProblem {
+  /** Path inside the `preconf` block. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** Every problem of a `preconf` block; empty when it is valid. */
+export function validatePreconfConfig(value: unknown): ConfigProblem[] {
+  const parsed = preconfUserConfigSchema.safeParse(value);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({
+    path: issue.path,
+    message: issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message,
+  }));
+}
+
+export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChainId: number | undefined): PreconfNetworkConfig {
+  return {
+    fragmentIntervalMs: user.fragmentIntervalMs ?? 200,
+    fragmentsPerBlock: user.fragmentsPerBlock ?? 10,
+    mining: user.mining ?? "interval",
+    accounts: user.accounts ?? {},
+    chainId: user.chainId ?? networkChainId ?? 31337,
+    walletPolicy: user.walletPolicy ?? "approve",
+    clock: user.clock ?? "real",
+    hardfork: user.hardfork,
+    blockGasLimit: user.blockGasLimit === undefined ? undefined : BigInt(user.blockGasLimit),
+  };
+}
+
+/** The provider options of a resolved block (the fake clock, if any, is made per connection). */
+export function providerOptionsOf(config: PreconfNetworkConfig): Omit<PreconfProviderOptions, "clock"> {
+  return {
+    chainId: config.chainId,
+    fragmentIntervalMs: config.fragmentIntervalMs,
+    fragmentsPerBlock: config.fragmentsPerBlock,
+    // Automine replaces the timer: a block per tx, and nothing in between.
+    mining: config.mining === "interval" ? "interval" : "manual",
+    accounts: config.accounts,
+    walletPolicy: config.walletPolicy,
+    ...(config.hardfork !== undefined && { hardfork: config.hardfork }),
+    ...(config.blockGasLimit !== undefined && { blockGasLimit: config.blockGasLimit }),
+  };
+}

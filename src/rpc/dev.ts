@@ -1,0 +1,290 @@
+/**
+ * Dev methods with Hardhat's and anvil's semantics: metadata, snapshots, mining, time, automine,
+ * state edits, impersonation and the txpool_ inspection methods. Mining maps onto fragments:
+ * "mine a block" seals the open block, automine gives every tx a fragment and a seal of its own,
+ * and interval mining 0 is the sequencer's manual mode.
+ */
+import { Account, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, toChecksumAddress } from "@ethereumjs/util";
+import { z } from "zod";
+
+import { admitWithSender } from "../node/admission.ts";
+import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
+import { estimate, SUGGESTED_TIP, CLIENT_VERSION, sendTransactionParams } from "./eth.ts";
+import { invalidParams } from "./errors.ts";
+import { formatTransaction } from "./format.ts";
+import { address, bytes, hash, PENDING, quantity } from "./schema.ts";
+import { dispatch, method, positional } from "./table.ts";
+
+import type { Chain } from "../node/chain.ts";
+import type { PooledTx } from "../node/mempool.ts";
+import type { MethodContext } from "./context.ts";
+import type { SendTransactionRequest } from "./eth.ts";
+import type { Hex } from "./schema.ts";
+import type { MethodTable } from "./table.ts";
+
+/** Hardhat accepts JSON numbers as well as hex quantities for times and counts. */
+const numeric = z.union([z.number().int().nonnegative().safe().transform(BigInt), quantity]);
+/** A storage slot: a quantity, or 32 bytes with leading zeros (anvil accepts both). */
+const slot = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a 0x-prefixed storage slot of at most 32 bytes")
+  .transform((value) => BigInt(value));
+const word = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")
+  .transform((value) => hexToBytes(value as Hex));
+
+/** One random id per chain, so a client can tell a restarted node from the one it knew. */
+const instanceIds = new WeakMap<Chain, Hex>();
+
+function instanceIdOf(chain: Chain): Hex {
+  let id = instanceIds.get(chain);
+  if (id === undefined) {
+    id = bytesToHex(crypto.getRandomValues(new Uint8Array(32))) as Hex;
+    instanceIds.set(chain, id);
+  }
+  return id;
+}
+
+function metadata(ctx: MethodContext) {
+  const latest = ctx.chain.latest;
+  return {
+    clientVersion: CLIENT_VERSION,
+    chainId: Number(ctx.chain.chainId),
+    instanceId: instanceIdOf(ctx.chain),
+    latestBlockNumber: Number(latest.block.header.number),
+    latestBlockHash: latest.hash,
+    forkedNetwork: undefined,
+  };
+}
+
+/** The timestamp the next block must exceed: the open block's once it pre-confirmed something. */
+function lastTimestamp(chain: Chain): bigint {
+  return chain.open.fragments.length > 0 ? chain.open.header.timestamp : chain.latest.block.header.timestamp;
+}
+
+async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: string): Promise<void> {
+  const last = lastTimestamp(ctx.chain);
+  if (timestamp <= last) {
+    throw invalidParams(field, `timestamp ${timestamp} is lower than or equal to previous block's timestamp ${last}`);
+  }
+  await ctx.chain.adjustTime({ nextTimestamp: timestamp });
+}
+
+/** hardhat_mine: `count` blocks, the first at the usual time and each next `interval` seconds later. */
+async function mineBlocks(ctx: MethodContext, count: bigint, interval: bigint): Promise<void> {
+  for (let i = 0n; i < count; i++) {
+    if (i > 0n) await ctx.chain.adjustTime({ nextTimestamp: ctx.chain.latest.block.header.timestamp + (interval > 0n ? interval : 1n) });
+    await ctx.chain.seal();
+  }
+}
+
+function editAccount(ctx: MethodContext, who: Hex, edit: (account: Account) => void): Promise<boolean> {
+  return ctx.chain.editState(async (vm) => {
+    const where = createAddressFromString(who);
+    const account = (await vm.stateManager.getAccount(where)) ?? new Account();
+    edit(account);
+    await vm.stateManager.putAccount(where, account);
+    return true;
+  });
+}
+
+/** Pending: the sender's contiguous run from its pre-confirmed nonce; queued: behind a gap (geth). */
+async function poolByState(ctx: MethodContext): Promise<{ pending: PooledTx[]; queued: PooledTx[] }> {
+  const { chain } = ctx;
+  return chain.exclusive(async (vm) => {
+    const pending: PooledTx[] = [];
+    const queued: PooledTx[] = [];
+    for (const sender of [...chain.pool.senders()]) {
+      let next = (await vm.stateManager.getAccount(createAddressFromString(sender)))?.nonce ?? 0n;
+      for (const entry of chain.pool.ofSender(sender)) {
+        if (entry.nonce === next) {
+          pending.push(entry);
+          next++;
+        } else {
+          queued.push(entry);
+        }
+      }
+    }
+    return { pending, queued };
+  });
+}
+
+function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const entry of entries) {
+    const sender = toChecksumAddress(entry.sender);
+    (out[sender] ??= {})[entry.nonce.toString()] = formatTransaction(entry.tx, entry.sender, undefined);
+  }
+  return out;
+}
+
+/**
+ * eth_sendTransaction from an impersonated sender: filled in as a wallet would (nonce, gas, fees)
+ * and admitted without a signature.
+ */
+async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
+  const { chain } = ctx;
+  const data = request.data ?? request.input ?? new Uint8Array();
+  const nonce = request.nonce ?? (await chain.pendingNonce(request.from));
+  const legacy = request.gasPrice !== undefined || request.type === 0n || request.type === 1n;
+  const baseFee = chain.open.header.baseFeePerGas;
+  const tip = request.maxPriorityFeePerGas ?? SUGGESTED_TIP;
+  const fees = legacy
+    ? { gasPrice: request.gasPrice ?? baseFee + SUGGESTED_TIP }
+    : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
+  const gasLimit =
+    request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
+  const type = legacy ? (request.accessList !== undefined ? 1 : 0) : 2;
+  const tx = impersonatedTransaction(
+    chain.common,
+    type,
+    {
+      nonce,
+      gasLimit,
+      to: request.to ?? undefined,
+      value: request.value ?? 0n,
+      data,
+      ...fees,
+      ...(request.accessList !== undefined && { accessList: request.accessList }),
+    },
+    request.from,
+  );
+  return chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+}
+
+/** The `from` of eth_sendTransaction's first param, before any schema runs. */
+function senderOf(params: unknown): string | undefined {
+  const first: unknown = Array.isArray(params) ? params[0] : undefined;
+  if (typeof first !== "object" || first === null || !("from" in first)) return undefined;
+  return typeof first.from === "string" ? first.from : undefined;
+}
+
+/**
+ * Routes eth_sendTransaction from impersonated senders to `sendImpersonated` and every other one to
+ * the table's own handler (dev keys, or the wallet's), whatever that handler is.
+ */
+export function withImpersonation(table: MethodTable): MethodTable {
+  const original = table.eth_sendTransaction;
+  if (original === undefined) return table;
+  return {
+    ...table,
+    eth_sendTransaction: method(z.unknown(), (params, ctx) => {
+      const from = senderOf(params);
+      if (from !== undefined && isImpersonated(ctx.chain, from)) {
+        return dispatch({ eth_sendTransaction: method(sendTransactionParams, ([request], c) => sendImpersonated(c, request)) }, ctx, "eth_sendTransaction", params);
+      }
+      return dispatch({ eth_sendTransaction: original }, ctx, "eth_sendTransaction", params);
+    }),
+  };
+}
+
+const hardhatMethods: MethodTable = {
+  hardhat_metadata: method(positional(), (_, ctx) => metadata(ctx)),
+
+  evm_snapshot: method(positional(), async (_, ctx) => bigIntToHex(BigInt(await ctx.chain.snapshot()))),
+  evm_revert: method(positional(quantity), ([id], ctx) => (id > BigInt(Number.MAX_SAFE_INTEGER) ? false : ctx.chain.revert(Number(id)))),
+
+  evm_mine: method(positional(numeric.optional()), async ([timestamp], ctx) => {
+    if (timestamp !== undefined) await setNextTimestamp(ctx, timestamp, "params[0]");
+    await ctx.chain.seal();
+    return "0";
+  }),
+  hardhat_mine: method(positional(quantity.optional(), quantity.optional()), async ([count, interval], ctx) => {
+    await mineBlocks(ctx, count ?? 1n, interval ?? 1n);
+    return true;
+  }),
+
+  /** Answers the total offset, in seconds, as a decimal string (as Hardhat does). */
+  evm_increaseTime: method(positional(numeric), async ([seconds], ctx) => (await ctx.chain.adjustTime({ increaseBy: seconds })).toString()),
+  evm_setNextBlockTimestamp: method(positional(numeric), async ([timestamp], ctx) => {
+    await setNextTimestamp(ctx, timestamp, "params[0]");
+    return timestamp.toString();
+  }),
+
+  evm_setAutomine: method(positional(z.boolean()), ([enabled], ctx) => {
+    ctx.chain.setAutomine(enabled);
+    return true;
+  }),
+  hardhat_getAutomine: method(positional(), (_, ctx) => ctx.chain.automine),
+  /** 0 stops the timer (manual mode); any other value runs the fragment schedule of the options. */
+  evm_setIntervalMining: method(positional(numeric), ([ms], ctx) => {
+    ctx.sequencer.setMode(ms === 0n ? "manual" : "interval");
+    return true;
+  }),
+
+  hardhat_setBalance: method(positional(address, quantity), ([who, balance], ctx) =>
+    editAccount(ctx, who, (account) => {
+      account.balance = balance;
+    }),
+  ),
+  hardhat_setNonce: method(positional(address, quantity), ([who, nonce], ctx) =>
+    editAccount(ctx, who, (account) => {
+      // Hardhat refuses to move a nonce backwards: txs already counted on it would repeat.
+      if (nonce < account.nonce) throw invalidParams("params[1]", `new nonce ${nonce} must not be smaller than the existing nonce ${account.nonce}`);
+      account.nonce = nonce;
+    }),
+  ),
+  hardhat_setCode: method(positional(address, bytes), ([who, code], ctx) =>
+    ctx.chain.editState(async (vm) => {
+      const where = createAddressFromString(who);
+      if ((await vm.stateManager.getAccount(where)) === undefined) await vm.stateManager.putAccount(where, new Account());
+      await vm.stateManager.putCode(where, code);
+      return true;
+    }),
+  ),
+  hardhat_setStorageAt: method(positional(address, slot, word), ([who, position, value], ctx) =>
+    ctx.chain.editState(async (vm) => {
+      const where = createAddressFromString(who);
+      if ((await vm.stateManager.getAccount(where)) === undefined) await vm.stateManager.putAccount(where, new Account());
+      await vm.stateManager.putStorage(where, setLengthLeft(hexToBytes(bigIntToHex(position)), 32), value);
+      return true;
+    }),
+  ),
+
+  hardhat_impersonateAccount: method(positional(address), ([who], ctx) => {
+    impersonate(ctx.chain, who);
+    return true;
+  }),
+  hardhat_stopImpersonatingAccount: method(positional(address), ([who], ctx) => stopImpersonating(ctx.chain, who)),
+
+  hardhat_dropTransaction: method(positional(hash), ([txHash], ctx) => {
+    if (ctx.chain.transaction(txHash) !== undefined) {
+      throw invalidParams("params[0]", `transaction ${txHash} cannot be dropped because it is already pre-confirmed or mined`);
+    }
+    return ctx.chain.dropTransaction(txHash);
+  }),
+
+  txpool_content: method(positional(), async (_, ctx) => {
+    const { pending, queued } = await poolByState(ctx);
+    return { pending: bySenderAndNonce(pending), queued: bySenderAndNonce(queued) };
+  }),
+  txpool_status: method(positional(), async (_, ctx) => {
+    const { pending, queued } = await poolByState(ctx);
+    return { pending: bigIntToHex(BigInt(pending.length)), queued: bigIntToHex(BigInt(queued.length)) };
+  }),
+};
+
+/** anvil's names for the same methods. */
+const ANVIL_ALIASES: Record<string, keyof typeof hardhatMethods> = {
+  anvil_setBalance: "hardhat_setBalance",
+  anvil_setCode: "hardhat_setCode",
+  anvil_setNonce: "hardhat_setNonce",
+  anvil_setStorageAt: "hardhat_setStorageAt",
+  anvil_mine: "hardhat_mine",
+  anvil_impersonateAccount: "hardhat_impersonateAccount",
+  anvil_stopImpersonatingAccount: "hardhat_stopImpersonatingAccount",
+  anvil_dropTransaction: "hardhat_dropTransaction",
+  anvil_getAutomine: "hardhat_getAutomine",
+  anvil_setAutomine: "evm_setAutomine",
+  anvil_setIntervalMining: "evm_setIntervalMining",
+  anvil_increaseTime: "evm_increaseTime",
+  anvil_setNextBlockTimestamp: "evm_setNextBlockTimestamp",
+  anvil_snapshot: "evm_snapshot",
+  anvil_revert: "evm_revert",
+};
+
+export const devMethods: MethodTable = {
+  ...hardhatMethods,
+  ...Object.fromEntries(Object.entries(ANVIL_ALIASES).map(([alias, name]) => [alias, hardhatMethods[name]!])),
+};

@@ -1,0 +1,209 @@
+/**
+ * The simulated wallet's methods (DECISIONS §7, §8). Each one validates its params inside the
+ * handler (so malformed requests are logged too) before the approval policy is asked, then acts
+ * on the wallet's state. Spread after `ethMethods`: the prompting eth_sendTransaction wins.
+ */
+import { z } from "zod";
+
+import { DECISION_NAMES, PROMPTING_METHODS } from "../wallet/policy.ts";
+import { personalMessageDigest, signDigest, typedDataDigest } from "../wallet/sign.ts";
+import {
+  addEthereumChainParams,
+  parseParams,
+  personalSignParams,
+  requestPermissionsParams,
+  signTypedDataParams,
+  switchEthereumChainParams,
+  watchAssetParams,
+} from "../wallet/validate.ts";
+import { sendTransactionParams, signAndSend } from "./eth.ts";
+import { chainDisconnected, invalidParams, unrecognizedChain } from "./errors.ts";
+import { method, positional } from "./table.ts";
+
+import type { Decision } from "../wallet/policy.ts";
+import type { Wallet } from "../wallet/wallet.ts";
+import type { MethodContext } from "./context.ts";
+import type { Hex } from "./schema.ts";
+import type { MethodTable } from "./table.ts";
+
+/** Raw params: each handler validates with `parseParams`, after logging the request. */
+const raw = z.unknown();
+
+function accountKey(wallet: Wallet, address: Hex, field: string): Hex {
+  const key = wallet.privateKeyOf(address);
+  if (key === undefined) throw invalidParams(field, "not an account of this wallet");
+  return key;
+}
+
+const decision: z.ZodType<Decision> = z.union([
+  z.enum(DECISION_NAMES),
+  z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict(),
+]);
+
+const promptingMethod = z.enum(PROMPTING_METHODS);
+
+const policyConfig = z.union([
+  decision.transform((chosen) => ({ default: chosen })),
+  z
+    .object({
+      default: decision.optional(),
+      methods: z.record(promptingMethod, decision).optional(),
+      delayMs: z.number().int().min(0).optional(),
+      manual: z.boolean().optional(),
+      switchOnAdd: z.boolean().optional(),
+      reset: z.boolean().optional(),
+    })
+    .strict(),
+]);
+
+export const walletMethods: MethodTable = {
+  eth_chainId: method(positional(), (_, ctx) => ctx.wallet.activeChainId),
+  eth_accounts: method(positional(), (_, ctx) => ctx.wallet.accounts),
+
+  eth_requestAccounts: method(raw, (params, { wallet }) =>
+    wallet.prompt("eth_requestAccounts", params, {
+      validate: () => parseParams(positional(), params),
+      withoutPrompt: () => (wallet.connected ? wallet.accounts : undefined),
+      perform: () => {
+        wallet.connect();
+        return wallet.accounts;
+      },
+    }),
+  ),
+  wallet_requestPermissions: method(raw, (params, { wallet }) =>
+    wallet.prompt("wallet_requestPermissions", params, {
+      validate: () => parseParams(requestPermissionsParams, params),
+      perform: () => wallet.connect(),
+    }),
+  ),
+  wallet_getPermissions: method(raw, (params, { wallet }) =>
+    wallet.answer("wallet_getPermissions", params, () => {
+      parseParams(positional(), params);
+      return wallet.permissions();
+    }),
+  ),
+  wallet_revokePermissions: method(raw, (params, { wallet }) =>
+    wallet.answer("wallet_revokePermissions", params, () => {
+      parseParams(requestPermissionsParams, params);
+      wallet.disconnectAccounts();
+      return null;
+    }),
+  ),
+
+  wallet_addEthereumChain: method(raw, (params, { wallet }) =>
+    wallet.prompt("wallet_addEthereumChain", params, {
+      validate: () => {
+        const [data] = parseParams(addEthereumChainParams, params);
+        const known = wallet.knownChain(data.chainId);
+        if (known !== undefined && known.nativeCurrency.symbol !== data.nativeCurrency.symbol) {
+          throw invalidParams("params[0].nativeCurrency.symbol", `chain ${data.chainId} is known with the currency symbol ${known.nativeCurrency.symbol}`);
+        }
+        return data;
+      },
+      perform: (data) => {
+        wallet.rememberChain(data);
+        if (wallet.switchOnAdd) wallet.switchTo(data.chainId);
+        return null;
+      },
+    }),
+  ),
+  wallet_switchEthereumChain: method(raw, (params, { wallet }) =>
+    wallet.prompt("wallet_switchEthereumChain", params, {
+      validate: () => {
+        const [{ chainId }] = parseParams(switchEthereumChainParams, params);
+        // An unknown chain is answered before any prompt, as MetaMask does.
+        if (wallet.knownChain(chainId) === undefined) throw unrecognizedChain(chainId);
+        return chainId;
+      },
+      withoutPrompt: (chainId) => (chainId === wallet.activeChainId ? null : undefined),
+      perform: (chainId) => {
+        wallet.switchTo(chainId);
+        return null;
+      },
+    }),
+  ),
+  wallet_watchAsset: method(raw, (params, { wallet }) =>
+    wallet.prompt("wallet_watchAsset", params, {
+      validate: () => parseParams(watchAssetParams, params),
+      perform: (asset) => {
+        wallet.watch(asset);
+        return true;
+      },
+    }),
+  ),
+
+  eth_sendTransaction: method(raw, (params, ctx) =>
+    ctx.wallet.prompt("eth_sendTransaction", params, {
+      validate: () => {
+        const [request] = parseParams(sendTransactionParams, params);
+        accountKey(ctx.wallet, request.from, "params[0].from");
+        return request;
+      },
+      perform: (request) => signAndSend(ctx, request),
+    }),
+  ),
+  personal_sign: method(raw, (params, { wallet }) =>
+    wallet.prompt("personal_sign", params, {
+      validate: () => {
+        const [message, address] = parseParams(personalSignParams, params);
+        return { key: accountKey(wallet, address, "params[1]"), digest: personalMessageDigest(message) };
+      },
+      perform: ({ key, digest }) => signDigest(digest, key),
+    }),
+  ),
+  eth_signTypedData_v4: method(raw, (params, { wallet }) =>
+    wallet.prompt("eth_signTypedData_v4", params, {
+      validate: () => {
+        const [address, typedData] = parseParams(signTypedDataParams, params);
+        const key = accountKey(wallet, address, "params[0]");
+        try {
+          return { key, digest: typedDataDigest(typedData) };
+        } catch (error) {
+          const reason = error instanceof Error ? (("shortMessage" in error && typeof error.shortMessage === "string" && error.shortMessage) || error.message) : String(error);
+          throw invalidParams("params[1]", reason);
+        }
+      },
+      perform: ({ key, digest }) => signDigest(digest, key),
+    }),
+  ),
+
+  /** `"reject"`, or `{ default, methods: { wallet_watchAsset: "approve" }, delayMs, manual, switchOnAdd, reset }`. */
+  preconf_setWalletPolicy: method(positional(policyConfig), ([config], { wallet }) => {
+    const { policy } = wallet;
+    if ("reset" in config && config.reset === true) policy.reset();
+    if (config.default !== undefined) policy.setDefault(config.default);
+    if ("methods" in config) for (const [name, chosen] of Object.entries(config.methods ?? {})) policy.setDefault(chosen, promptingMethod.parse(name));
+    if ("delayMs" in config && config.delayMs !== undefined) policy.delayMs = config.delayMs;
+    if ("manual" in config && config.manual !== undefined) policy.manual(config.manual);
+    if ("switchOnAdd" in config && config.switchOnAdd !== undefined) wallet.switchOnAdd = config.switchOnAdd;
+    return null;
+  }),
+  /** `[method, [decision, ...]]`; answers how many decisions are now queued for the method. */
+  preconf_queueWalletDecisions: method(positional(promptingMethod, z.array(decision).min(1)), ([name, decisions], { wallet }) => {
+    wallet.policy.queue(name, ...decisions);
+    return wallet.policy.queued(name).length;
+  }),
+  preconf_walletRequests: method(positional(), (_, { wallet }) => wallet.requests),
+  /** Manual mode over JSON-RPC: the waiting prompts, and an answer to one of them. */
+  preconf_walletPending: method(positional(), (_, { wallet }) => wallet.policy.pending()),
+  preconf_resolveWalletRequest: method(positional(z.number().int(), decision), ([id, chosen], { wallet }) => {
+    if (!wallet.policy.pending().some((pending) => pending.id === id)) throw invalidParams("params[0]", `no pending wallet request with id ${id}`);
+    if (chosen === "approve") wallet.policy.approve(id);
+    else wallet.policy.reject(id, chosen);
+    return null;
+  }),
+};
+
+/** Methods the wallet answers from its own state, even on a chain known only by URL. */
+const WALLET_ONLY = new Set(Object.keys(walletMethods).filter((name) => name !== "eth_sendTransaction"));
+
+/**
+ * The context a request runs in: the wallet's own for wallet methods, the active simulated
+ * chain's for node methods, and EIP-1193 4901 when the active chain has no simulator.
+ */
+export function routeContext(wallet: Wallet, name: string): MethodContext {
+  if (WALLET_ONLY.has(name)) return wallet.ownContext;
+  const node = wallet.activeNode();
+  if (node === undefined) throw chainDisconnected(wallet.activeChainId);
+  return node;
+}

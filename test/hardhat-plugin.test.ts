@@ -1,0 +1,140 @@
+/** The Hardhat 3 plugin, through programmatic Hardhat runtimes: config checks, order, lifecycle. */
+import { expect } from "chai";
+
+import type { HardhatUserConfig } from "hardhat/config";
+import type { HardhatPlugin } from "hardhat/types/plugins";
+import type { PreconfNetworkUserConfig } from "../src/hardhat/index.ts";
+
+// Loaded with import(), not statically: mocha loads test files through require when it can, and
+// Hardhat's modules loaded that way are a second copy whose builtin plugins clash with the first.
+const { createHardhatRuntimeEnvironment } = await import("hardhat/hre");
+const { default: hardhatPreconf } = await import("../src/hardhat/index.ts");
+const { default: hardhatViem } = await import("@nomicfoundation/hardhat-viem");
+const { default: hardhatNetworkHelpers } = await import("@nomicfoundation/hardhat-network-helpers");
+
+function configWith(plugins: HardhatPlugin[], preconf: PreconfNetworkUserConfig = { clock: "fake", mining: "auto" }): HardhatUserConfig {
+  return {
+    plugins,
+    paths: { artifacts: "fixtures/hardhat-artifacts" },
+    networks: { chain: { type: "http", url: "http://preconf.invalid", preconf } },
+  };
+}
+
+async function loadError(config: HardhatUserConfig): Promise<string> {
+  try {
+    await createHardhatRuntimeEnvironment(config);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  throw new Error("the config was expected to be refused");
+}
+
+describe("Hardhat plugin", () => {
+  for (const [label, plugins] of [
+    ["first", [hardhatPreconf, hardhatViem, hardhatNetworkHelpers]],
+    ["last", [hardhatViem, hardhatNetworkHelpers, hardhatPreconf]],
+  ] as const) {
+    it(`serves the network whatever its place in plugins (${label})`, async () => {
+      const hre = await createHardhatRuntimeEnvironment(configWith([...plugins]));
+      const connection = await hre.network.create("chain");
+      try {
+        expect(await connection.provider.request({ method: "web3_clientVersion" })).to.match(/^HardhatNetwork\//);
+        const counter = await connection.viem.deployContract("Counter");
+        await counter.write.increment();
+        expect(await counter.read.count()).to.equal(1n);
+        await connection.networkHelpers.mine(2);
+        expect(await connection.networkHelpers.time.latestBlock()).to.equal(4);
+        expect(connection.preconf.chain.latest.block.header.number).to.equal(4n);
+      } finally {
+        await connection.close();
+      }
+    });
+  }
+
+  it("resolves the preconf block with defaults", async () => {
+    const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf], { fragmentsPerBlock: 4 }));
+    const resolved = hre.config.networks.chain;
+    expect(resolved?.type === "http" && resolved.preconf).to.deep.include({
+      fragmentIntervalMs: 200,
+      fragmentsPerBlock: 4,
+      mining: "interval",
+      chainId: 31337,
+      clock: "real",
+      walletPolicy: "approve",
+    });
+  });
+
+  it("gives every connection its own chain, closed with it", async () => {
+    const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf]));
+    const first = await hre.network.create("chain");
+    const second = await hre.network.create("chain");
+    expect(first.preconf).to.not.equal(second.preconf);
+    await first.provider.request({ method: "evm_mine" });
+    expect(await second.provider.request({ method: "eth_blockNumber" })).to.equal("0x0");
+    const provider = first.preconf;
+    await first.close();
+    expect(provider.closed).to.equal(true);
+    await second.close();
+  });
+
+  it("passes chainId, fragment schedule and accounts to the provider", async () => {
+    const key = `0x${"11".repeat(32)}` as const;
+    const hre = await createHardhatRuntimeEnvironment(
+      configWith([hardhatPreconf], { chainId: 8453, fragmentIntervalMs: 250, accounts: [{ privateKey: key, balance: "1000" }] }),
+    );
+    const connection = await hre.network.create("chain");
+    try {
+      expect(await connection.provider.request({ method: "eth_chainId" })).to.equal("0x2105");
+      expect(connection.preconf.preconf.fragmentIntervalMs).to.equal(250);
+      const [account] = (await connection.provider.request({ method: "eth_accounts" })) as string[];
+      expect(await connection.provider.request({ method: "eth_getBalance", params: [account, "latest"] })).to.equal("0x3e8");
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("refuses an invalid preconf block at load, naming the field and the reason", async () => {
+    const message = await loadError(configWith([hardhatPreconf], { fragmentIntervalMs: -5 }));
+    expect(message).to.include("networks.chain.preconf.fragmentIntervalMs");
+    expect(message).to.match(/greater than 0/);
+
+    const unknown = await loadError({
+      ...configWith([hardhatPreconf]),
+      networks: { chain: { type: "http", url: "http://preconf.invalid", preconf: { clock: "fake", fragmentIntervall: 100 } as PreconfNetworkUserConfig } },
+    });
+    expect(unknown).to.include("networks.chain.preconf").and.include('"fragmentIntervall"');
+
+    const mode = await loadError(configWith([hardhatPreconf], { mining: "sometimes" as "auto" }));
+    expect(mode).to.include("networks.chain.preconf.mining");
+  });
+
+  it("refuses conflicting chain ids and Hardhat-side accounts on a preconf network", async () => {
+    const chainIds = await loadError({
+      ...configWith([hardhatPreconf]),
+      networks: { chain: { type: "http", url: "http://preconf.invalid", chainId: 1, preconf: { chainId: 2 } } },
+    });
+    expect(chainIds).to.include("networks.chain.preconf.chainId");
+    const accounts = await loadError({
+      ...configWith([hardhatPreconf]),
+      networks: { chain: { type: "http", url: "http://preconf.invalid", accounts: [`0x${"11".repeat(32)}`], preconf: {} } },
+    });
+    expect(accounts).to.include("networks.chain.accounts").and.include("preconf.accounts");
+  });
+
+  it("leaves other networks alone, and says so when connection.preconf is read there", async () => {
+    const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf]));
+    const connection = await hre.network.create("default");
+    try {
+      expect(await connection.provider.request({ method: "eth_chainId" })).to.equal("0x7a69");
+      expect(() => connection.preconf).to.throw(/only available on hardhat-preconf networks/);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("declares the `preconf node` task", async () => {
+    const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf]));
+    const task = hre.tasks.getTask(["preconf", "node"]);
+    expect(task.options.get("port")?.defaultValue).to.equal(8545);
+  });
+});
