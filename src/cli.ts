@@ -24,6 +24,7 @@ const USAGE = `Usage: preconf node [options]
   --accounts <n>                dev accounts to derive (20)
   --balance <eth>               balance of each account, in ETH (10000)
   --mnemonic <words>            mnemonic of the dev accounts (the Hardhat/anvil one)
+  --wallet-policy <decision>    approve, reject or unsupported: the wallet's default answer (approve)
   --verbose                     log every fragment and empty blocks too
   --help                        this text
 `;
@@ -66,12 +67,17 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       accounts: { type: "string" },
       balance: { type: "string" },
       mnemonic: { type: "string" },
+      "wallet-policy": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) return "help";
   const mining = values.mining;
+  const walletPolicy = values["wallet-policy"];
+  if (walletPolicy !== undefined && walletPolicy !== "approve" && walletPolicy !== "reject" && walletPolicy !== "unsupported") {
+    throw new UsageError(`--wallet-policy must be approve, reject or unsupported, got "${walletPolicy}"`);
+  }
   if (mining !== undefined && mining !== "interval" && mining !== "manual") throw new UsageError(`--mining must be interval or manual, got "${mining}"`);
   const port = integer("port", values.port)!;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
@@ -86,6 +92,7 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
       fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
       mining,
+      walletPolicy,
       accounts: {
         ...(count !== undefined && { count }),
         ...(balance !== undefined && { balance }),

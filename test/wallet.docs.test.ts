@@ -1,4 +1,4 @@
-/** The example of docs/wallet.md, run as written (import path aside). */
+/** The wallet example of the README, run as written (import path aside). */
 import { expect } from "chai";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createWalletClient, custom, UserRejectedRequestError } from "viem";
@@ -6,7 +6,7 @@ import { base } from "viem/chains";
 
 import { createPreconfProvider } from "../src/index.ts";
 
-describe("docs/wallet.md", function () {
+describe("README: the simulated wallet example", function () {
   it("asks again after the user declines adding Base", async () => {
     const provider = await createPreconfProvider({ clock: FakeTimers.createClock() });
     // A JSON-RPC account: the wallet holds the key, so every action is a prompt.
