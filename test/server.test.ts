@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { signTx } from "./helpers/sign.ts";
 
 import { expect } from "chai";
 import { JsonRpcProvider, Transaction } from "ethers";
@@ -24,17 +25,7 @@ const RECIPIENT = "0x000000000000000000000000000000000000dEaD";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 async function signedTransfer(provider: PreconfProvider, nonce: number, accountIndex = 0): Promise<Hex> {
-  const account = privateKeyToAccount(provider.accounts[accountIndex]!.privateKey);
-  return account.signTransaction({
-    chainId: 31337,
-    type: "eip1559",
-    nonce,
-    to: RECIPIENT,
-    value: parseEther("1"),
-    gas: 21000n,
-    maxFeePerGas: parseGwei("10"),
-    maxPriorityFeePerGas: parseGwei("1"),
-  });
+  return signTx(provider, accountIndex, { nonce, to: RECIPIENT, value: parseEther("1") });
 }
 
 interface RawResponse {

@@ -3,8 +3,8 @@
  * eth_sendRawTransactionSync (DECISIONS §5), on a fake clock.
  */
 import { expect } from "chai";
-import { keccak256, parseEther, parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { keccak256, parseEther } from "viem";
+import { signTx } from "./helpers/sign.ts";
 
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 
@@ -15,16 +15,7 @@ import type { TestChain } from "./helpers/chain.ts";
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD";
 
 function signedTransfer(provider: PreconfProvider, nonce: number): Promise<Hex> {
-  return privateKeyToAccount(provider.accounts[0]!.privateKey).signTransaction({
-    chainId: 31337,
-    type: "eip1559",
-    nonce,
-    to: RECIPIENT,
-    value: parseEther("1"),
-    gas: 21000n,
-    maxFeePerGas: parseGwei("10"),
-    maxPriorityFeePerGas: parseGwei("1"),
-  });
+  return signTx(provider, 0, { nonce, to: RECIPIENT, value: parseEther("1") });
 }
 
 describe("transaction status", () => {
