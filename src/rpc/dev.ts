@@ -9,10 +9,10 @@ import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
-import { estimate, SUGGESTED_TIP, CLIENT_VERSION, sendTransactionParams } from "./eth.ts";
+import { CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
 import { invalidParams } from "./errors.ts";
 import { formatTransaction } from "./format.ts";
-import { address, bytes, hash, PENDING, quantity } from "./schema.ts";
+import { address, bytes, hash, quantity } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
 
 import type { Chain } from "../node/chain.ts";
@@ -124,33 +124,9 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
  * and admitted without a signature.
  */
 async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
-  const { chain } = ctx;
-  const data = request.data ?? request.input ?? new Uint8Array();
-  const nonce = request.nonce ?? (await chain.pendingNonce(request.from));
-  const legacy = request.gasPrice !== undefined || request.type === 0n || request.type === 1n;
-  const baseFee = chain.open.header.baseFeePerGas;
-  const tip = request.maxPriorityFeePerGas ?? SUGGESTED_TIP;
-  const fees = legacy
-    ? { gasPrice: request.gasPrice ?? baseFee + SUGGESTED_TIP }
-    : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
-  const gasLimit =
-    request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
-  const type = legacy ? (request.accessList !== undefined ? 1 : 0) : 2;
-  const tx = impersonatedTransaction(
-    chain.common,
-    type,
-    {
-      nonce,
-      gasLimit,
-      to: request.to ?? undefined,
-      value: request.value ?? 0n,
-      data,
-      ...fees,
-      ...(request.accessList !== undefined && { accessList: request.accessList }),
-    },
-    request.from,
-  );
-  return chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+  const { type, fields } = await fillTransaction(ctx, request);
+  const tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
+  return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
 }
 
 /** The `from` of eth_sendTransaction's first param, before any schema runs. */

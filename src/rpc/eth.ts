@@ -8,10 +8,11 @@ import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { admissionError, RpcError, ErrorCode, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
-import { address, blockSelector, bytes, callRequest, hash, LATEST, PENDING, quantity, smallQuantity } from "./schema.ts";
+import { address, blockSelector, bytes, callRequest, hash, LATEST, PENDING, quantity, smallQuantity, transactionFields } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
 import type { Block } from "@ethereumjs/block";
+import type { TypedTxData } from "@ethereumjs/tx";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../node/chain.ts";
 import type { MethodContext } from "./context.ts";
@@ -148,21 +149,9 @@ function feeHistory(ctx: MethodContext, count: number, newest: BlockSelector, pe
   return { oldestBlock: q(oldest), baseFeePerGas, gasUsedRatio, ...(percentiles !== undefined && { reward }) };
 }
 
-const sendTransactionRequest = z.object({
-  from: address,
-  to: address.nullable().optional(),
-  gas: quantity.optional(),
-  gasPrice: quantity.optional(),
-  maxFeePerGas: quantity.optional(),
-  maxPriorityFeePerGas: quantity.optional(),
-  value: quantity.optional(),
-  data: bytes.optional(),
-  input: bytes.optional(),
-  nonce: quantity.optional(),
-  type: quantity.optional(),
-  chainId: quantity.optional(),
-  accessList: z.array(z.object({ address, storageKeys: z.array(hash) })).optional(),
-});
+const sendTransactionRequest = transactionFields
+  .pick({ to: true, gas: true, gasPrice: true, maxFeePerGas: true, maxPriorityFeePerGas: true, value: true, data: true, input: true, nonce: true, type: true, chainId: true, accessList: true })
+  .extend({ from: address });
 
 export type SendTransactionRequest = z.output<typeof sendTransactionRequest>;
 export const sendTransactionParams = positional(sendTransactionRequest);
@@ -177,35 +166,39 @@ export async function signAndSend(ctx: MethodContext, request: SendTransactionRe
   if (request.chainId !== undefined && request.chainId !== ctx.chain.chainId) {
     throw new RpcError(ErrorCode.invalidParams, "Invalid params", { field: "params[0].chainId", reason: "chainId does not match the node's" });
   }
+  const { type, fields } = await fillTransaction(ctx, request);
+  const tx = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey));
+  return ctx.chain.sendRawTransaction(tx.serialize());
+}
+
+/**
+ * What a wallet fills in for eth_sendTransaction: nonce (pending), gas (estimated on pending) and
+ * fees (2 × base fee + the suggested tip); a `gasPrice` or type 0/1 makes a legacy or 2930 tx.
+ */
+export async function fillTransaction(ctx: MethodContext, request: SendTransactionRequest): Promise<{ type: number; fields: TypedTxData }> {
   const { chain } = ctx;
-  const data = request.data ?? request.input;
+  const data = request.data ?? request.input ?? new Uint8Array();
   const nonce = request.nonce ?? (await chain.pendingNonce(request.from));
   const legacy = request.gasPrice !== undefined || request.type === 0n || request.type === 1n;
   const baseFee = chain.open.header.baseFeePerGas;
+  const tip = request.maxPriorityFeePerGas ?? SUGGESTED_TIP;
   const fees = legacy
     ? { gasPrice: request.gasPrice ?? baseFee + SUGGESTED_TIP }
-    : {
-        maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? SUGGESTED_TIP,
-        maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + (request.maxPriorityFeePerGas ?? SUGGESTED_TIP),
-      };
+    : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
   const gasLimit =
-    request.gas ??
-    (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
-  const type = legacy ? (request.accessList !== undefined ? 1 : 0) : 2;
-  const tx = createTx(
-    {
-      type,
+    request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
+  return {
+    type: legacy ? (request.accessList !== undefined ? 1 : 0) : 2,
+    fields: {
       nonce,
       gasLimit,
       to: request.to ?? undefined,
       value: request.value ?? 0n,
-      data: data ?? new Uint8Array(),
+      data,
       ...fees,
       ...(request.accessList !== undefined && { accessList: request.accessList }),
     },
-    { common: chain.common },
-  ).sign(hexToBytes(account.privateKey));
-  return chain.sendRawTransaction(tx.serialize());
+  };
 }
 
 export const ethMethods: MethodTable = {

@@ -89,25 +89,26 @@ const authorization = z.object({
  * send: `input`, `nonce`, `accessList`, `type`, `authorizationList`, blob fields). Unknown keys are
  * ignored, as go-ethereum does.
  */
-export const callRequest = z
-  .object({
-    from: address.optional(),
-    to: address.nullable().optional(),
-    gas: quantity.optional(),
-    gasPrice: quantity.optional(),
-    maxFeePerGas: quantity.optional(),
-    maxPriorityFeePerGas: quantity.optional(),
-    maxFeePerBlobGas: quantity.optional(),
-    value: quantity.optional(),
-    data: bytes.optional(),
-    input: bytes.optional(),
-    nonce: quantity.optional(),
-    type: quantity.optional(),
-    chainId: quantity.optional(),
-    accessList: z.array(accessListItem).optional(),
-    authorizationList: z.array(authorization).optional(),
-    blobVersionedHashes: z.array(hash).optional(),
-  })
+export const transactionFields = z.object({
+  from: address.optional(),
+  to: address.nullable().optional(),
+  gas: quantity.optional(),
+  gasPrice: quantity.optional(),
+  maxFeePerGas: quantity.optional(),
+  maxPriorityFeePerGas: quantity.optional(),
+  maxFeePerBlobGas: quantity.optional(),
+  value: quantity.optional(),
+  data: bytes.optional(),
+  input: bytes.optional(),
+  nonce: quantity.optional(),
+  type: quantity.optional(),
+  chainId: quantity.optional(),
+  accessList: z.array(accessListItem).optional(),
+  authorizationList: z.array(authorization).optional(),
+  blobVersionedHashes: z.array(hash).optional(),
+});
+
+export const callRequest = transactionFields
   .superRefine((tx, ctx) => {
     if (tx.gasPrice !== undefined && (tx.maxFeePerGas !== undefined || tx.maxPriorityFeePerGas !== undefined)) {
       ctx.addIssue({
