@@ -3,17 +3,21 @@
  * and WebSocket: it prints the URL, the chain id and the dev accounts with their (publicly known)
  * keys, then one line per sealed block. SIGINT / SIGTERM stop it cleanly.
  */
+import { readFile, writeFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
 import { createPreconfProvider, InvalidOptionsError } from "./index.ts";
 import { ETHER } from "./options.ts";
-import { startServer } from "./server/http.ts";
+import { runFixtureCommand } from "./scenario/cli.ts";
+import { parseOrigins, startServer } from "./server/http.ts";
 
 import type { Fragment, SealedBlock } from "./node/records.ts";
 import type { PreconfProviderOptions } from "./options.ts";
 
 const USAGE = `Usage: preconf node [options]
+       preconf run-fixture FILE|DIR...   run scenario fixtures, print pass/fail per step (exit 1 on any failure)
 
   --host <address>              interface to bind (127.0.0.1)
   --port <number>               port, 0 for any free one (8545)
@@ -25,6 +29,13 @@ const USAGE = `Usage: preconf node [options]
   --balance <eth>               balance of each account, in ETH (10000)
   --mnemonic <words>            mnemonic of the dev accounts (the Hardhat/anvil one)
   --wallet-policy <decision>    approve, reject or unsupported: the wallet's default answer (approve)
+  --genesis <file>              start from a geth genesis.json (its chain id, forks and alloc)
+  --import <file>               import concatenated RLP blocks (geth export) on top of the genesis
+  --load-state <file>           start from a state dump (preconf_dumpState, --dump-state; gzip accepted)
+  --dump-state <file>           write a state dump to this file on shutdown (Ctrl-C)
+  --cors <origins>              browser origins allowed (CORS, WebSocket): comma-separated or * (none)
+  --max-body <bytes>            largest request body / WebSocket message (5242880)
+  --max-batch <n>               most requests in one batch, 0 for no limit (1000)
   --verbose                     log every fragment and empty blocks too
   --help                        this text
 `;
@@ -51,6 +62,10 @@ export interface NodeCommand {
   port: number;
   verbose: boolean;
   provider: PreconfProviderOptions;
+  /** `--genesis`, `--import`, `--load-state` (read at start) and `--dump-state` (written at shutdown). */
+  files: { genesis?: string; import?: string; loadState?: string; dumpState?: string };
+  /** Server limits (`--cors`, `--max-body`, `--max-batch`); absent ones take startServer's defaults. */
+  server: { allowedOrigins?: "*" | string[]; maxBodyBytes?: number; maxBatch?: number };
 }
 
 export function parseNodeArgs(args: string[]): NodeCommand | "help" {
@@ -68,6 +83,13 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       balance: { type: "string" },
       mnemonic: { type: "string" },
       "wallet-policy": { type: "string" },
+      genesis: { type: "string" },
+      import: { type: "string" },
+      "load-state": { type: "string" },
+      "dump-state": { type: "string" },
+      cors: { type: "string" },
+      "max-body": { type: "string" },
+      "max-batch": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -83,10 +105,24 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
   const count = integer("accounts", values.accounts);
   const balance = ether(values.balance);
+  let allowedOrigins: "*" | string[] | undefined;
+  try {
+    allowedOrigins = values.cors === undefined ? undefined : parseOrigins(values.cors);
+  } catch (error) {
+    throw new UsageError(`--cors: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const maxBodyBytes = integer("max-body", values["max-body"], 1);
+  const maxBatch = integer("max-batch", values["max-batch"]);
   return {
     host: values.host,
     port,
     verbose: values.verbose,
+    files: defined({ genesis: values.genesis, import: values.import, loadState: values["load-state"], dumpState: values["dump-state"] }),
+    server: {
+      ...(allowedOrigins !== undefined && { allowedOrigins }),
+      ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+      ...(maxBatch !== undefined && { maxBatch }),
+    },
     provider: {
       chainId: integer("chain-id", values["chain-id"], 1),
       fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
@@ -118,8 +154,15 @@ const fragmentLine = (fragment: Fragment) =>
   `  fragment ${fragment.blockNumber}.${fragment.index}  txs ${fragment.transactions.length}  gas ${gasOf(fragment.cumulativeGasUsed)}`;
 
 async function runNode(command: NodeCommand): Promise<void> {
-  const provider = await createPreconfProvider(defined(command.provider));
-  const server = await startServer(provider, { host: command.host, port: command.port });
+  // Installed first: a signal before the handlers exist kills the process without cleanup.
+  // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
+  const stopped = new Promise<void>((resolve) => {
+    process.on("SIGINT", () => resolve());
+    process.on("SIGTERM", () => resolve());
+  });
+  const provider = await createPreconfProvider(defined({ ...command.provider, ...(await optionsFromFiles(command.files)) }));
+  // A non-loopback host gets a warning on stderr (startServer's default `warn`).
+  const server = await startServer(provider, { host: command.host, port: command.port, ...command.server });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
@@ -145,15 +188,39 @@ async function runNode(command: NodeCommand): Promise<void> {
   });
   if (command.verbose) provider.chain.on("fragment", (fragment) => safely(() => out(fragmentLine(fragment))));
 
-  // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
-  const stopped = new Promise<void>((resolve) => {
-    process.on("SIGINT", () => resolve());
-    process.on("SIGTERM", () => resolve());
-  });
   await stopped;
   out("Stopping");
   await server.close();
   await provider.close();
+  if (command.files.dumpState !== undefined) {
+    // The chain still answers a dump after close: its queue has drained.
+    await writeFile(command.files.dumpState, `${JSON.stringify(await provider.preconf.dumpState(), null, 2)}\n`);
+    out(`State dumped to ${command.files.dumpState}`);
+  }
+}
+
+/** The provider options that `--genesis`, `--import` and `--load-state` name files for. */
+async function optionsFromFiles(files: NodeCommand["files"]): Promise<PreconfProviderOptions> {
+  const read = async (flag: string, path: string): Promise<Buffer> => {
+    try {
+      return await readFile(path);
+    } catch (error) {
+      throw new InvalidOptionsError(flag, `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const json = (flag: string, path: string, bytes: Buffer): unknown => {
+    try {
+      // gzip's magic bytes: anvil writes its state files gzipped.
+      return JSON.parse((bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString("utf8"));
+    } catch (error) {
+      throw new InvalidOptionsError(flag, `${path} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const options: PreconfProviderOptions = {};
+  if (files.genesis !== undefined) options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
+  if (files.import !== undefined) options.chain = new Uint8Array(await read("--import", files.import));
+  if (files.loadState !== undefined) options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
+  return options;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -162,6 +229,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 1 : 0;
   }
+  if (command === "run-fixture") return runFixtureCommand(rest);
   if (command !== "node") {
     process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
     return 1;

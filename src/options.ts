@@ -7,12 +7,14 @@ import { z } from "zod";
 import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
 import { DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from "./node/genesis.ts";
+import { stateDumpSchema } from "./node/stateDump.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
 import type { DevAccount } from "./node/accounts.ts";
 import type { SupportedHardfork } from "./node/genesis.ts";
 import type { MiningMode } from "./node/sequencer.ts";
+import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
 import type { Hex } from "./rpc/schema.ts";
 
 export const ETHER = 10n ** 18n;
@@ -57,6 +59,11 @@ export interface PreconfProviderOptions {
   genesis?: GethGenesis;
   /** Concatenated RLP blocks (geth's `export` format) imported on top of the genesis at creation. */
   chain?: Uint8Array;
+  /**
+   * A state dump (`preconf_dumpState`, `preconf node --dump-state`) to start from: its genesis,
+   * blocks, state, open block and pool. Not with `genesis` or `chain`.
+   */
+  state?: StateDump;
   /** What the simulated wallet answers every prompt with until a test scripts it ("approve"). */
   walletPolicy?: "approve" | "reject" | "unsupported";
   /** An approved wallet_addEthereumChain switches to the chain, as MetaMask does (true). */
@@ -78,6 +85,7 @@ export interface ResolvedOptions {
   allowUnprotectedTxs: boolean;
   genesis: GethGenesis | undefined;
   chain: Uint8Array | undefined;
+  state: ParsedStateDump | undefined;
   walletPolicy: "approve" | "reject" | "unsupported";
   switchOnAdd: boolean;
 }
@@ -114,6 +122,7 @@ const optionsSchema = z
     allowUnprotectedTxs: z.boolean().default(false),
     genesis: z.custom<GethGenesis>(isGethGenesis, "must be a geth genesis object with config.chainId and alloc").optional(),
     chain: z.instanceof(Uint8Array, { message: "must be a Uint8Array of RLP blocks" }).optional(),
+    state: stateDumpSchema.optional(),
     walletPolicy: z.enum(["approve", "reject", "unsupported"]).default("approve"),
     switchOnAdd: z.boolean().default(true),
   })
@@ -133,6 +142,9 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     throw new InvalidOptionsError(issue.path.join(".") || "(root)", issue.message);
   }
   const value = parsed.data;
+  if (value.state !== undefined && (value.genesis !== undefined || value.chain !== undefined)) {
+    throw new InvalidOptionsError("state", "a dump brings its own genesis and blocks: leave out genesis and chain");
+  }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))
     : accountsFromMnemonic(value.accounts.mnemonic, value.accounts.count, value.accounts.path).map((account) => ({
@@ -143,10 +155,11 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     ...value,
     accounts,
     clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
-    // A given genesis names the chain.
-    chainId: value.genesis === undefined ? value.chainId : BigInt(value.genesis.config.chainId),
+    // A given genesis (or a dump's) names the chain.
+    chainId: BigInt((value.state?.genesis ?? value.genesis)?.config.chainId ?? value.chainId),
     genesis: value.genesis,
     chain: value.chain,
+    state: value.state,
   };
 }
 

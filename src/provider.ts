@@ -8,7 +8,8 @@ import { Chain } from "./node/chain.ts";
 import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
 import { Sequencer } from "./node/sequencer.ts";
-import { resolveOptions } from "./options.ts";
+import { StateDumpError } from "./node/stateDump.ts";
+import { InvalidOptionsError, resolveOptions } from "./options.ts";
 import { disconnected, invalidRequest } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
@@ -20,6 +21,7 @@ import { emitGuarded, SubscriptionManager } from "./rpc/subscriptions.ts";
 import type { DevAccount } from "./node/accounts.ts";
 import type { Fragment, SealedBlock } from "./node/records.ts";
 import type { MiningMode } from "./node/sequencer.ts";
+import type { StateDump } from "./node/stateDump.ts";
 import type { PreconfProviderOptions, ResolvedOptions } from "./options.ts";
 import type { MethodContext } from "./rpc/context.ts";
 import type { GenesisAccount } from "./node/genesis.ts";
@@ -48,6 +50,10 @@ export interface PreconfControls {
   setMining(mode: MiningMode): void;
   readonly fragmentIntervalMs: number;
   readonly fragmentsPerBlock: number;
+  /** The chain as a versioned JSON document (`preconf_dumpState`; README "State dump and load"). */
+  dumpState(): Promise<StateDump>;
+  /** Replaces the chain by a dump (`preconf_loadState`); a bad dump is -32602 and changes nothing. */
+  loadState(dump: StateDump): Promise<void>;
 }
 
 export class PreconfProvider extends EventEmitter {
@@ -60,6 +66,10 @@ export class PreconfProvider extends EventEmitter {
   readonly #context: MethodContext;
   readonly #sequencer: Sequencer;
   #closed = false;
+  /** Set by the first close(): from then on every request is refused with 4900. */
+  #closing: Promise<void> | undefined;
+  /** Rejecters of requests under way; close() ends those still waiting (a Sync wait, a wallet prompt) with 4900. */
+  readonly #pending = new Set<(error: unknown) => void>();
 
   constructor(chain: Chain, sequencer: Sequencer, options: ResolvedOptions) {
     super();
@@ -81,10 +91,13 @@ export class PreconfProvider extends EventEmitter {
       nodeOf: (provider) => nodeContexts.get(provider),
     });
     this.#context = this.wallet.ownContext;
+    // After close() nothing moves the chain any more; checked synchronously, so that work
+    // started before close() is queued before close() waits for the queue.
+    const whileOpen = <T>(run: () => Promise<T>): Promise<T> => (this.#closing === undefined ? run() : Promise.reject(disconnected()));
     this.preconf = {
-      advance: (count = 1) => sequencer.advance(count),
-      fragment: () => chain.produceFragment(),
-      seal: () => chain.seal(),
+      advance: (count = 1) => whileOpen(() => sequencer.advance(count)),
+      fragment: () => whileOpen(() => chain.produceFragment()),
+      seal: () => whileOpen(() => chain.seal()),
       idle: () => chain.idle(),
       get mining() {
         return sequencer.mode;
@@ -92,6 +105,10 @@ export class PreconfProvider extends EventEmitter {
       setMining: (mode) => sequencer.setMode(mode),
       fragmentIntervalMs: options.fragmentIntervalMs,
       fragmentsPerBlock: options.fragmentsPerBlock,
+      dumpState: () => chain.dumpState(),
+      loadState: async (dump) => {
+        await this.request({ method: "preconf_loadState", params: [dump] });
+      },
     };
   }
 
@@ -101,22 +118,43 @@ export class PreconfProvider extends EventEmitter {
 
   /** EIP-1193 `request`. */
   async request(args: RequestArguments): Promise<unknown> {
-    if (this.#closed) throw disconnected();
-    if (typeof args !== "object" || args === null || typeof args.method !== "string") {
+    if (this.#closing !== undefined) throw disconnected();
+    let method: unknown;
+    let params: unknown;
+    try {
+      // Read once: a getter or proxy that throws (or answers differently each time) is not a request.
+      ({ method, params } = typeof args === "object" && args !== null ? args : { method: undefined, params: undefined });
+    } catch {
+      method = undefined;
+    }
+    if (typeof method !== "string") {
       throw invalidRequest("expected { method: string, params?: array | object }");
     }
-    return dispatch(methods, routeContext(this.wallet, args.method), args.method, args.params);
+    const answer = dispatch(methods, routeContext(this.wallet, method), method, params);
+    return new Promise((resolve, reject) => {
+      this.#pending.add(reject);
+      answer.then(resolve, reject).finally(() => this.#pending.delete(reject));
+    });
   }
 
-  /** Stops the sequencer, lets queued work finish, and refuses further requests. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Refuses further requests at once (4900), stops the sequencer, lets queued work finish (a
+   * fragment under way completes), then rejects requests still waiting with 4900. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
     this.#sequencer.close();
     this.#context.subscriptions.close();
     this.#context.filters.close();
     await this.chain.idle();
     this.#closed = true;
-    this.emit("disconnect", disconnected());
+    for (const reject of this.#pending) reject(disconnected());
+    this.#pending.clear();
+    emitGuarded(this, "disconnect", disconnected());
   }
 }
 
@@ -138,8 +176,8 @@ export class PreconfProvider extends EventEmitter {
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
   const resolved = resolveOptions(options);
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
-  // A given genesis brings its own alloc and forks; the dev accounts are then just keys.
-  const genesis = resolved.genesis ?? devGethGenesis({
+  // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
+  const genesis = resolved.state?.genesis ?? resolved.genesis ?? devGethGenesis({
     chainId: resolved.chainId,
     hardfork: resolved.hardfork,
     gasLimit: resolved.blockGasLimit,
@@ -149,7 +187,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
   });
   const chain = await Chain.create({
     genesis,
-    hardfork: resolved.genesis === undefined ? resolved.hardfork : undefined,
+    hardfork: resolved.genesis === undefined && resolved.state === undefined ? resolved.hardfork : undefined,
     customCrypto: nativeCrypto(),
     clock: resolved.clock,
     fragmentsPerBlock: resolved.fragmentsPerBlock,
@@ -157,6 +195,9 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     chainRlp: resolved.chain,
+    state: resolved.state,
+  }).catch((error: unknown) => {
+    throw error instanceof StateDumpError ? new InvalidOptionsError(`state.${error.path}`, error.reason) : error;
   });
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);

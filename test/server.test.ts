@@ -197,17 +197,22 @@ describe("JSON-RPC server", () => {
       expect((await post(server.url, call("eth_chainId"), { contentType: "application/json; charset=utf-8" })).status).to.equal(200);
     });
 
-    it("answers CORS preflights and sets Access-Control-Allow-Origin", async () => {
-      const preflight = await post(server.url, "", {
-        method: "OPTIONS",
-        headers: { origin: "http://localhost:3000", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
-      });
-      expect(preflight.status).to.equal(204);
-      expect(preflight.headers.get("access-control-allow-origin")).to.equal("*");
-      expect(preflight.headers.get("access-control-allow-methods")).to.include("POST");
-      expect(preflight.headers.get("access-control-allow-headers")).to.equal("content-type");
-      const response = await post(server.url, call("eth_chainId"), { headers: { origin: "http://localhost:3000" } });
-      expect(response.headers.get("access-control-allow-origin")).to.equal("*");
+    it("answers CORS preflights and sets Access-Control-Allow-Origin when allowed (opt-in: see security.test.ts)", async () => {
+      const open = await startServer(provider, { port: 0, allowedOrigins: "*" });
+      try {
+        const preflight = await post(open.url, "", {
+          method: "OPTIONS",
+          headers: { origin: "http://localhost:3000", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+        });
+        expect(preflight.status).to.equal(204);
+        expect(preflight.headers.get("access-control-allow-origin")).to.equal("*");
+        expect(preflight.headers.get("access-control-allow-methods")).to.include("POST");
+        expect(preflight.headers.get("access-control-allow-headers")).to.equal("content-type");
+        const response = await post(open.url, call("eth_chainId"), { headers: { origin: "http://localhost:3000" } });
+        expect(response.headers.get("access-control-allow-origin")).to.equal("*");
+      } finally {
+        await open.close();
+      }
     });
 
     it("honours a CORS allow-list", async () => {

@@ -7,6 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
+import { warningsDuring } from "./helpers/warnings.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider, SubscriptionMessage } from "../src/index.ts";
@@ -160,24 +161,18 @@ describe("subscriptions (EIP-1193 message events)", () => {
   });
 
   it("a throwing listener never breaks the chain nor the other listeners", async () => {
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.message);
-    process.on("warning", onWarning);
-    try {
-      provider.prependListener("message", () => {
-        throw new Error("listener bug");
-      });
+    provider.prependListener("message", () => {
+      throw new Error("listener bug");
+    });
+    const warnings = await warningsDuring(async () => {
       const id = await subscribe("newFlashblockTransactions");
       const hash = await send(await transfer(provider, 0));
       await provider.preconf.advance();
       expect(of(id)).to.deep.equal([hash]);
       await provider.preconf.advance(provider.preconf.fragmentsPerBlock);
       expect(await provider.request({ method: "eth_blockNumber" })).to.equal("0x1");
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(warnings.some((message) => message.includes("listener bug"))).to.equal(true);
-    } finally {
-      process.off("warning", onWarning);
-    }
+    });
+    expect(warnings.some((message) => message.includes("listener bug"))).to.equal(true);
   });
 
   it("close() drops every subscription", async () => {

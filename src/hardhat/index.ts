@@ -32,6 +32,7 @@ const hardhatPreconfPlugin: HardhatPlugin = definePlugin({
     task(["preconf", "node"], "Serve a preconf network over HTTP and WebSocket")
       .addOption({ name: "host", description: "Interface to bind", type: ArgumentType.STRING, defaultValue: "127.0.0.1" })
       .addOption({ name: "port", description: "Port to listen on (0 picks a free one)", type: ArgumentType.INT, defaultValue: 8545 })
+      .addOption({ name: "cors", description: "Browser origins allowed: comma-separated, or * (none by default)", type: ArgumentType.STRING, defaultValue: "" })
       .setAction(() => import("./tasks/node.ts"))
       .build(),
   ],

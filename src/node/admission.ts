@@ -86,7 +86,7 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
   // ValidateTransactionWithState.
   const account = await ctx.account(sender);
   if (tx.nonce < account.nonce) throw nonceTooLow(account.nonce, tx.nonce);
-  const cost = tx.gasLimit * feeCap + tx.value + blobCost(tx);
+  const cost = txCost(tx);
   const needed = cost + ctx.pool.costOfOthers(sender, tx.nonce);
   if (account.balance < needed) throw insufficientFunds(account.balance, needed);
 
@@ -120,6 +120,11 @@ function bumped(old: bigint): bigint {
 export function feesOf(tx: TypedTransaction): { feeCap: bigint; tipCap: bigint } {
   if ("maxFeePerGas" in tx) return { feeCap: tx.maxFeePerGas, tipCap: tx.maxPriorityFeePerGas };
   return { feeCap: tx.gasPrice, tipCap: tx.gasPrice };
+}
+
+/** What the sender must hold for the tx: gas limit × fee cap + value (+ blob gas × blob fee cap). */
+export function txCost(tx: TypedTransaction): bigint {
+  return tx.gasLimit * feesOf(tx).feeCap + tx.value + blobCost(tx);
 }
 
 function blobCost(tx: TypedTransaction): bigint {

@@ -18,7 +18,9 @@ import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { SerialQueue } from "./serialQueue.ts";
+import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
+import { historicalStateUnavailable } from "../rpc/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -30,6 +32,7 @@ import type { Clock } from "../clock.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
+import type { ParsedStateDump, RestoredState, StateDump } from "./stateDump.ts";
 
 export interface ChainConfig {
   genesis: GethGenesis;
@@ -42,6 +45,16 @@ export interface ChainConfig {
   allowUnprotectedTxs: boolean;
   /** Concatenated RLP blocks executed and indexed on top of the genesis (importChain.ts). */
   chainRlp?: Uint8Array | undefined;
+  /** A state dump to start from (stateDump.ts); `genesis` must be its genesis. */
+  state?: ParsedStateDump | undefined;
+}
+
+/**
+ * Something outside the chain that evm_snapshot / evm_revert also cover (the wallet, the
+ * sequencer's phase): `capture` runs at the snapshot and returns what the revert calls.
+ */
+export interface SnapshotPart {
+  capture(): () => void;
 }
 
 export interface ChainEvents {
@@ -63,6 +76,7 @@ interface Snapshot {
   pool: PooledTx[];
   timeOffset: bigint;
   nextTimestamp: bigint | undefined;
+  parts: (() => void)[];
 }
 
 /** Where a block selector points: a sealed block, or the open block (`pending`). */
@@ -71,14 +85,19 @@ export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "o
 export class Chain extends EventEmitter<ChainEvents> {
   readonly common: Common;
   readonly pool = new Mempool();
-  readonly #vm: VM;
-  readonly #blockchain: Blockchain;
+  // Replaced as a whole by loadState.
+  #vm: VM;
+  #blockchain: Blockchain;
+  #views: StateViews;
+  #index: AccountIndex;
+  #genesis: GethGenesis;
+  /** Blocks below this number have no state (the chain was loaded from a dump at that block). */
+  #historyFrom = 0n;
   readonly #config: ChainConfig;
   readonly #queue = new SerialQueue();
   readonly #sealed: SealedBlock[] = [];
   readonly #byHash = new Map<Hex, SealedBlock>();
   readonly #txs = new Map<Hex, TxRecord>();
-  readonly #views: StateViews;
   #open: OpenBlock;
   /** Set by evm_setNextBlockTimestamp: the next block's timestamp. */
   #nextTimestamp: bigint | undefined;
@@ -90,18 +109,19 @@ export class Chain extends EventEmitter<ChainEvents> {
   #latestEdited = false;
   readonly #snapshots = new Map<number, Snapshot>();
   #nextSnapshotId = 1;
+  readonly #parts: SnapshotPart[] = [];
 
-  private constructor(config: ChainConfig, common: Common, vm: VM, blockchain: Blockchain, genesis: Block, imported: SealedBlock[]) {
+  /** `sealed`: the genesis first. */
+  private constructor(config: ChainConfig, common: Common, engine: { vm: VM; blockchain: Blockchain; index: AccountIndex }, sealed: SealedBlock[]) {
     super();
     this.#config = config;
     this.common = common;
-    this.#vm = vm;
-    this.#blockchain = blockchain;
-    this.#views = new StateViews(vm);
-    const sealed: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
-    this.#sealed.push(sealed);
-    this.#byHash.set(sealed.hash, sealed);
-    for (const block of imported) {
+    this.#vm = engine.vm;
+    this.#blockchain = engine.blockchain;
+    this.#index = engine.index;
+    this.#views = new StateViews(engine.vm);
+    this.#genesis = config.genesis;
+    for (const block of sealed) {
       this.#sealed.push(block);
       this.#byHash.set(block.hash, block);
       for (const record of block.transactions) this.#txs.set(record.hash, record);
@@ -110,8 +130,16 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork);
+    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp);
+    if (config.state !== undefined) {
+      const restored = await restoreState(common, config.state);
+      const chain = new Chain(config, common, restored, restored.sealed);
+      chain.#install(restored);
+      return chain;
+    }
     const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+    // Before anything is written: the index must see every account and slot (stateDump.ts).
+    const index = AccountIndex.attach(stateManager);
     const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);
     const blockchain = await createBlockchain({
       common,
@@ -123,7 +151,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     const genesis = await blockchain.getBlock(0n);
     // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
     const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
-    return new Chain(config, common, vm, blockchain, genesis, imported);
+    const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
+    return new Chain(config, common, { vm, blockchain, index }, [sealedGenesis, ...imported]);
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────
@@ -186,6 +215,12 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
     if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
+    const number = resolved.sealed.block.header.number;
+    if (number < this.#historyFrom) {
+      // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
+      if (resolved.sealed === this.latest) return this.#queue.run(() => read(this.#vm));
+      throw historicalStateUnavailable(number, this.#historyFrom);
+    }
     // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
     if (this.#latestEdited && resolved.sealed === this.latest && this.#open.fragments.length === 0) {
       return this.#queue.run(() => read(this.#vm));
@@ -318,6 +353,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         pool: [...this.pool.all()],
         timeOffset: this.#timeOffset,
         nextTimestamp: this.#nextTimestamp,
+        parts: this.#parts.map((part) => part.capture()),
       });
       return id;
     });
@@ -354,12 +390,99 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.#vm.stateManager.setStateRoot(snap.stateRoot);
       // The snapshot may hold dev edits that no sealed block has.
       this.#latestEdited = true;
+      for (const restore of snap.parts) restore();
       return true;
     });
   }
 
+  /** Adds something evm_snapshot / evm_revert also cover (they call it inside the writer queue). */
+  addSnapshotPart(part: SnapshotPart): void {
+    this.#parts.push(part);
+  }
+
+  /**
+   * The chain as a versioned JSON document (stateDump.ts), after every queued change. The open
+   * block is in it once it has fragments; an empty one is re-opened at load, keeping its
+   * timestamp only when it is not the clock's (evm_setNextBlockTimestamp).
+   */
+  dumpState(): Promise<StateDump> {
+    return this.#queue.run(() => {
+      const head = this.latest;
+      const open = this.#open;
+      const parentTimestamp = head.block.header.timestamp;
+      const requested = open.fragments.length > 0
+        ? this.#nextTimestamp
+        : open.header.timestamp === this.#timestampAfter(parentTimestamp, undefined) ? undefined : open.header.timestamp;
+      return captureState({
+        chainId: this.chainId,
+        genesis: this.#genesis,
+        sealed: this.#sealed,
+        open,
+        pool: [...this.pool.all()],
+        timeOffset: this.#timeOffset,
+        nextTimestamp: requested,
+        index: this.#index,
+        live: this.#vm,
+        atHead: head.block.header.number < this.#historyFrom ? undefined : (read) => this.#views.run(head.block, read),
+      });
+    });
+  }
+
+  /**
+   * Replaces the whole chain by a dump's (blocks, receipts, state, open block, pool, time) after
+   * every queued change; snapshots are used up. The dump must be of a chain with the same id and
+   * fork schedule. Throws StateDumpError, and then nothing has changed.
+   */
+  loadState(dump: ParsedStateDump): Promise<void> {
+    return this.#queue.run(async () => {
+      if (canonicalJson(dump.genesis.config) !== canonicalJson(this.#genesis.config)) {
+        throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
+      }
+      let restored: RestoredState;
+      try {
+        restored = await restoreState(this.common, dump);
+      } catch (error) {
+        // Restoring moves the shared Common to the dump's open block; the running open block needs its own fork back.
+        this.common.setHardforkBy({ blockNumber: this.#open.number, timestamp: this.#open.header.timestamp });
+        throw error;
+      }
+      this.#install(restored);
+    });
+  }
+
+  #install(restored: RestoredState): void {
+    this.#vm = restored.vm;
+    this.#blockchain = restored.blockchain;
+    this.#index = restored.index;
+    this.#views = new StateViews(restored.vm);
+    this.#genesis = restored.genesis;
+    this.#sealed.length = 0;
+    this.#byHash.clear();
+    this.#txs.clear();
+    for (const sealed of restored.sealed) {
+      this.#sealed.push(sealed);
+      this.#byHash.set(sealed.hash, sealed);
+      for (const record of sealed.transactions) this.#txs.set(record.hash, record);
+    }
+    this.#timeOffset = restored.timeOffset;
+    this.#nextTimestamp = restored.nextTimestamp;
+    this.#open = restored.open ?? this.#openAfter(this.latest.block);
+    for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
+    this.pool.clear();
+    for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() });
+    this.#latestEdited = restored.latestEdited;
+    const headNumber = this.latest.block.header.number;
+    this.#historyFrom = restored.headStateAvailable ? headNumber : headNumber + 1n;
+    this.#snapshots.clear();
+  }
+
   get automine(): boolean {
     return this.#automine;
+  }
+
+  /** Seconds evm_increaseTime has added to the clock so far. */
+  get timeOffset(): bigint {
+    return this.#timeOffset;
   }
 
   setAutomine(enabled: boolean): void {
@@ -484,13 +607,16 @@ export class Chain extends EventEmitter<ChainEvents> {
     return sealed;
   }
 
+  /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
+  #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined): bigint {
+    const wanted = requested ?? BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
+    return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
+  }
+
   #openAfter(parent: Block): OpenBlock {
     const parentHeader = parent.header;
-    const now = BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
-    const requested = this.#nextTimestamp ?? now;
+    const timestamp = this.#timestampAfter(parentHeader.timestamp, this.#nextTimestamp);
     this.#nextTimestamp = undefined;
-    // Strictly after the parent, whatever the clock says (DECISIONS §4).
-    const timestamp = requested > parentHeader.timestamp ? requested : parentHeader.timestamp + 1n;
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -508,3 +634,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 }
 
+/** JSON with sorted keys, so that two objects compare by content. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}

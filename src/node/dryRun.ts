@@ -16,6 +16,7 @@ import {
   insufficientFunds,
   insufficientFundsForTransfer,
   RpcError,
+  txConstructionError,
 } from "../rpc/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -108,7 +109,13 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
       })),
     });
   }
-  const tx = createTx({ ...data, type }, { common: vm.common, freeze: false });
+  let tx: TypedTransaction;
+  try {
+    tx = createTx({ ...data, type }, { common: vm.common, freeze: false });
+  } catch (error) {
+    // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
+    throw txConstructionError(error);
+  }
   const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   // Impersonation: the sender is whoever the call names; there is no signature to recover.
   tx.getSenderAddress = () => sender;

@@ -4,9 +4,11 @@
  * chain whose forks are all active at block 0 (DESIGN: `createCustomCommon` breaks on header reload).
  */
 import { createCommonFromGethGenesis, Hardfork } from "@ethereumjs/common";
-import { Account, bigIntToHex, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
+import { RLP } from "@ethereumjs/rlp";
+import { Account, bigIntToHex, bytesToBigInt, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 
 import type { Common, CustomCrypto, GethGenesis, ParamsDict } from "@ethereumjs/common";
+import type { KZG } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { Hex } from "../rpc/schema.ts";
 
@@ -85,10 +87,71 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
   };
 }
 
-export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCrypto, hardfork?: string): Common {
+/** The chain's Common; `chainRlp` (blocks to import) places a merge that the genesis gives by TTD only. */
+export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCrypto, hardfork?: string, chainRlp?: Uint8Array): Common {
   const params = bpoBlobParams(genesis);
-  return createCommonFromGethGenesis(genesis, { chain: "preconf", customCrypto, params, ...(hardfork !== undefined && { hardfork }) });
+  const crypto = customCrypto.kzg === undefined ? { ...customCrypto, kzg: BLOCK_BODY_KZG } : customCrypto;
+  const scheduled = withMergeBlock(genesis, chainRlp);
+  return createCommonFromGethGenesis(scheduled, { chain: "preconf", customCrypto: crypto, params, ...(hardfork !== undefined && { hardfork }) });
 }
+
+/**
+ * EIP-3675 schedules the merge by total difficulty: the terminal PoW block is the first whose
+ * total difficulty reaches `terminalTotalDifficulty`, and its child is the first PoS block. geth
+ * genesis files may give TTD alone, but @ethereumjs/common 10 reads no TTD: without
+ * `mergeForkBlock` or `mergeNetsplitBlock` it puts the merge at block 0, and imported PoW blocks
+ * would run as PoS blocks (no block reward, wrong state root). When there are blocks to import, the
+ * merge block is read off their difficulties and written into the config as `mergeNetsplitBlock`.
+ * Without blocks the genesis is left as it is: every block the dev chain builds is PoS anyway.
+ */
+export function withMergeBlock(genesis: GethGenesis, chainRlp: Uint8Array | undefined): GethGenesis {
+  const { config } = genesis;
+  if (chainRlp === undefined || config.terminalTotalDifficulty === undefined || config.terminalTotalDifficulty === null) return genesis;
+  if (config.mergeForkBlock !== undefined || config.mergeNetsplitBlock !== undefined || config.terminalTotalDifficultyPassed === true) return genesis;
+  const ttd = BigInt(config.terminalTotalDifficulty);
+  let totalDifficulty = BigInt(genesis.difficulty ?? 0);
+  if (totalDifficulty >= ttd) return genesis;
+  let mergeBlock: bigint | undefined;
+  let last = 0n;
+  let rest = chainRlp;
+  try {
+    while (rest.length > 0 && mergeBlock === undefined) {
+      const { data, remainder } = RLP.decode(rest, true);
+      const header = (data as Uint8Array[][])[0]!;
+      // Header fields 7 and 8: difficulty and number (the yellow paper's order).
+      last = bytesToBigInt(header[8]!);
+      totalDifficulty += bytesToBigInt(header[7]!);
+      if (totalDifficulty >= ttd) mergeBlock = last + 1n;
+      rest = remainder;
+    }
+  } catch {
+    return genesis; // malformed blocks: decodeBlocks reports them
+  }
+  // TTD not reached by the imported blocks: the dev chain's own blocks, after them, are PoS.
+  mergeBlock ??= last + 1n;
+  return { ...genesis, config: { ...config, mergeNetsplitBlock: Number(mergeBlock) } };
+}
+
+const noKzg = (): never => {
+  throw new Error("KZG is not available: blob proofs cannot be checked");
+};
+/**
+ * ethereumjs refuses to decode any blob tx without a KZG library, though a block body carries only
+ * the blobs' versioned hashes and decoding never uses it. Imported chains hold blob txs, and their
+ * blocks are decoded again whenever they are read back from the blockchain (BLOCKHASH does), so
+ * without a real library the Common carries this stand-in: anything that would need KZG fails
+ * loudly. (Admission refuses blob txs by type, before decoding.)
+ */
+export const BLOCK_BODY_KZG: KZG = {
+  blobToKzgCommitment: noKzg,
+  computeBlobProof: noKzg,
+  verifyProof: noKzg,
+  verifyBlobProofBatch: noKzg,
+  computeCells: noKzg,
+  computeCellsAndProofs: noKzg,
+  recoverCellsAndProofs: noKzg,
+  verifyCellKzgProofBatch: noKzg,
+};
 
 /**
  * ethereumjs 10.1 reads a BPO fork's blob schedule as `target`/`max` params, but its geth-genesis

@@ -1,20 +1,27 @@
 /**
  * Chain import: concatenated RLP blocks (the format of geth's `export`, and of hive's chain.rlp)
- * are decoded, executed with `runBlock` (which checks state root, receipts root, bloom and gas
- * used) and turned into the same TxRecords that sealed blocks carry, so every read answers them.
+ * are decoded, validated against their parent, executed with `runBlock` and turned into the same
+ * TxRecords that sealed blocks carry, so every read answers them.
+ *
+ * What is checked, per block: the header's format for its fork (EIP-3675: a post-merge block has
+ * difficulty 0, nonce 0 and no uncles); against the parent: number, timestamp, gas limit, base
+ * fee (EIP-1559), excess blob gas (EIP-4844), blob gas limits and fees; the block body: tx
+ * signatures, transactions trie, uncle hash, withdrawals trie (EIP-4895); after execution: state
+ * root, receipts root, bloom, gas used and requests hash (EIP-7685). Not checked: proof-of-work
+ * seals (no ethash on a dev chain: nonce and mixHash of PoW blocks are taken as they are).
  */
 import { createBlockFromBytesArray } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToHex } from "@ethereumjs/util";
+import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import { runBlock } from "@ethereumjs/vm";
 
 import { feesOf } from "./admission.ts";
+import { BLOCK_BODY_KZG } from "./genesis.ts";
 
 import type { Block, BlockBytes } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { KZG } from "@ethereumjs/util";
 import type { RunTxResult, TxReceipt, VM } from "@ethereumjs/vm";
 import type { Hex } from "../rpc/schema.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
@@ -26,27 +33,9 @@ export class ChainImportError extends Error {
   }
 }
 
-/**
- * ethereumjs refuses to decode any blob tx without a KZG library, though a block body carries only
- * the blobs' versioned hashes and decoding never uses it. Without a real one, this stand-in lets
- * blocks decode; anything that would need KZG fails loudly.
- */
-const noKzg = (): never => {
-  throw new ChainImportError("KZG is not available: blob proofs cannot be checked");
-};
-const BLOCK_BODY_KZG: KZG = {
-  blobToKzgCommitment: noKzg,
-  computeBlobProof: noKzg,
-  verifyProof: noKzg,
-  verifyBlobProofBatch: noKzg,
-  computeCells: noKzg,
-  computeCellsAndProofs: noKzg,
-  recoverCellsAndProofs: noKzg,
-  verifyCellKzgProofBatch: noKzg,
-};
-
 /** Splits concatenated RLP blocks; each block's header picks its own fork (number and timestamp). */
 export function decodeBlocks(bytes: Uint8Array, chainCommon: Common): Block[] {
+  // Blob txs decode without KZG (see BLOCK_BODY_KZG), whatever Common the caller passes.
   const common = Object.assign(chainCommon.copy(), {
     customCrypto: { ...chainCommon.customCrypto, kzg: chainCommon.customCrypto.kzg ?? BLOCK_BODY_KZG },
   });
@@ -55,8 +44,12 @@ export function decodeBlocks(bytes: Uint8Array, chainCommon: Common): Block[] {
   while (rest.length > 0) {
     const { data, remainder } = RLP.decode(rest, true);
     if (!Array.isArray(data)) throw new ChainImportError(`block ${blocks.length}: not an RLP list`);
-    // Pre-merge PoW blocks: seals and difficulty are not checked (no ethash on a dev chain).
-    blocks.push(createBlockFromBytesArray(data as BlockBytes, { common, setHardfork: true, skipConsensusFormatValidation: true }));
+    // The header's number and timestamp pick its fork, and the fork its format rules.
+    try {
+      blocks.push(createBlockFromBytesArray(data as BlockBytes, { common, setHardfork: true }));
+    } catch (error) {
+      throw new ChainImportError(`block at index ${blocks.length}: ${messageOf(error)}`);
+    }
     rest = remainder;
   }
   return blocks;
@@ -66,7 +59,7 @@ export function decodeBlocks(bytes: Uint8Array, chainCommon: Common): Block[] {
 export async function importBlocks(vm: VM, blockchain: Blockchain, blocks: Block[]): Promise<SealedBlock[]> {
   const sealed: SealedBlock[] = [];
   for (const block of blocks) {
-    const transactions = await executeImportedBlock(vm, block);
+    const transactions = await executeImportedBlock(vm, blockchain, block);
     await blockchain.putBlock(block);
     sealed.push({ block, hash: bytesToHex(block.hash()) as Hex, transactions, fragmentCount: 0 });
   }
@@ -74,18 +67,28 @@ export async function importBlocks(vm: VM, blockchain: Blockchain, blocks: Block
 }
 
 /**
- * Executes `block` on the VM's current state (its parent's). `runBlock` throws when the block's
- * state root, receipts root, bloom or gas used differ from what execution produced.
+ * Validates `block` against its parent (the head of `blockchain`, whose state the VM holds) and
+ * executes it. `runBlock` validates the header and body before it runs the txs, and throws when
+ * the state root, receipts root, bloom, gas used or requests hash differ from what execution
+ * produced.
  */
-export async function executeImportedBlock(vm: VM, block: Block): Promise<TxRecord[]> {
-  const number = block.header.number;
+export async function executeImportedBlock(vm: VM, blockchain: Blockchain, block: Block): Promise<TxRecord[]> {
+  const { number, parentHash } = block.header;
   try {
-    const result = await runBlock(vm, { block, setHardfork: true, skipBlockValidation: true, skipHeaderValidation: true });
+    // The parent's header is enough (no body to decode again).
+    const head = await blockchain.getCanonicalHeadHeader();
+    if (!equalsBytes(parentHash, head.hash())) {
+      throw new Error(`parent hash ${bytesToHex(parentHash)} is not the hash of block ${head.number} (${bytesToHex(head.hash())})`);
+    }
+    block.validateBlobTransactions(head);
+    const result = await runBlock(vm, { block, setHardfork: true });
     return recordsOf(block, result.results, result.receipts);
   } catch (error) {
-    throw new ChainImportError(`block ${number}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ChainImportError(`block ${number}: ${messageOf(error)}`);
   }
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function recordsOf(block: Block, results: RunTxResult[], receipts: TxReceipt[]): TxRecord[] {
   const hash = bytesToHex(block.hash()) as Hex;

@@ -1,6 +1,7 @@
 /**
  * Drives fragments from the clock: in `interval` mode one fragment every `fragmentIntervalMs`
  * (the chain seals after `fragmentsPerBlock` of them); in `manual` mode nothing happens unless asked.
+ * evm_snapshot records how far into its interval the schedule is, and evm_revert resumes there.
  */
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Chain } from "./chain.ts";
@@ -15,6 +16,8 @@ export class Sequencer {
   #timer: TimerHandle | undefined;
   /** Errors of timer-driven fragments have no caller to reject; they are kept for the next advance. */
   #failure: unknown;
+  /** Clock time (ms) at which some fragment interval began: the schedule's phase. */
+  #intervalStart = 0;
 
   constructor(chain: Chain, clock: Clock, intervalMs: number, mode: MiningMode) {
     this.#chain = chain;
@@ -22,6 +25,7 @@ export class Sequencer {
     this.intervalMs = intervalMs;
     this.#mode = mode;
     if (mode === "interval") this.#start();
+    chain.addSnapshotPart({ capture: () => this.#capturePhase() });
   }
 
   get mode(): MiningMode {
@@ -60,11 +64,34 @@ export class Sequencer {
     this.#stop();
   }
 
-  #start(): void {
-    this.#timer = this.#clock.every(this.intervalMs, () => {
-      this.#chain.produceFragment().catch((error: unknown) => {
-        this.#failure = error;
-      });
+  /** Snapshot taken 80 ms into a 200 ms interval: after the revert, the next fragment comes 120 ms later. */
+  #capturePhase(): () => void {
+    if (this.#mode !== "interval") return () => undefined;
+    const elapsed = (this.#clock.now() - this.#intervalStart) % this.intervalMs;
+    const phase = elapsed < 0 ? elapsed + this.intervalMs : elapsed;
+    return () => {
+      if (this.#mode !== "interval") return;
+      this.#stop();
+      this.#start(this.intervalMs - phase);
+    };
+  }
+
+  /** The first fragment after `firstDelayMs`, then one every interval. */
+  #start(firstDelayMs = this.intervalMs): void {
+    this.#intervalStart = this.#clock.now() + firstDelayMs - this.intervalMs;
+    if (firstDelayMs === this.intervalMs) {
+      this.#timer = this.#clock.every(this.intervalMs, () => this.#tick());
+      return;
+    }
+    this.#timer = this.#clock.after(firstDelayMs, () => {
+      this.#timer = this.#clock.every(this.intervalMs, () => this.#tick());
+      this.#tick();
+    });
+  }
+
+  #tick(): void {
+    this.#chain.produceFragment().catch((error: unknown) => {
+      this.#failure = error;
     });
   }
 

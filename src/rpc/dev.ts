@@ -9,10 +9,10 @@ import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
-import { CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
-import { invalidParams } from "./errors.ts";
+import { checkSendLimits, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
+import { invalidParams, txConstructionError } from "./errors.ts";
 import { formatTransaction } from "./format.ts";
-import { address, bytes, hash, quantity } from "./schema.ts";
+import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
 
 import type { Chain } from "../node/chain.ts";
@@ -24,11 +24,6 @@ import type { MethodTable } from "./table.ts";
 
 /** Hardhat accepts JSON numbers as well as hex quantities for times and counts. */
 const numeric = z.union([z.number().int().nonnegative().safe().transform(BigInt), quantity]);
-/** A storage slot: a quantity, or 32 bytes with leading zeros (anvil accepts both). */
-const slot = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a 0x-prefixed storage slot of at most 32 bytes")
-  .transform((value) => BigInt(value));
 const word = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")
@@ -63,7 +58,21 @@ function lastTimestamp(chain: Chain): bigint {
   return chain.open.fragments.length > 0 ? chain.open.header.timestamp : chain.latest.block.header.timestamp;
 }
 
+/**
+ * The latest timestamp a dev method may set: @ethereumjs/common compares timestamps as JS numbers
+ * when it picks the hardfork, so one past 2^53 breaks every later block. 2^52 leaves 2^52 blocks
+ * (each a second later than its parent) before that point.
+ */
+export const MAX_TIMESTAMP = 2n ** 52n;
+/** hardhat_mine seals every block it mines (~1.5 ms and a few KiB each): more would stall the node. */
+export const MAX_MINE_BLOCKS = 100_000n;
+
+function checkTimestamp(timestamp: bigint, field: string): void {
+  if (timestamp > MAX_TIMESTAMP) throw invalidParams(field, `timestamp ${timestamp} exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
+}
+
 async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: string): Promise<void> {
+  checkTimestamp(timestamp, field);
   const last = lastTimestamp(ctx.chain);
   if (timestamp <= last) {
     throw invalidParams(field, `timestamp ${timestamp} is lower than or equal to previous block's timestamp ${last}`);
@@ -124,16 +133,27 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
  * and admitted without a signature.
  */
 async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
+  checkSendLimits(ctx, request);
   const { type, fields } = await fillTransaction(ctx, request);
-  const tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
+  let tx: ReturnType<typeof impersonatedTransaction>;
+  try {
+    tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
+  } catch (error) {
+    throw txConstructionError(error);
+  }
   return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
 }
 
 /** The `from` of eth_sendTransaction's first param, before any schema runs. */
 function senderOf(params: unknown): string | undefined {
-  const first: unknown = Array.isArray(params) ? params[0] : undefined;
-  if (typeof first !== "object" || first === null || !("from" in first)) return undefined;
-  return typeof first.from === "string" ? first.from : undefined;
+  try {
+    const first: unknown = Array.isArray(params) ? params[0] : undefined;
+    if (typeof first !== "object" || first === null || !("from" in first)) return undefined;
+    return typeof first.from === "string" ? first.from : undefined;
+  } catch {
+    // Unreadable params (a throwing getter, in process): the table's schema refuses them.
+    return undefined;
+  }
 }
 
 /**
@@ -167,12 +187,21 @@ const hardhatMethods: MethodTable = {
     return "0";
   }),
   hardhat_mine: method(positional(quantity.optional(), quantity.optional()), async ([count, interval], ctx) => {
-    await mineBlocks(ctx, count ?? 1n, interval ?? 1n);
+    const blocks = count ?? 1n;
+    if (blocks > MAX_MINE_BLOCKS) throw invalidParams("params[0]", `at most ${MAX_MINE_BLOCKS} blocks per call`);
+    // Checked up front: a later block past the limit would leave the first ones mined.
+    if (blocks > 1n) checkTimestamp(lastTimestamp(ctx.chain) + 1n + (interval ?? 1n) * (blocks - 1n), "params[1]");
+    await mineBlocks(ctx, blocks, interval ?? 1n);
     return true;
   }),
 
   /** Answers the total offset, in seconds, as a decimal string (as Hardhat does). */
-  evm_increaseTime: method(positional(numeric), async ([seconds], ctx) => (await ctx.chain.adjustTime({ increaseBy: seconds })).toString()),
+  evm_increaseTime: method(positional(numeric), async ([seconds], ctx) => {
+    const now = BigInt(Math.floor(ctx.options.clock.now() / 1000)) + ctx.chain.timeOffset;
+    const base = now > lastTimestamp(ctx.chain) ? now : lastTimestamp(ctx.chain);
+    checkTimestamp(base + 1n + seconds, "params[0]");
+    return (await ctx.chain.adjustTime({ increaseBy: seconds })).toString();
+  }),
   evm_setNextBlockTimestamp: method(positional(numeric), async ([timestamp], ctx) => {
     await setNextTimestamp(ctx, timestamp, "params[0]");
     return timestamp.toString();
@@ -198,6 +227,8 @@ const hardhatMethods: MethodTable = {
     editAccount(ctx, who, (account) => {
       // Hardhat refuses to move a nonce backwards: txs already counted on it would repeat.
       if (nonce < account.nonce) throw invalidParams("params[1]", `new nonce ${nonce} must not be smaller than the existing nonce ${account.nonce}`);
+      // EIP-2681: an account nonce is at most 2^64 - 1.
+      if (nonce > 0xffffffffffffffffn) throw invalidParams("params[1]", "nonce exceeds 2^64 - 1 (EIP-2681)");
       account.nonce = nonce;
     }),
   ),
@@ -209,7 +240,7 @@ const hardhatMethods: MethodTable = {
       return true;
     }),
   ),
-  hardhat_setStorageAt: method(positional(address, slot, word), ([who, position, value], ctx) =>
+  hardhat_setStorageAt: method(positional(address, storageSlot, word), ([who, position, value], ctx) =>
     ctx.chain.editState(async (vm) => {
       const where = createAddressFromString(who);
       if ((await vm.stateManager.getAccount(where)) === undefined) await vm.stateManager.putAccount(where, new Account());

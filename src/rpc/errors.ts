@@ -60,6 +60,10 @@ export const parseError = (reason?: string) =>
 export const invalidRequest = (reason: string) =>
   new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
 
+/** go-ethereum's "batch too large" (-32600), with our limit in `data`. */
+export const batchTooLarge = (limit: number) =>
+  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
+
 export const methodNotFound = (method: string) =>
   new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
 
@@ -117,10 +121,29 @@ export const gasRequiredExceedsAllowance = (cap: bigint) =>
 
 export const insufficientFundsForTransfer = () => new RpcError(ErrorCode.server, "insufficient funds for transfer");
 
+/**
+ * What ethereumjs' refusal to build a tx from call or send params means for the caller: a value
+ * no tx can hold is `-32602`; a nonce at 2^64 - 1 (reachable with hardhat_setNonce) and oversized
+ * initcode are go-ethereum's -32000 errors. Anything else is a bug (-32603).
+ */
+export function txConstructionError(error: unknown, field = "params[0]"): RpcError {
+  if (isRpcError(error)) return error;
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/ \(tx type=.*$/s, "");
+  if (/nonce cannot equal or exceed MAX_UINT64/.test(reason)) return new RpcError(ErrorCode.server, "nonce has max value", { reason });
+  if (/initcode size/i.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.maxInitCodeSize, { reason });
+  if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.tipAboveFeeCap);
+  if (/cannot exceed MAX_INTEGER|cannot exceed MAX_UINT64|Invalid EIP-7702 transaction/.test(reason)) return invalidParams(field, reason);
+  return internalError(error);
+}
+
 export const transactionTimeout = (hash: string, timeoutMs: number) =>
   new RpcError(ErrorCode.timeout, `The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, hash);
 
 export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
+
+/** A block older than the state dump the chain was loaded from: its state was not dumped (geth's wording). */
+export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) =>
+  new RpcError(ErrorCode.server, "historical state not available", { block: bigIntToHex(block), loadedAt: bigIntToHex(loadedAt) });
 
 // ── Filters and subscriptions (go-ethereum's texts) ─────────────────────────────────────────────
 

@@ -6,9 +6,9 @@ import { z } from "zod";
 
 import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
-import { admissionError, RpcError, ErrorCode, unknownBlock } from "./errors.ts";
+import { admissionError, invalidParams, RpcError, ErrorCode, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
-import { address, blockSelector, bytes, callRequest, hash, LATEST, PENDING, quantity, smallQuantity, transactionFields } from "./schema.ts";
+import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -151,10 +151,24 @@ function feeHistory(ctx: MethodContext, count: number, newest: BlockSelector, pe
 
 const sendTransactionRequest = transactionFields
   .pick({ to: true, gas: true, gasPrice: true, maxFeePerGas: true, maxPriorityFeePerGas: true, value: true, data: true, input: true, nonce: true, type: true, chainId: true, accessList: true })
-  .extend({ from: address });
+  .extend({ from: address })
+  .superRefine(checkTransactionFields);
 
 export type SendTransactionRequest = z.output<typeof sendTransactionRequest>;
 export const sendTransactionParams = positional(sendTransactionRequest);
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/**
+ * Params no tx can carry once filled in: gas limit × fee per gas above 2^256 - 1 (the gas limit
+ * defaults to at most the block's). Checked before a wallet prompt, so the policy never sees them.
+ */
+export function checkSendLimits(ctx: MethodContext, request: SendTransactionRequest): void {
+  const { header } = ctx.chain.open;
+  const gas = request.gas ?? header.gasLimit;
+  const fee = request.gasPrice ?? request.maxFeePerGas ?? 2n * header.baseFeePerGas + (request.maxPriorityFeePerGas ?? SUGGESTED_TIP);
+  if (gas * fee > MAX_UINT256) throw invalidParams("params[0]", "gas limit × fee per gas exceeds 2^256 - 1");
+}
 
 /**
  * Fills in what a wallet fills in (nonce, gas, fees), signs with the dev key of `from` and submits
@@ -166,9 +180,15 @@ export async function signAndSend(ctx: MethodContext, request: SendTransactionRe
   if (request.chainId !== undefined && request.chainId !== ctx.chain.chainId) {
     throw new RpcError(ErrorCode.invalidParams, "Invalid params", { field: "params[0].chainId", reason: "chainId does not match the node's" });
   }
+  checkSendLimits(ctx, request);
   const { type, fields } = await fillTransaction(ctx, request);
-  const tx = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey));
-  return ctx.chain.sendRawTransaction(tx.serialize());
+  let signed: Uint8Array;
+  try {
+    signed = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey)).serialize();
+  } catch (error) {
+    throw txConstructionError(error);
+  }
+  return ctx.chain.sendRawTransaction(signed);
 }
 
 /**
@@ -257,7 +277,7 @@ export const ethMethods: MethodTable = {
   eth_getCode: method(positional(address, blockSelector.optional()), ([who, selector], ctx) =>
     readAccount(ctx, selector, async (vm) => bytesToHex(await vm.stateManager.getCode(createAddressFromString(who)))),
   ),
-  eth_getStorageAt: method(positional(address, quantity, blockSelector.optional()), ([who, slot, selector], ctx) =>
+  eth_getStorageAt: method(positional(address, storageSlot, blockSelector.optional()), ([who, slot, selector], ctx) =>
     readAccount(ctx, selector, async (vm) => {
       const key = setLengthLeft(hexToBytes(bigIntToHex(slot)), 32);
       const address = createAddressFromString(who);

@@ -3,6 +3,7 @@ import { devMethods, withImpersonation } from "./dev.ts";
 import { ethMethods } from "./eth.ts";
 import { filterMethods } from "./filters.ts";
 import { preconfMethods } from "./preconf.ts";
+import { stateMethods } from "./state.ts";
 import { statusMethods } from "./status.ts";
 import { subscriptionMethods } from "./subscriptions.ts";
 import { walletMethods } from "./wallet.ts";
@@ -19,4 +20,5 @@ export const methods: MethodTable = withImpersonation({
   ...subscriptionMethods,
   ...filterMethods,
   ...devMethods,
+  ...stateMethods,
 });

@@ -6,6 +6,9 @@ import { method, positional } from "./table.ts";
 
 import type { MethodTable } from "./table.ts";
 
+/** Each interval may be a fragment and every tenth a block: more would stall the node for minutes. */
+const MAX_ADVANCE = 100_000;
+
 export const preconfMethods: MethodTable = {
   /** Produces one fragment now; answers its block number and index. */
   preconf_fragment: method(positional(), async (_, ctx) => {
@@ -17,8 +20,8 @@ export const preconfMethods: MethodTable = {
     const sealed = await ctx.chain.seal();
     return { number: bigIntToHex(sealed.block.header.number), hash: sealed.hash };
   }),
-  /** Moves the clock by n fragment intervals (1 by default). */
-  preconf_advance: method(positional(smallQuantity.optional()), async ([count], ctx) => {
+  /** Moves the clock by n fragment intervals (1 by default; at most 100,000, as hardhat_mine's blocks). */
+  preconf_advance: method(positional(smallQuantity.refine((count) => count <= MAX_ADVANCE, `at most ${MAX_ADVANCE} intervals per call`).optional()), async ([count], ctx) => {
     await ctx.sequencer.advance(count ?? 1);
     return null;
   }),

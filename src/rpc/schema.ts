@@ -20,8 +20,23 @@ export const quantity = z
   .refine((value) => value.length <= 66, "quantity exceeds 256 bits")
   .transform((value) => BigInt(value));
 
+/** A quantity of at most 64 bits (gas, as go-ethereum's hexutil.Uint64). */
+export const uint64 = quantity.refine((value) => value <= 0xffffffffffffffffn, "quantity exceeds 64 bits");
+
+/** A tx nonce: below 2^64 - 1 (EIP-2681). */
+export const txNonce = quantity.refine((value) => value < 0xffffffffffffffffn, "nonce must be below 2^64 - 1 (EIP-2681)");
+
 /** A quantity that must fit a JavaScript number (indices, counts, timeouts). */
 export const smallQuantity = quantity.refine((value) => value <= BigInt(Number.MAX_SAFE_INTEGER), "quantity too large").transform(Number);
+
+/**
+ * A storage slot: hex of up to 32 bytes, leading zeros allowed (viem pads mapping slots to 32
+ * bytes; go-ethereum's eth_getStorageAt decodes the key as a hash, not a quantity).
+ */
+export const storageSlot = z
+  .string({ invalid_type_error: "expected a hex storage slot string" })
+  .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a 0x-prefixed hex storage slot of at most 32 bytes")
+  .transform((value) => BigInt(value));
 
 export const bytes = z
   .string({ invalid_type_error: "expected a hex data string" })
@@ -77,7 +92,7 @@ const accessListItem = z.object({ address, storageKeys: z.array(hash) });
 const authorization = z.object({
   chainId: quantity,
   address,
-  nonce: quantity,
+  nonce: uint64,
   yParity: quantity.optional(),
   v: quantity.optional(),
   r: quantity,
@@ -92,7 +107,7 @@ const authorization = z.object({
 export const transactionFields = z.object({
   from: address.optional(),
   to: address.nullable().optional(),
-  gas: quantity.optional(),
+  gas: uint64.optional(),
   gasPrice: quantity.optional(),
   maxFeePerGas: quantity.optional(),
   maxPriorityFeePerGas: quantity.optional(),
@@ -100,38 +115,43 @@ export const transactionFields = z.object({
   value: quantity.optional(),
   data: bytes.optional(),
   input: bytes.optional(),
-  nonce: quantity.optional(),
+  nonce: txNonce.optional(),
   type: quantity.optional(),
   chainId: quantity.optional(),
   accessList: z.array(accessListItem).optional(),
-  authorizationList: z.array(authorization).optional(),
+  authorizationList: z.array(authorization).min(1, "an EIP-7702 authorization list must not be empty").optional(),
   blobVersionedHashes: z.array(hash).optional(),
 });
 
-export const callRequest = transactionFields
-  .superRefine((tx, ctx) => {
-    if (tx.gasPrice !== undefined && (tx.maxFeePerGas !== undefined || tx.maxPriorityFeePerGas !== undefined)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified",
-        path: ["gasPrice"],
-      });
-    }
-    if (tx.data !== undefined && tx.input !== undefined && !equalBytes(tx.data, tx.input)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: "both data and input specified and they are different",
-        path: ["input"],
-      });
-    }
-    if (tx.maxFeePerGas !== undefined && tx.maxPriorityFeePerGas !== undefined && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: "maxFeePerGas must be greater than or equal to maxPriorityFeePerGas",
-        path: ["maxPriorityFeePerGas"],
-      });
-    }
-  });
+/** Fee and data fields that contradict each other (go-ethereum's TransactionArgs checks). */
+export function checkTransactionFields(
+  tx: Pick<z.output<typeof transactionFields>, "gasPrice" | "maxFeePerGas" | "maxPriorityFeePerGas" | "data" | "input">,
+  ctx: z.RefinementCtx,
+): void {
+  if (tx.gasPrice !== undefined && (tx.maxFeePerGas !== undefined || tx.maxPriorityFeePerGas !== undefined)) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified",
+      path: ["gasPrice"],
+    });
+  }
+  if (tx.data !== undefined && tx.input !== undefined && !equalBytes(tx.data, tx.input)) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: "both data and input specified and they are different",
+      path: ["input"],
+    });
+  }
+  if (tx.maxFeePerGas !== undefined && tx.maxPriorityFeePerGas !== undefined && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: "maxFeePerGas must be greater than or equal to maxPriorityFeePerGas",
+      path: ["maxPriorityFeePerGas"],
+    });
+  }
+}
+
+export const callRequest = transactionFields.superRefine(checkTransactionFields);
 
 export type CallRequest = z.output<typeof callRequest>;
 

@@ -54,7 +54,13 @@ export function fieldOf(path: (string | number)[]): string {
 export async function dispatch(table: MethodTable, ctx: MethodContext, name: string, params: unknown): Promise<unknown> {
   const spec = Object.hasOwn(table, name) ? table[name] : undefined;
   if (spec === undefined) throw methodNotFound(name);
-  const parsed = spec.params.safeParse(params);
+  let parsed: z.SafeParseReturnType<unknown, unknown>;
+  try {
+    parsed = spec.params.safeParse(params);
+  } catch (error) {
+    // In process, params can be anything: a getter or a proxy that throws is unreadable params.
+    throw invalidParams("params", error instanceof Error ? error.message : String(error));
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw invalidParams(fieldOf(issue.path), issue.message);

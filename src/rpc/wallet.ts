@@ -16,7 +16,7 @@ import {
   switchEthereumChainParams,
   watchAssetParams,
 } from "../wallet/validate.ts";
-import { sendTransactionParams, signAndSend } from "./eth.ts";
+import { checkSendLimits, sendTransactionParams, signAndSend } from "./eth.ts";
 import { chainDisconnected, invalidParams, unrecognizedChain } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
@@ -35,6 +35,15 @@ function accountKey(wallet: Wallet, address: Hex, field: string): Hex {
   return key;
 }
 
+/**
+ * The log keeps params as an in-process caller sent them (bigints included); over JSON-RPC they
+ * are answered as JSON, bigints as 0x quantities, so every transport can serialize the answer.
+ */
+function jsonSafe(value: unknown): unknown {
+  const text = JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? `0x${item.toString(16)}` : item));
+  return text === undefined ? null : (JSON.parse(text) as unknown);
+}
+
 const decision: z.ZodType<Decision> = z.union([
   z.enum(DECISION_NAMES),
   z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict(),
@@ -48,7 +57,8 @@ const policyConfig = z.union([
     .object({
       default: decision.optional(),
       methods: z.record(promptingMethod, decision).optional(),
-      delayMs: z.number().int().min(0).optional(),
+      // Timers fire at once above 2^31 - 1 ms (Node's setTimeout limit), so a longer delay is refused.
+      delayMs: z.number().int().min(0).max(0x7fffffff).optional(),
       manual: z.boolean().optional(),
       switchOnAdd: z.boolean().optional(),
       reset: z.boolean().optional(),
@@ -137,6 +147,7 @@ export const walletMethods: MethodTable = {
       validate: () => {
         const [request] = parseParams(sendTransactionParams, params);
         accountKey(ctx.wallet, request.from, "params[0].from");
+        checkSendLimits(ctx, request);
         return request;
       },
       perform: (request) => signAndSend(ctx, request),
@@ -183,9 +194,9 @@ export const walletMethods: MethodTable = {
     wallet.policy.queue(name, ...decisions);
     return wallet.policy.queued(name).length;
   }),
-  preconf_walletRequests: method(positional(), (_, { wallet }) => wallet.requests),
+  preconf_walletRequests: method(positional(), (_, { wallet }) => jsonSafe(wallet.requests)),
   /** Manual mode over JSON-RPC: the waiting prompts, and an answer to one of them. */
-  preconf_walletPending: method(positional(), (_, { wallet }) => wallet.policy.pending()),
+  preconf_walletPending: method(positional(), (_, { wallet }) => jsonSafe(wallet.policy.pending())),
   preconf_resolveWalletRequest: method(positional(z.number().int(), decision), ([id, chosen], { wallet }) => {
     if (!wallet.policy.pending().some((pending) => pending.id === id)) throw invalidParams("params[0]", `no pending wallet request with id ${id}`);
     if (chosen === "approve") wallet.policy.approve(id);

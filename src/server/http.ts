@@ -1,16 +1,19 @@
 /**
  * The JSON-RPC server: HTTP and WebSocket on one port (DECISIONS §1). HTTP takes `POST` with
  * `Content-Type: application/json` (405, 415 otherwise), refuses bodies above the limit with 413
- * before parsing, answers CORS preflights, and never answers with anything but JSON-RPC.
+ * before parsing, answers CORS preflights for the origins it is told to allow (none by default),
+ * and never answers with anything but JSON-RPC. Timeouts bound slow and stuck clients: a request
+ * whose headers or body do not arrive in time is answered 408 by Node and its connection closed.
  */
 import { createServer } from "node:http";
+import { isIP } from "node:net";
 
 import { invalidRequest, notificationsNotSupported } from "../rpc/errors.ts";
-import { answerText, errorResponse } from "./jsonrpc.ts";
+import { answerText, DEFAULT_MAX_BATCH, errorResponse } from "./jsonrpc.ts";
 import { attachWebSocket } from "./ws.ts";
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { PreconfProvider } from "../provider.ts";
 import type { RequestHandler } from "./jsonrpc.ts";
 
@@ -22,11 +25,29 @@ export interface ServerOptions {
   host?: string;
   /** Port (8545); 0 picks a free one. */
   port?: number;
-  /** Origins allowed by CORS and for WebSocket upgrades: "*" (default) or a list. */
+  /**
+   * Origins that get CORS headers and may open WebSockets: none by default (opt-in), a list of
+   * exact origins (`"http://localhost:3000"`), or `"*"` for any. Clients that send no `Origin`
+   * (curl, Node, wallets' background pages that bypass CORS) are served either way.
+   */
   allowedOrigins?: "*" | readonly string[];
-  /** Largest request body, in bytes (5 MiB). */
+  /** Largest HTTP request body and WebSocket message, in bytes (5 MiB). */
   maxBodyBytes?: number;
-  /** Where warnings go (console.warn). */
+  /** Most requests in one batch (1000, as go-ethereum); 0 for no limit. */
+  maxBatch?: number;
+  /** Time for a request's headers to arrive (10 s); then 408 and the connection closes. */
+  headersTimeoutMs?: number;
+  /** Time for a whole request, headers and body, to arrive (30 s); then 408. */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept (5 s). */
+  keepAliveTimeoutMs?: number;
+  /** A connection with no traffic either way for this long is closed (120 s), e.g. a client that stopped reading. */
+  idleTimeoutMs?: number;
+  /** A WebSocket whose unsent data (responses, notifications) exceeds this is dropped (16 MiB). */
+  wsMaxBufferedBytes?: number;
+  /** Requests of one WebSocket answered at once; beyond it the server stops reading from it (64). */
+  wsMaxInFlight?: number;
+  /** Where warnings go (console.warn, i.e. stderr). */
   warn?: (message: string) => void;
 }
 
@@ -37,17 +58,33 @@ export interface RunningServer {
   wsUrl: string;
   port: number;
   host: string;
-  /** Stops listening and ends every HTTP and WebSocket connection. */
+  /** Open connections (HTTP and WebSocket) at this moment. */
+  readonly connections: number;
+  /** Stops listening and ends every connection: keep-alive HTTP, half-sent requests, WebSockets. */
   close(): Promise<void>;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+export const DEFAULT_WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_WS_MAX_IN_FLIGHT = 64;
+export { DEFAULT_MAX_BATCH };
+
+/** 127.0.0.0/8, ::1 and the name localhost. */
+export function isLoopback(host: string): boolean {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (bare === "localhost" || bare === "::1") return true;
+  if (bare.startsWith("::ffff:")) return isLoopback(bare.slice("::ffff:".length));
+  return isIP(bare) === 4 && bare.startsWith("127.");
+}
 
 /** Bound beyond loopback, the chain (and the funds of its publicly known keys) is reachable by others. */
 export function bindWarning(host: string): string | undefined {
-  if (LOOPBACK.has(host)) return undefined;
-  return `hardhat-preconf is listening on ${host}: anyone who can reach it can use the chain and its publicly known dev keys.`;
+  if (isLoopback(host)) return undefined;
+  return `Warning: hardhat-preconf is listening on ${host}: anyone who can reach it can use the chain and its publicly known dev keys.`;
 }
 
 /** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
@@ -56,16 +93,27 @@ export function allowedOrigin(allowed: "*" | readonly string[], origin: string |
   return origin !== undefined && allowed.includes(origin) ? origin : undefined;
 }
 
-function setCors(req: IncomingMessage, res: ServerResponse, allowed: "*" | readonly string[]): void {
-  const origin = allowedOrigin(allowed, req.headers.origin);
-  if (origin === undefined) return;
-  res.setHeader("Access-Control-Allow-Origin", origin);
-  if (origin !== "*") res.setHeader("Vary", "Origin");
+/** `--cors` / `allowedOrigins` from text: "*" or a comma-separated list of origins. */
+export function parseOrigins(text: string): "*" | string[] {
+  const items = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.includes("*")) return "*";
+  for (const item of items) {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new TypeError(`"${item}" is not an origin (scheme://host[:port])`);
+    }
+    // Browsers send exactly `scheme://host[:port]`: a path or a trailing slash would never match.
+    if (url.origin !== item) throw new TypeError(`"${item}" is not an origin: use "${url.origin}"`);
+  }
+  return items;
 }
 
 function send(res: ServerResponse, status: number, body?: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
-  res.writeHead(status, body === undefined ? headers : { "Content-Type": "application/json", ...headers });
+  // The client may be gone (closed, timed out, server shutting down): nothing to answer.
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, body === undefined ? headers : { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...headers });
   res.end(body);
 }
 
@@ -76,24 +124,54 @@ function isJson(contentType: string | undefined): boolean {
   return mediaType === "application/json";
 }
 
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). */
+/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). Rejects when the client goes away first. */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let done = false;
     req.on("data", (chunk: Buffer) => {
+      if (done) return;
       size += chunk.length;
       if (size > limit) {
-        req.removeAllListeners("data");
+        done = true;
+        chunks.length = 0;
         req.pause();
         resolve(undefined);
         return;
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => {
+      done = true;
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
     req.on("error", reject);
+    // A truncated body (the client closed before Content-Length bytes) ends in `close` without `end`.
+    req.on("close", () => {
+      if (!done) reject(new Error("request aborted"));
+    });
   });
+}
+
+/** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */
+function drained(socket: Socket): Promise<void> {
+  if (!socket.writableNeedDrain || socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off("drain", done);
+      socket.off("close", done);
+      resolve();
+    };
+    socket.on("drain", done);
+    socket.on("close", done);
+  });
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  return value;
 }
 
 /**
@@ -103,15 +181,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * @example
  * ```ts
  * const provider = await createPreconfProvider();
- * const server = await startServer(provider, { port: 8545 });
+ * const server = await startServer(provider, { port: 8545, allowedOrigins: ["http://localhost:3000"] });
  * console.log(server.url); // http://127.0.0.1:8545
  * await server.close();
  * ```
  */
 export async function startServer(provider: ServedProvider, options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  const allowed = options.allowedOrigins ?? "*";
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const allowed = options.allowedOrigins ?? [];
+  const limit = nonNegative("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+  const maxBatch = nonNegative("maxBatch", options.maxBatch, DEFAULT_MAX_BATCH);
+  const requestTimeout = nonNegative("requestTimeoutMs", options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+  // Node refuses a headers timeout above the request timeout.
+  const headersTimeout = Math.min(
+    nonNegative("headersTimeoutMs", options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS),
+    requestTimeout === 0 ? Infinity : requestTimeout,
+  );
+  const keepAliveTimeout = nonNegative("keepAliveTimeoutMs", options.keepAliveTimeoutMs, DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  const idleTimeout = nonNegative("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
   const warn = options.warn ?? ((message: string) => console.warn(message));
 
   // HTTP cannot push notifications: subscriptions are refused as go-ethereum does.
@@ -121,13 +208,20 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
-    setCors(req, res, allowed);
+    const origin = allowedOrigin(allowed, req.headers.origin);
+    if (origin !== undefined) {
+      res.setHeader("Access-Control-Allow-Origin", origin);
+      if (origin !== "*") res.setHeader("Vary", "Origin");
+    }
     if (req.method === "OPTIONS") {
+      // A preflight from an origin not allowed gets no CORS headers: the browser then refuses the call.
       const requested = req.headers["access-control-request-headers"];
-      send(res, 204, undefined, {
+      send(res, 204, undefined, origin === undefined ? {} : {
         "Access-Control-Allow-Methods": "POST, OPTIONS",
         "Access-Control-Allow-Headers": typeof requested === "string" ? requested : "Content-Type",
         "Access-Control-Max-Age": "600",
+        // Chrome's Private Network Access: a public page calling localhost asks for this.
+        ...(req.headers["access-control-request-private-network"] === "true" && { "Access-Control-Allow-Private-Network": "true" }),
       });
       return;
     }
@@ -146,18 +240,50 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerText(body, handle);
+    const text = await answerText(body, handle, { maxBatch });
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };
 
-  const server = createServer((req, res) => {
-    onRequest(req, res).catch((error: unknown) => {
-      // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
-      send(res, 500, JSON.stringify(errorResponse(null, error)));
-    });
+  const turns = new WeakMap<Socket, Promise<void>>();
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout || Infinity) / 4))),
+    },
+    (req, res) => {
+      const { socket } = req;
+      // Pipelined requests of one connection run one after another, each only once the answers
+      // before it have left the process: a client that never reads holds one answer, not all.
+      const turn = (turns.get(socket) ?? Promise.resolve())
+        .then(() => drained(socket))
+        .then(() => (socket.destroyed ? undefined : onRequest(req, res)))
+        .catch((error: unknown) => {
+          // The client went away mid-body: no one to answer.
+          if (req.destroyed && !req.complete) return;
+          // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
+          send(res, 500, JSON.stringify(errorResponse(null, error)));
+        });
+      turns.set(socket, turn);
+    },
+  );
+  server.setTimeout(idleTimeout);
+  // Every socket, including upgraded and refused ones, so that close() can end them all.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
   });
-  const webSocket = attachWebSocket(server, provider, (origin) => allowedOrigin(allowed, origin) !== undefined, limit);
+  const webSocket = attachWebSocket(server, provider, {
+    isOriginAllowed: (origin) => allowedOrigin(allowed, origin) !== undefined,
+    maxPayload: limit,
+    maxBatch,
+    maxBufferedBytes: nonNegative("wsMaxBufferedBytes", options.wsMaxBufferedBytes, DEFAULT_WS_MAX_BUFFERED_BYTES),
+    maxInFlight: Math.max(1, nonNegative("wsMaxInFlight", options.wsMaxInFlight, DEFAULT_WS_MAX_IN_FLIGHT)),
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -177,11 +303,15 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     wsUrl: `ws://${shownHost}:${port}`,
     port,
     host,
+    get connections() {
+      return sockets.size;
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
-        webSocket.close();
         server.close(() => resolve());
+        webSocket.close();
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return closing;
     },

@@ -4,7 +4,7 @@
  * response), batches are answered in order, and nothing a handler throws escapes as anything but
  * a JSON-RPC error.
  */
-import { internalError, invalidRequest, isRpcError, parseError } from "../rpc/errors.ts";
+import { batchTooLarge, internalError, invalidRequest, isRpcError, parseError } from "../rpc/errors.ts";
 
 export type JsonRpcId = number | string | null;
 
@@ -23,6 +23,13 @@ export type Params = readonly unknown[] | object | undefined;
 
 /** Answers one method call; what it throws becomes the response's `error`. */
 export type RequestHandler = (method: string, params: Params) => Promise<unknown>;
+
+export interface FramingLimits {
+  /** Most requests in one batch (1000, go-ethereum's default); 0 for no limit. */
+  maxBatch?: number;
+}
+
+export const DEFAULT_MAX_BATCH = 1000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -70,11 +77,18 @@ async function answerOne(request: unknown, handle: RequestHandler): Promise<Json
 
 /**
  * Answers a parsed body: a response, an array of responses (a batch), or undefined when nothing
- * is to be sent (notifications only). Batch items run one after another, in order.
+ * is to be sent (notifications only). Batch items run one after another, in order. A batch above
+ * the limit runs nothing and is answered, as go-ethereum does, by a one-element array whose error
+ * carries the id of the batch's first call.
  */
-export async function answer(body: unknown, handle: RequestHandler): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+export async function answer(body: unknown, handle: RequestHandler, limits: FramingLimits = {}): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
   if (!Array.isArray(body)) return answerOne(body, handle);
   if (body.length === 0) return errorResponse(null, invalidRequest("empty batch"));
+  const maxBatch = limits.maxBatch ?? DEFAULT_MAX_BATCH;
+  if (maxBatch > 0 && body.length > maxBatch) {
+    const first = body.find((item): item is Record<string, unknown> => isRecord(item) && "id" in item && isId(item.id));
+    return [errorResponse(first === undefined ? null : (first.id as JsonRpcId), batchTooLarge(maxBatch))];
+  }
   const responses: JsonRpcResponse[] = [];
   for (const request of body) {
     const response = await answerOne(request, handle);
@@ -96,13 +110,13 @@ function serialize(response: JsonRpcResponse | JsonRpcResponse[]): string {
 }
 
 /** Answers a request body as text: parse (-32700 when not JSON), answer, serialize. */
-export async function answerText(text: string, handle: RequestHandler): Promise<string | undefined> {
+export async function answerText(text: string, handle: RequestHandler, limits: FramingLimits = {}): Promise<string | undefined> {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (error) {
     return serialize(errorResponse(null, parseError(error instanceof Error ? error.message : undefined)));
   }
-  const response = await answer(body, handle);
+  const response = await answer(body, handle, limits);
   return response === undefined ? undefined : serialize(response);
 }

@@ -2,6 +2,9 @@
  * JSON-RPC over WebSocket on the HTTP server's port: the same framing as HTTP, plus subscriptions.
  * The provider announces every notification as a `message` event; each connection forwards only
  * those of the subscriptions it created, as `eth_subscription` frames, and drops them when it closes.
+ * A connection is bounded: a message above `maxPayload` closes it (1009), beyond `maxInFlight`
+ * unanswered requests the server stops reading from it, and a client that lets more than
+ * `maxBufferedBytes` of responses and notifications pile up unread is dropped.
  */
 import { WebSocketServer } from "ws";
 
@@ -18,6 +21,15 @@ export interface WebSocketEndpoint {
   close(): void;
 }
 
+export interface WebSocketLimits {
+  /** Whether a browser origin may connect (clients without Origin always may). */
+  isOriginAllowed: (origin: string | undefined) => boolean;
+  maxPayload: number;
+  maxBatch: number;
+  maxBufferedBytes: number;
+  maxInFlight: number;
+}
+
 const textOf = (data: RawData): string =>
   Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data instanceof ArrayBuffer ? Buffer.from(data).toString("utf8") : data.toString("utf8");
 
@@ -25,9 +37,11 @@ const textOf = (data: RawData): string =>
 const firstString = (params: Params): string | undefined =>
   Array.isArray(params) && typeof params[0] === "string" ? params[0].toLowerCase() : undefined;
 
-function serveConnection(socket: WebSocket, provider: ServedProvider): void {
+function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits): void {
   /** Subscriptions of this connection. */
   const owned = new Set<string>();
+  let closed = false;
+  let inFlight = 0;
   /**
    * Notifications of a new subscription wait until its id has been answered (clients drop
    * notifications for ids they do not know yet); `early` catches those that arrive while an
@@ -37,9 +51,13 @@ function serveConnection(socket: WebSocket, provider: ServedProvider): void {
   const early: SubscriptionMessage["data"][] = [];
   let subscribing = 0;
 
-  const push = (data: SubscriptionMessage["data"]) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
+  /** Sends unless the client has stopped reading: then its backlog would grow without bound, so it is dropped. */
+  const sendText = (text: string) => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(text);
+    if (limits.maxBufferedBytes > 0 && socket.bufferedAmount > limits.maxBufferedBytes) socket.terminate();
   };
+  const push = (data: SubscriptionMessage["data"]) => sendText(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
 
   const onMessage = (message: SubscriptionMessage) => {
     const { data } = message;
@@ -66,6 +84,11 @@ function serveConnection(socket: WebSocket, provider: ServedProvider): void {
     subscribing++;
     try {
       const id = await provider.request({ method, params });
+      // The client left while it was being created: nobody will ever cancel it.
+      if (closed && typeof id === "string") {
+        provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
+        return id;
+      }
       if (typeof id === "string") {
         owned.add(id);
         held.set(id, early.filter((data) => data.subscription === id));
@@ -85,15 +108,21 @@ function serveConnection(socket: WebSocket, provider: ServedProvider): void {
   };
 
   socket.on("message", (data) => {
-    answerText(textOf(data), handle)
+    // Backpressure on a client that sends faster than it is answered: stop reading until it catches up.
+    if (++inFlight >= limits.maxInFlight) socket.pause();
+    answerText(textOf(data), handle, { maxBatch: limits.maxBatch })
       .then((response) => {
-        if (response !== undefined && socket.readyState === socket.OPEN) socket.send(response);
+        if (response !== undefined) sendText(response);
         release();
       })
-      .catch(() => socket.close(1011, "internal error"));
+      .catch(() => socket.close(1011, "internal error"))
+      .finally(() => {
+        if (--inFlight < limits.maxInFlight && socket.isPaused && !closed) socket.resume();
+      });
   });
 
   socket.on("close", () => {
+    closed = true;
     provider.off("message", onMessage);
     for (const id of owned) {
       provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
@@ -101,24 +130,23 @@ function serveConnection(socket: WebSocket, provider: ServedProvider): void {
     owned.clear();
     held.clear();
   });
-  socket.on("error", () => socket.terminate());
+  // A protocol error (e.g. a message above maxPayload) already closes with its code (1009); anything else ends the socket.
+  socket.on("error", () => {
+    if (socket.readyState !== socket.CLOSING) socket.terminate();
+  });
 }
 
 /** Accepts WebSocket upgrades on `server` from allowed origins (clients without Origin: always). */
-export function attachWebSocket(
-  server: Server,
-  provider: ServedProvider,
-  isOriginAllowed: (origin: string | undefined) => boolean,
-  maxPayload: number,
-): WebSocketEndpoint {
-  const wss = new WebSocketServer({ noServer: true, maxPayload });
+export function attachWebSocket(server: Server, provider: ServedProvider, limits: WebSocketLimits): WebSocketEndpoint {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload });
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
-    if (origin !== undefined && !isOriginAllowed(origin)) {
-      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+    if (origin !== undefined && !limits.isOriginAllowed(origin)) {
+      // A page of another site must not drive the chain through the user's browser.
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider));
+    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits));
   });
   return {
     close() {

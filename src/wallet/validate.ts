@@ -192,7 +192,13 @@ export const signTypedDataParams = positional(
  * Wallet methods validate inside their handler so that malformed requests are logged too.
  */
 export function parseParams<S extends z.ZodTypeAny>(schema: S, params: unknown): z.output<S> {
-  const parsed = schema.safeParse(params);
+  let parsed: z.SafeParseReturnType<unknown, z.output<S>>;
+  try {
+    parsed = schema.safeParse(params);
+  } catch (error) {
+    // In process, params can be anything: a getter or a proxy that throws is unreadable params.
+    throw invalidParams("params", error instanceof Error ? error.message : String(error));
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw invalidParams(fieldOf(issue.path), issue.message);

@@ -90,12 +90,40 @@ export interface SimulatedChainOptions {
 
 const ETHER = { name: "Ether", symbol: "ETH", decimals: 18 };
 
+/** Deeper params are logged as a note: cloning them (and the log, on every read) would overflow the stack. */
+const MAX_LOGGED_DEPTH = 64;
+
+/** Whether `value` nests objects deeper than `limit` (iterative: the value may be deeper than the stack). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null || seen.has(item)) continue;
+    if (depth >= limit) return true;
+    seen.add(item);
+    try {
+      for (const child of Object.values(item)) stack.push([child, depth + 1]);
+    } catch {
+      // A throwing getter or proxy: what can be read is all that gets cloned.
+    }
+  }
+  return false;
+}
+
 function deepClone(value: unknown): unknown {
+  if (deeperThan(value, MAX_LOGGED_DEPTH)) return `[nested deeper than ${MAX_LOGGED_DEPTH} levels]`;
   try {
     return structuredClone(value);
   } catch {
-    // Functions and other uncloneable values: keep what JSON keeps.
-    return value === undefined ? undefined : (JSON.parse(JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item))) as unknown);
+    // Functions and other uncloneable values: keep what JSON keeps (nothing, for a symbol or a function).
+    try {
+      const text = JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
+      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      // Cycles through functions, throwing getters: the log still records that a request came.
+      return Object.prototype.toString.call(value);
+    }
   }
 }
 
@@ -130,6 +158,35 @@ export class Wallet {
     this.#activeChainId = own;
     this.#simulators.set(own, this.ownContext);
     this.#chains.set(own, { chainId: own, chainName: "hardhat-preconf", nativeCurrency: { ...ETHER }, rpcUrls: [], blockExplorerUrls: [], iconUrls: [], simulated: true });
+    options.node.chain.addSnapshotPart({ capture: () => this.#capture() });
+  }
+
+  /**
+   * evm_snapshot / evm_revert cover what the user of the wallet sees: known chains, the active
+   * chain, watched assets, permissions, and the request log (cut back to the snapshot). Not the
+   * policy (the test's script), simulated chains (wiring) or prompts still waiting.
+   */
+  #capture(): () => void {
+    const chains = structuredClone([...this.#chains.values()]);
+    const assets = structuredClone([...this.#assets]);
+    const permissions = structuredClone(this.#permissions);
+    const activeChainId = this.#activeChainId;
+    const requestCount = this.#requests.length;
+    return () => {
+      const wasConnected = this.connected;
+      const wasActive = this.#activeChainId;
+      this.#chains.clear();
+      // A chain simulated since the snapshot stays simulated.
+      for (const chain of chains) this.#chains.set(chain.chainId, { ...chain, simulated: this.#simulators.has(chain.chainId) });
+      this.#assets.clear();
+      for (const [key, list] of assets) this.#assets.set(key, list);
+      this.#permissions = permissions;
+      this.#activeChainId = activeChainId;
+      this.#requests.splice(requestCount);
+      // A dapp listening for these events follows the wallet back.
+      if (activeChainId !== wasActive) this.#options.emit("chainChanged", activeChainId);
+      if (this.connected !== wasConnected) this.#options.emit("accountsChanged", this.connected ? this.accounts : []);
+    };
   }
 
   // ── State ─────────────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@
  */
 import { HardhatPluginError } from "hardhat/plugins";
 
-import { startServer } from "../../server/http.ts";
+import { parseOrigins, startServer } from "../../server/http.ts";
 
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { NewTaskActionFunction } from "hardhat/types/tasks";
@@ -13,6 +13,8 @@ import type { NewTaskActionFunction } from "hardhat/types/tasks";
 interface NodeTaskArguments {
   host: string;
   port: number;
+  /** Comma-separated origins or "*"; empty: no browser origin is allowed (the server's default). */
+  cors: string;
 }
 
 function preconfNetworkName(hre: HardhatRuntimeEnvironment): string {
@@ -31,12 +33,22 @@ function preconfNetworkName(hre: HardhatRuntimeEnvironment): string {
   return first;
 }
 
-const nodeTask: NewTaskActionFunction<NodeTaskArguments> = async ({ host, port }, hre) => {
+function allowedOrigins(cors: string): "*" | string[] | undefined {
+  if (cors === "") return undefined;
+  try {
+    return parseOrigins(cors);
+  } catch (error) {
+    throw new HardhatPluginError("hardhat-preconf", `--cors: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const nodeTask: NewTaskActionFunction<NodeTaskArguments> = async ({ host, port, cors }, hre) => {
+  const origins = allowedOrigins(cors);
   const network = preconfNetworkName(hre);
   // A served chain runs on real time: no test is there to advance a fake clock.
   const connection = await hre.network.create({ network, override: { preconf: { clock: "real" } } });
   const provider = connection.preconf;
-  const server = await startServer(provider, { host, port });
+  const server = await startServer(provider, { host, port, ...(origins !== undefined && { allowedOrigins: origins }) });
   console.log(`hardhat-preconf: network "${network}" (chain ${provider.options.chainId}) on ${server.url} and ${server.wsUrl}`);
   const automine = provider.chain.automine ? ", automine" : "";
   console.log(`fragments every ${provider.preconf.fragmentIntervalMs} ms (${provider.preconf.mining}${automine}), ${provider.preconf.fragmentsPerBlock} per block, real clock; accounts:`);

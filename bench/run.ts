@@ -1,0 +1,222 @@
+/**
+ * `npm run bench`: the same workloads on hardhat-preconf and its peers (Hardhat 3's EDR network,
+ * ganache 7, tevm), in one process, alternating ours, peer A, peer B, ... within every repetition;
+ * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
+ *
+ *   npm run bench -- [--quick] [--reps N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json]
+ *
+ * Prints medians and ratios ours / peer (< 1: we are faster) and writes every raw sample to
+ * bench/results/latest.json (not committed: figures belong to the machine that made them).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { dirname } from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
+
+import { loadPeer, PEER_IDS } from "./peers.ts";
+
+import type { Peer, PeerId } from "./peers.ts";
+import type { BlockScaling, MemoryPoint } from "./scaling.ts";
+import type { Sample } from "./workloads.ts";
+
+// ── Arguments ───────────────────────────────────────────────────────────────────────────────────
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  if (index === -1) return undefined;
+  const value = process.argv[index + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+const quick = process.argv.includes("--quick");
+const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
+const only = argument("--only")?.split(",").map((item) => item.trim().toUpperCase());
+const peerIds: PeerId[] = [
+  "ours",
+  ...((argument("--peers")?.split(",").map((item) => item.trim().toLowerCase()) ?? PEER_IDS.filter((id) => id !== "ours")) as PeerId[]).filter(
+    (id) => id !== "ours",
+  ),
+];
+for (const id of peerIds) if (!PEER_IDS.includes(id)) throw new Error(`unknown peer ${id} (known: ${PEER_IDS.join(", ")})`);
+const out = argument("--out") ?? new URL("./results/latest.json", import.meta.url).pathname;
+const selected = (id: string, group: string) => only === undefined || only.includes(id.toUpperCase()) || only.includes(group.toUpperCase());
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// A full GC between samples (untimed), without asking for `node --expose-gc`.
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+
+// ── Cold start: each peer's first provider, import included, before anything else loads ─────────
+
+const peers: Peer[] = [];
+const cold: Partial<Record<PeerId, number>> = {};
+for (const id of peerIds) {
+  const { peer, coldMs } = await loadPeer(id);
+  peers.push(peer);
+  cold[id] = coldMs;
+  log(`loaded ${peer.label} ${peer.version} (cold ${coldMs.toFixed(0)} ms, chain id ${peer.chainId})`);
+}
+
+const { workloads, setCollectGarbage, setEstimateProbe, median } = await import("./workloads.ts");
+const { estimateStats } = await import("../src/node/estimate.ts");
+setCollectGarbage(gc);
+setEstimateProbe(() => estimateStats.lastExecutions);
+
+// ── Workloads, alternating peers within each repetition ──────────────────────────────────────────
+
+interface Row {
+  id: string;
+  title: string;
+  ops: number;
+  opName: string;
+  samples: Partial<Record<PeerId, number[]>>;
+  extra: Partial<Record<PeerId, Record<string, number[]>>>;
+}
+const rows: Row[] = [];
+
+if (selected("W6a", "W6")) {
+  rows.push({ id: "W6a", title: "new provider, cold (first in process, import included)", ops: 1, opName: "provider", samples: Object.fromEntries(Object.entries(cold).map(([id, ms]) => [id, [ms]])), extra: {} });
+}
+
+for (const workload of workloads) {
+  if (!selected(workload.id, workload.group)) continue;
+  const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, extra: {} };
+  for (let rep = 0; rep < reps; rep++) {
+    for (const peer of peers) {
+      gc();
+      let sample: Sample | undefined;
+      try {
+        sample = await workload.run(peer);
+      } catch (error) {
+        log(`${workload.id} ${peer.id}: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      if (sample === undefined) continue;
+      (row.samples[peer.id] ??= []).push(sample.ms);
+      for (const [name, value] of Object.entries(sample.extra ?? {})) ((row.extra[peer.id] ??= {})[name] ??= []).push(value);
+      log(`${workload.id} rep ${rep + 1}/${reps} ${peer.id.padEnd(7)} ${sample.ms.toFixed(1)} ms`);
+    }
+  }
+  rows.push(row);
+}
+// W6a printed with the other W6 rows.
+rows.sort((a, b) => a.id.localeCompare(b.id));
+
+// ── Ours only: scaling with block size, memory with chain length ───────────────────────────────
+
+let scaling: BlockScaling[] | undefined;
+let memory: MemoryPoint[] | undefined;
+const MEMORY_BLOCKS = quick ? 2_000 : 10_000;
+const MEMORY_TXS_PER_BLOCK = 2;
+if (selected("S", "S") || selected("M", "M")) {
+  const { measureBlock, memoryAfterBlocks } = await import("./scaling.ts");
+  if (selected("S", "S")) {
+    await measureBlock(100); // warm-up
+    scaling = [];
+    for (const size of [10, 100, 1000, 5000]) {
+      gc();
+      scaling.push(await measureBlock(size));
+      log(`S ${size} txs done`);
+    }
+  }
+  if (selected("M", "M")) {
+    gc();
+    memory = await memoryAfterBlocks(MEMORY_BLOCKS, MEMORY_TXS_PER_BLOCK, gc);
+    log(`M ${MEMORY_BLOCKS} blocks done`);
+  }
+}
+
+// ── Report ──────────────────────────────────────────────────────────────────────────────────────
+
+const cpus = os.cpus();
+const machine = {
+  cpu: cpus[0]?.model ?? "?",
+  cores: cpus.length,
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  load: os.loadavg().map((value) => Number(value.toFixed(2))),
+};
+const versions = Object.fromEntries(peers.map((peer) => [peer.id, `${peer.label} ${peer.version}`]));
+
+const fmt = (ms: number | undefined) => (ms === undefined ? "n/a" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const ratio = (ours: number | undefined, peer: number | undefined) => (ours === undefined || peer === undefined ? "n/a" : (ours / peer).toFixed(2));
+const medianOf = (values: number[] | undefined) => (values === undefined || values.length === 0 ? undefined : median(values));
+
+const others = peers.filter((peer) => peer.id !== "ours");
+const header = ["", "workload", ...peers.map((peer) => `${peer.id} ms`), ...others.map((peer) => `ours/${peer.id}`)];
+const table = rows.map((row) => {
+  const ours = medianOf(row.samples.ours);
+  return [row.id, row.title, ...peers.map((peer) => fmt(medianOf(row.samples[peer.id]))), ...others.map((peer) => ratio(ours, medianOf(row.samples[peer.id])))];
+});
+
+function printTable(head: string[], body: string[][]): void {
+  const widths = head.map((cell, i) => Math.max(cell.length, ...body.map((line) => line[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((width, i) => (i < 2 ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`);
+  for (const cells of body) console.log(line(cells));
+}
+
+console.log(`\nhardhat-preconf peer bench — ${new Date().toISOString()}`);
+console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, node ${machine.node}, load ${machine.load.join(" ")}`);
+console.log(`versions: ${peers.map((peer) => `${peer.label} ${peer.version}`).join("; ")}`);
+console.log(`median of ${reps} repetition(s) per cell, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`);
+printTable(header, table);
+
+const oursExtra = rows.flatMap((row) => Object.entries(row.extra.ours ?? {}).map(([name, values]) => `${row.id} ${name}: ${fmt(median(values))}`));
+if (oursExtra.length > 0) console.log(`\nours: ${oursExtra.join("; ")}`);
+for (const row of rows) {
+  const ours = medianOf(row.samples.ours);
+  if (ours !== undefined && row.ops > 1) console.log(`  ${row.id}: ${((ours * 1000) / row.ops).toFixed(0)} µs per ${row.opName} (ours)`);
+}
+for (const peer of others) if (peer.note !== undefined) console.log(`\nnote — ${peer.note}`);
+
+if (scaling !== undefined) {
+  console.log("\nS: one block of n transfers (ours): µs per tx");
+  printTable(
+    ["txs in block", "admission", "fragment", "seal", "total"],
+    scaling.map(({ size, admitMs, fragmentMs, sealMs }) => [
+      String(size),
+      ((admitMs * 1000) / size).toFixed(0),
+      ((fragmentMs * 1000) / size).toFixed(0),
+      ((sealMs * 1000) / size).toFixed(0),
+      (((admitMs + fragmentMs + sealMs) * 1000) / size).toFixed(0),
+    ]),
+  );
+}
+if (memory !== undefined) {
+  console.log(`\nM: memory after GC while sealing ${MEMORY_BLOCKS} blocks of ${MEMORY_TXS_PER_BLOCK} transfers (ours)`);
+  printTable(
+    ["blocks", "heapUsed MB", "RSS MB", "ms per block"],
+    memory.map((point) => [String(point.blocks), point.heapUsedMb.toFixed(1), point.rssMb.toFixed(1), point.msPerBlock.toFixed(2)]),
+  );
+  const first = memory[0]!;
+  const last = memory.at(-1)!;
+  console.log(`heap growth: ${(((last.heapUsedMb - first.heapUsedMb) * 2 ** 20) / last.blocks / 1024).toFixed(1)} KB per block`);
+}
+
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(
+  out,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine,
+      versions,
+      reps,
+      quick,
+      workloads: rows.map((row) => ({ id: row.id, title: row.title, ops: row.ops, samplesMs: row.samples, extra: row.extra })),
+      scaling,
+      memory,
+      notes: Object.fromEntries(others.filter((peer) => peer.note !== undefined).map((peer) => [peer.id, peer.note])),
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`\nraw samples: ${out}`);
+// ganache and EDR may hold handles open; the bench is done.
+process.exit(0);

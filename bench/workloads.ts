@@ -1,0 +1,343 @@
+/**
+ * The peer bench's workloads. Each `run` sets up a fresh instance of one peer (untimed: creation,
+ * deploys, pre-signing), times the workload through `request` only, and returns one sample.
+ * Every tx is pre-signed outside the timed region; a peer signs for its own chain id.
+ */
+import { encodeDeployData, encodeFunctionData, getContractAddress, parseEther } from "viem";
+
+import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
+import { compileBenchContracts } from "./contracts.ts";
+import { signTx } from "./sign.ts";
+
+import type { Hex } from "viem";
+import type { Instance, Peer } from "./peers.ts";
+
+export interface Sample {
+  ms: number;
+  /** Side figures (ours: admission latency, executions per estimate). */
+  extra?: Record<string, number>;
+}
+
+export interface Workload {
+  id: string;
+  /** `--only` selects by group (W1...W6) or by id. */
+  group: string;
+  title: string;
+  /** Operations per sample, for the per-op column. */
+  ops: number;
+  opName: string;
+  run(peer: Peer): Promise<Sample | undefined>;
+}
+
+export const accounts = accountsFromMnemonic(DEFAULT_MNEMONIC, 20);
+const deployer = accounts[0]!;
+
+/** Called between samples (untimed) so that one peer's garbage is not collected on another's clock. */
+export let collectGarbage: () => void = () => {};
+export function setCollectGarbage(gc: () => void): void {
+  collectGarbage = gc;
+}
+
+/** Median executions per estimate, read from ours' estimator (undefined for peers). */
+export let oursEstimateExecutions: () => number | undefined = () => undefined;
+export function setEstimateProbe(probe: () => number | undefined): void {
+  oursEstimateExecutions = probe;
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+// ── Pre-signed txs, cached per chain id ─────────────────────────────────────────────────────────
+
+const cache = new Map<string, Hex[]>();
+function cached(key: string, make: () => Hex[]): Hex[] {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+const { Token, Refund } = compileBenchContracts();
+const TOKEN_SUPPLY = parseEther("1000000");
+const tokenDeployData = encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", TOKEN_SUPPLY] });
+const refundDeployData = encodeDeployData({ abi: Refund.abi, bytecode: Refund.bytecode, args: [] });
+const tokenTransfer = (to: Hex, amount = 1n) => encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [to, amount] });
+const balanceOf = (who: Hex) => encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [who] });
+const refundClear = encodeFunctionData({ abi: Refund.abi, functionName: "clear" });
+/** The token deployed by account 0 at nonce `nonce` (the same address on every peer). */
+const tokenAt = (nonce: number) => getContractAddress({ from: deployer.address, nonce: BigInt(nonce) }).toLowerCase() as Hex;
+
+const deployToken = (chainId: number, nonce: number) => signTx(deployer.privateKey, { chainId, nonce, data: tokenDeployData, gas: 2_000_000n });
+
+// ── Helpers over an instance ────────────────────────────────────────────────────────────────────
+
+interface Receipt {
+  /** tevm leaves it out (undefined) even for successful txs. */
+  status: string | undefined;
+  contractAddress: string | null;
+}
+
+/** Waits (ticking the chain) until the tx has a receipt; ours needs fragments, automining peers none. */
+async function receiptOf(instance: Instance, hash: unknown): Promise<Receipt> {
+  for (let ticks = 0; ; ticks++) {
+    const receipt = (await instance.request("eth_getTransactionReceipt", [hash])) as Receipt | null;
+    if (receipt !== null) return receipt;
+    if (ticks > 200) throw new Error(`no receipt for ${String(hash)} after ${ticks} ticks`);
+    await instance.tick();
+  }
+}
+
+const succeeded = (receipt: Receipt) => receipt.status === "0x1" || receipt.status === undefined;
+
+async function send(instance: Instance, raw: Hex): Promise<unknown> {
+  const hash = await instance.request("eth_sendRawTransaction", [raw]);
+  // Peers without automine for raw txs (tevm) mine each one, as automine would.
+  if (!instance.automines) await instance.tick();
+  return hash;
+}
+
+/** Sends and waits for a successful receipt (setup, untimed). */
+async function mustSucceed(instance: Instance, raw: Hex): Promise<Receipt> {
+  const hash = await instance.request("eth_sendRawTransaction", [raw]);
+  const receipt = await receiptOf(instance, hash);
+  if (!succeeded(receipt)) throw new Error(`setup tx ${String(hash)} failed`);
+  return receipt;
+}
+
+async function withInstance<T>(peer: Peer, automine: boolean, body: (instance: Instance) => Promise<T>): Promise<T> {
+  const instance = await peer.create({ automine });
+  try {
+    collectGarbage();
+    return await body(instance);
+  } finally {
+    await instance.close();
+  }
+}
+
+/**
+ * Sends every raw tx (one request each, awaited as a test would), then makes sure every receipt
+ * exists and succeeded: ours ticks fake time (fragments; blocks seal every 10), automining peers
+ * already have them, tevm mines.
+ */
+async function sendAllUntilReceipts(instance: Instance, raws: Hex[]): Promise<Sample> {
+  const latencies: number[] = [];
+  const start = performance.now();
+  const hashes: unknown[] = [];
+  for (const raw of raws) {
+    const sent = performance.now();
+    hashes.push(await instance.request("eth_sendRawTransaction", [raw]));
+    latencies.push(performance.now() - sent);
+  }
+  for (const hash of hashes) {
+    const receipt = await receiptOf(instance, hash);
+    if (!succeeded(receipt)) throw new Error(`tx ${String(hash)} failed`);
+  }
+  const ms = performance.now() - start;
+  return { ms, extra: { "eth_sendRawTransaction median ms": median(latencies) } };
+}
+
+// ── Workloads ───────────────────────────────────────────────────────────────────────────────────
+
+const TRANSFERS = 1000;
+const SENDERS = 10;
+const ESTIMATES = 200;
+const READS = 10_000;
+const TEST_FILE_ITERATIONS = 50;
+const CREATIONS = 10;
+const SNAPSHOT_PAIRS = 50;
+
+const w1: Workload = {
+  id: "W1",
+  group: "W1",
+  title: "1,000 signed transfers, send → all receipts",
+  ops: TRANSFERS,
+  opName: "tx",
+  run: (peer) => {
+    // 10 senders, round robin, each to its own recipient.
+    const raws = cached(`w1:${peer.chainId}`, () =>
+      Array.from({ length: TRANSFERS }, (_, i) =>
+        signTx(accounts[i % SENDERS]!.privateKey, { chainId: peer.chainId, nonce: Math.floor(i / SENDERS), to: accounts[SENDERS + (i % SENDERS)]!.address, value: 1n, gas: 21_000n }),
+      ),
+    );
+    return withInstance(peer, false, (instance) => sendAllUntilReceipts(instance, raws));
+  },
+};
+
+const w2: Workload = {
+  id: "W2",
+  group: "W2",
+  title: "1,000 signed ERC-20 transfers, send → all receipts",
+  ops: TRANSFERS,
+  opName: "tx",
+  run: (peer) => {
+    const token = tokenAt(0);
+    const raws = cached(`w2:${peer.chainId}`, () => [
+      deployToken(peer.chainId, 0),
+      ...Array.from({ length: TRANSFERS }, (_, i) =>
+        signTx(deployer.privateKey, { chainId: peer.chainId, nonce: i + 1, to: token, data: tokenTransfer(accounts[1 + (i % SENDERS)]!.address), gas: 60_000n }),
+      ),
+    ]);
+    return withInstance(peer, false, async (instance) => {
+      await mustSucceed(instance, raws[0]!);
+      return sendAllUntilReceipts(instance, raws.slice(1));
+    });
+  },
+};
+
+/** One instance with the token (nonce 0) and the refund contract (nonce 1) deployed. */
+async function withContracts<T>(peer: Peer, body: (instance: Instance, token: Hex, refund: Hex) => Promise<T>): Promise<T> {
+  const raws = cached(`contracts:${peer.chainId}`, () => [
+    deployToken(peer.chainId, 0),
+    signTx(deployer.privateKey, { chainId: peer.chainId, nonce: 1, data: refundDeployData, gas: 1_000_000n }),
+  ]);
+  return withInstance(peer, false, async (instance) => {
+    const token = (await mustSucceed(instance, raws[0]!)).contractAddress as Hex;
+    const refund = (await mustSucceed(instance, raws[1]!)).contractAddress as Hex;
+    return body(instance, token, refund);
+  });
+}
+
+function estimates(id: string, title: string, call: (token: Hex, refund: Hex) => Record<string, string>): Workload {
+  return {
+    id,
+    group: "W3",
+    title,
+    ops: ESTIMATES,
+    opName: "estimate",
+    run: (peer) =>
+      withContracts(peer, async (instance, token, refund) => {
+        const params = [call(token, refund), "latest"];
+        const executions: number[] = [];
+        const start = performance.now();
+        for (let i = 0; i < ESTIMATES; i++) {
+          await instance.request("eth_estimateGas", params);
+          const count = peer.id === "ours" ? oursEstimateExecutions() : undefined;
+          if (count !== undefined) executions.push(count);
+        }
+        const ms = performance.now() - start;
+        return { ms, ...(executions.length > 0 && { extra: { "executions per estimate": median(executions) } }) };
+      }),
+  };
+}
+
+const w3a = estimates("W3a", "200 eth_estimateGas, ERC-20 transfer", (token) => ({ from: deployer.address, to: token, data: tokenTransfer(accounts[1]!.address) }));
+const w3b = estimates("W3b", "200 eth_estimateGas, SSTORE refund (Refund.clear)", (_, refund) => ({ from: deployer.address, to: refund, data: refundClear }));
+
+const w4: Workload = {
+  id: "W4",
+  group: "W4",
+  title: "10,000 reads (getBalance, eth_call balanceOf, blockNumber)",
+  ops: READS,
+  opName: "read",
+  run: (peer) =>
+    withContracts(peer, async (instance, token) => {
+      const calls = accounts.map((account) => [{ to: token, data: balanceOf(account.address) }, "latest"]);
+      const start = performance.now();
+      for (let i = 0; i < READS; i++) {
+        const account = accounts[i % accounts.length]!;
+        switch (i % 3) {
+          case 0:
+            await instance.request("eth_getBalance", [account.address, "latest"]);
+            break;
+          case 1:
+            await instance.request("eth_call", calls[i % accounts.length]!);
+            break;
+          default:
+            await instance.request("eth_blockNumber");
+        }
+      }
+      return { ms: performance.now() - start };
+    }),
+};
+
+const w5: Workload = {
+  id: "W5",
+  group: "W5",
+  title: "typical test file: 50 × (revert, deploy ERC-20, 5 transfers, 3 reads)",
+  ops: TEST_FILE_ITERATIONS,
+  opName: "test",
+  run: (peer) =>
+    // Ours as the Hardhat plugin runs it in tests: automine (`mining: "auto"`).
+    withInstance(peer, true, async (instance) => {
+      const reverts = instance.snapshot !== undefined && instance.revert !== undefined;
+      // With snapshots every iteration starts from the same state: the same 6 txs each time.
+      // Without (tevm), every iteration continues from the last: fresh nonces.
+      const iterations = reverts ? 1 : TEST_FILE_ITERATIONS;
+      const raws = cached(`w5:${peer.chainId}:${iterations}`, () =>
+        Array.from({ length: iterations }, (_, i) => {
+          const base = i * 6;
+          return [
+            deployToken(peer.chainId, base),
+            ...Array.from({ length: 5 }, (_, k) =>
+              signTx(deployer.privateKey, { chainId: peer.chainId, nonce: base + 1 + k, to: tokenAt(base), data: tokenTransfer(accounts[1 + k]!.address, 10n), gas: 60_000n }),
+            ),
+          ];
+        }).flat(),
+      );
+      let snapshot = reverts ? await instance.snapshot!() : undefined;
+      const start = performance.now();
+      for (let i = 0; i < TEST_FILE_ITERATIONS; i++) {
+        if (reverts) {
+          // hardhat-network-helpers' loadFixture: revert, then snapshot again (a snapshot is used up).
+          await instance.revert!(snapshot);
+          snapshot = await instance.snapshot!();
+        }
+        const offset = reverts ? 0 : i * 6;
+        const deployHash = await send(instance, raws[offset]!);
+        const receipt = (await instance.request("eth_getTransactionReceipt", [deployHash])) as Receipt;
+        const token = receipt.contractAddress!;
+        for (let k = 1; k <= 5; k++) await send(instance, raws[offset + k]!);
+        const balance = await instance.request("eth_call", [{ to: token, data: balanceOf(accounts[1]!.address) }, "latest"]);
+        await instance.request("eth_getBalance", [deployer.address, "latest"]);
+        await instance.request("eth_blockNumber");
+        if (BigInt(balance as string) !== 10n) throw new Error(`W5: unexpected token balance ${String(balance)}`);
+      }
+      return { ms: performance.now() - start };
+    }),
+};
+
+const w6warm: Workload = {
+  id: "W6b",
+  group: "W6",
+  title: "new provider, warm (median of 10; until first answer)",
+  ops: 1,
+  opName: "provider",
+  run: async (peer) => {
+    const times: number[] = [];
+    for (let i = 0; i < CREATIONS; i++) {
+      collectGarbage();
+      const start = performance.now();
+      const instance = await peer.create();
+      await instance.request("eth_blockNumber");
+      times.push(performance.now() - start);
+      await instance.close();
+    }
+    return { ms: median(times) };
+  },
+};
+
+const w6snapshot: Workload = {
+  id: "W6c",
+  group: "W6",
+  title: "evm_snapshot + evm_revert (median of 50)",
+  ops: 1,
+  opName: "pair",
+  run: (peer) =>
+    withContracts(peer, async (instance) => {
+      if (instance.snapshot === undefined || instance.revert === undefined) return undefined;
+      const times: number[] = [];
+      for (let i = 0; i < SNAPSHOT_PAIRS; i++) {
+        const start = performance.now();
+        await instance.revert(await instance.snapshot());
+        times.push(performance.now() - start);
+      }
+      return { ms: median(times) };
+    }),
+};
+
+export const workloads: Workload[] = [w1, w2, w3a, w3b, w4, w5, w6warm, w6snapshot];

@@ -1,0 +1,60 @@
+/**
+ * State dump and load over JSON-RPC: `preconf_dumpState` answers the dump object
+ * (src/node/stateDump.ts), `preconf_loadState(dump)` replaces the chain by it and answers `true`.
+ * The `anvil_` names take and give anvil's envelope, hex bytes of gzipped JSON (the content is
+ * still our format); both load methods accept either form. Hardhat has no such methods.
+ */
+import { gunzipSync, gzipSync } from "node:zlib";
+
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
+import { z } from "zod";
+
+import { StateDumpError, stateDumpSchema } from "../node/stateDump.ts";
+import { invalidParams } from "./errors.ts";
+import { method, positional } from "./table.ts";
+
+import type { ParsedStateDump } from "../node/stateDump.ts";
+import type { MethodContext } from "./context.ts";
+import type { Hex } from "./schema.ts";
+import type { MethodTable } from "./table.ts";
+
+const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
+
+/** A dump object, or hex bytes of its JSON, gzipped or not (anvil's envelope). */
+const dumpParam = z.unknown().transform((value, ctx): ParsedStateDump => {
+  let json: unknown = value;
+  if (typeof value === "string") {
+    try {
+      if (!HEX_BYTES.test(value)) throw new Error("expected a dump object or 0x-prefixed hex bytes of its (gzipped) JSON");
+      const bytes = hexToBytes(value as Hex);
+      const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+      json = JSON.parse(new TextDecoder().decode(text));
+    } catch (error) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+  }
+  const parsed = stateDumpSchema.safeParse(json);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
+async function load(ctx: MethodContext, dump: ParsedStateDump): Promise<true> {
+  try {
+    await ctx.chain.loadState(dump);
+  } catch (error) {
+    if (error instanceof StateDumpError) throw invalidParams(`params[0].${error.path}`, error.reason);
+    throw error;
+  }
+  return true;
+}
+
+export const stateMethods: MethodTable = {
+  preconf_dumpState: method(positional(), (_, ctx) => ctx.chain.dumpState()),
+  preconf_loadState: method(positional(dumpParam), ([dump], ctx) => load(ctx, dump)),
+  anvil_dumpState: method(positional(), async (_, ctx) => bytesToHex(gzipSync(JSON.stringify(await ctx.chain.dumpState())))),
+  anvil_loadState: method(positional(dumpParam), ([dump], ctx) => load(ctx, dump)),
+};

@@ -1,0 +1,62 @@
+/**
+ * `preconf run-fixture FILE...`: runs scenario fixtures (a directory runs its *.json files),
+ * prints pass/fail per step and a diff under each failure; exit code 0 when every one passes.
+ */
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+
+import { runScenario } from "./run.ts";
+import { ScenarioFixtureError } from "./schema.ts";
+
+export interface CommandOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processOutput: CommandOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+async function expand(paths: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    const isDirectory = await stat(path).then((info) => info.isDirectory(), () => false);
+    if (!isDirectory) files.push(path);
+    else files.push(...(await readdir(path)).filter((name) => name.endsWith(".json")).sort().map((name) => join(path, name)));
+  }
+  return files;
+}
+
+const indent = (text: string, prefix: string) => text.split("\n").map((line) => `${prefix}${line}`).join("\n");
+
+export async function runFixtureCommand(paths: string[], output: CommandOutput = processOutput): Promise<number> {
+  if (paths.length === 0) {
+    output.stderr("Usage: preconf run-fixture FILE... (a directory runs every *.json in it)\n");
+    return 1;
+  }
+  const files = await expand(paths);
+  if (files.length === 0) {
+    output.stderr(`No *.json fixtures in ${paths.join(", ")}\n`);
+    return 1;
+  }
+  let failed = 0;
+  for (const file of files) {
+    try {
+      const result = await runScenario(file);
+      output.stdout(`${result.passed ? "PASS" : "FAIL"} ${file} — ${result.name}\n`);
+      for (const step of result.steps) {
+        output.stdout(`  ${step.passed ? "✓" : "✗"} [${step.index}] ${step.description}\n`);
+        if (step.diff !== undefined) output.stdout(`${indent(step.diff, "      ")}\n`);
+      }
+      if (!result.passed) failed++;
+    } catch (error) {
+      failed++;
+      const reason = error instanceof ScenarioFixtureError ? error.message : `${file}: ${(error as Error).message ?? String(error)}`;
+      output.stdout(`FAIL ${file}\n`);
+      output.stderr(`${reason}\n`);
+    }
+  }
+  output.stdout(`\n${files.length} fixture${files.length === 1 ? "" : "s"}: ${files.length - failed} passed, ${failed} failed\n`);
+  return failed === 0 ? 0 : 1;
+}
