@@ -3,9 +3,10 @@ import { expect } from "chai";
 
 import { createTestChain, rpcError, START_MS } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
+import { send, signTx } from "./helpers/sign.ts";
 
 import type { TestChain } from "./helpers/chain.ts";
-import type { PreconfProvider } from "../src/index.ts";
+import type { PreconfProvider, StateDump } from "../src/index.ts";
 
 const STRANGER = "0x1234567890123456789012345678901234567890";
 const WHALE = "0xab5801a7d398351b8be11c439e05c5b3259aec9b";
@@ -62,6 +63,62 @@ describe("dev methods", () => {
       const id = await call<string>(provider, "anvil_snapshot");
       await call(provider, "evm_mine");
       expect(await call(provider, "anvil_revert", [id])).to.equal(true);
+      expect(await call(provider, "eth_blockNumber")).to.equal("0x0");
+    });
+  });
+
+  describe("hardhat_reset", () => {
+    it("returns to the chain as created: blocks, balances, pool, time offset and snapshots; the chain goes on", async () => {
+      const genesis = await latestBlock(provider);
+      const balance = await call(provider, "eth_getBalance", [dev0, "latest"]);
+      const snapshot = await call<string>(provider, "evm_snapshot");
+      await send(provider, await signTx(provider, 0, { nonce: 0 }));
+      await call(provider, "evm_mine");
+      await send(provider, await signTx(provider, 0, { nonce: 1 }));
+      await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
+      await call(provider, "evm_increaseTime", [3600]);
+
+      expect(await call(provider, "hardhat_reset")).to.equal(true);
+      expect(await latestBlock(provider)).to.deep.include({ number: "0x0", hash: genesis.hash });
+      expect(await call(provider, "eth_getBalance", [dev0, "latest"])).to.equal(balance);
+      expect(await call(provider, "eth_getBalance", [STRANGER, "pending"])).to.equal("0x0");
+      expect(await call(provider, "eth_getTransactionCount", [dev0, "pending"])).to.equal("0x0");
+      expect(await call(provider, "txpool_status")).to.deep.equal({ pending: "0x0", queued: "0x0" });
+      expect(await call(provider, "evm_revert", [snapshot])).to.equal(false);
+
+      // Nonce 0 again, and the next block follows the genesis at the clock's time (no offset).
+      const hash = await send(provider, await signTx(provider, 0, { nonce: 0 }));
+      await call(provider, "evm_mine");
+      const block = await latestBlock(provider);
+      expect(block.number).to.equal("0x1");
+      expect(BigInt(block.timestamp)).to.be.lessThan(BigInt(genesis.timestamp) + 3600n);
+      expect(await call<{ status: string }>(provider, "eth_getTransactionReceipt", [hash])).to.include({ status: "0x1" });
+    });
+
+    it("a chain started from a state dump resets to that dump", async () => {
+      await send(provider, await signTx(provider, 0, { nonce: 0 }));
+      await call(provider, "evm_mine");
+      const dump = await call<StateDump>(provider, "preconf_dumpState");
+      const loaded = (await createTestChain({ mining: "manual", state: dump })).provider;
+      try {
+        const head = await latestBlock(loaded);
+        await send(loaded, await signTx(loaded, 0, { nonce: 1 }));
+        await call(loaded, "evm_mine");
+        expect(await call(loaded, "hardhat_reset")).to.equal(true);
+        expect(await latestBlock(loaded)).to.deep.include({ number: "0x1", hash: head.hash });
+        expect(await call(loaded, "eth_getTransactionCount", [dev0, "pending"])).to.equal("0x1");
+      } finally {
+        await loaded.close();
+      }
+    });
+
+    it("takes an empty object; forking is refused with -32602 and nothing changes; anvil_reset is an alias", async () => {
+      await call(provider, "evm_mine");
+      const error = await rpcError(provider, "hardhat_reset", [{ forking: { jsonRpcUrl: "http://127.0.0.1:1" } }]);
+      expect(error.code).to.equal(-32602);
+      expect(await call(provider, "eth_blockNumber")).to.equal("0x1");
+      expect((await rpcError(provider, "hardhat_reset", [{ unknown: 1 }])).code).to.equal(-32602);
+      expect(await call(provider, "anvil_reset", [{}])).to.equal(true);
       expect(await call(provider, "eth_blockNumber")).to.equal("0x0");
     });
   });

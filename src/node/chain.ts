@@ -137,6 +137,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       chain.#install(restored);
       return chain;
     }
+    const fresh = await Chain.#build(config, common);
+    return new Chain(config, common, fresh, fresh.sealed);
+  }
+
+  /** The engine of a new chain: genesis state, then the imported blocks. */
+  static async #build(config: ChainConfig, common: Common): Promise<{ vm: VM; blockchain: Blockchain; index: AccountIndex; sealed: SealedBlock[] }> {
     const stateManager = new MerkleStateManager({ common, caches: new Caches() });
     // Before anything is written: the index must see every account and slot (stateDump.ts).
     const index = AccountIndex.attach(stateManager);
@@ -152,7 +158,34 @@ export class Chain extends EventEmitter<ChainEvents> {
     // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
     const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
     const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
-    return new Chain(config, common, { vm, blockchain, index }, [sealedGenesis, ...imported]);
+    return { vm, blockchain, index, sealed: [sealedGenesis, ...imported] };
+  }
+
+  /**
+   * hardhat_reset: back to the chain this one was created as (its genesis, imported blocks or
+   * loaded dump), after every queued change. Time offsets, the pool and snapshots are cleared.
+   */
+  reset(): Promise<void> {
+    return this.#queue.run(async () => {
+      const config = this.#config;
+      if (config.state !== undefined) {
+        this.#install(await restoreState(this.common, config.state));
+        return;
+      }
+      const fresh = await Chain.#build(config, this.common);
+      this.#install({
+        ...fresh,
+        open: undefined,
+        pool: [],
+        timeOffset: 0n,
+        nextTimestamp: undefined,
+        latestEdited: false,
+        headStateAvailable: true,
+        genesis: config.genesis,
+      });
+      // Every block of a fresh chain has its state, not only the head.
+      this.#historyFrom = 0n;
+    });
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────

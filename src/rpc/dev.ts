@@ -181,6 +181,15 @@ const hardhatMethods: MethodTable = {
   evm_snapshot: method(positional(), async (_, ctx) => bigIntToHex(BigInt(await ctx.chain.snapshot()))),
   evm_revert: method(positional(quantity), ([id], ctx) => (id > BigInt(Number.MAX_SAFE_INTEGER) ? false : ctx.chain.revert(Number(id)))),
 
+  /** Back to the chain as created; forking has no upstream to reach here, so it is refused. */
+  hardhat_reset: method(positional(z.object({ forking: z.unknown().optional() }).strict().optional()), async ([reset], ctx) => {
+    if (reset?.forking !== undefined) {
+      throw invalidParams("params[0].forking", "forking is not supported: start the chain from a state dump or an imported chain instead");
+    }
+    await ctx.chain.reset();
+    return true;
+  }),
+
   evm_mine: method(positional(numeric.optional()), async ([timestamp], ctx) => {
     if (timestamp !== undefined) await setNextTimestamp(ctx, timestamp, "params[0]");
     await ctx.chain.seal();
@@ -279,6 +288,7 @@ const ANVIL_ALIASES: Record<string, keyof typeof hardhatMethods> = {
   anvil_setNonce: "hardhat_setNonce",
   anvil_setStorageAt: "hardhat_setStorageAt",
   anvil_mine: "hardhat_mine",
+  anvil_reset: "hardhat_reset",
   anvil_impersonateAccount: "hardhat_impersonateAccount",
   anvil_stopImpersonatingAccount: "hardhat_stopImpersonatingAccount",
   anvil_dropTransaction: "hardhat_dropTransaction",
