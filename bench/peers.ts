@@ -21,6 +21,8 @@ export interface Instance {
   request: Request;
   /** Whether a sent tx is executed before `eth_sendRawTransaction` returns. */
   readonly automines: boolean;
+  /** Whether pooled txs are executed in batches by `tick` (ours: a fragment executes the whole pool). */
+  readonly batches: boolean;
   /** Moves the chain one step: ours one fragment of fake time, tevm one mined block. */
   tick(): Promise<void>;
   /** Absent where the peer has no evm_snapshot / evm_revert (tevm). */
@@ -43,6 +45,8 @@ export interface Peer {
   create(options?: CreateOptions): Promise<Instance>;
   /** Peer-specific notes printed under the table. */
   note?: string;
+  /** At most this many repetitions (tevm: one, or the bench takes an hour). */
+  maxReps?: number;
 }
 
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -88,6 +92,7 @@ async function ours(): Promise<Peer> {
       return {
         request,
         automines: options.automine === true,
+        batches: true,
         tick: () => provider.preconf.advance(),
         snapshot: () => request("evm_snapshot"),
         revert: async (id) => {
@@ -116,6 +121,7 @@ async function edr(): Promise<Peer> {
       return {
         request,
         automines: true,
+        batches: false,
         tick: async () => {
           await request("evm_mine");
         },
@@ -154,6 +160,7 @@ async function ganache(): Promise<Peer> {
       return {
         request,
         automines: true,
+        batches: false,
         tick: async () => {
           await request("evm_mine");
         },
@@ -176,9 +183,10 @@ async function tevm(): Promise<Peer> {
     label: "tevm",
     version: packageVersion("tevm"),
     chainId: 0, // read from the node by loadPeer
+    maxReps: 1,
     note:
       "tevm: eth_sendRawTransaction never automines (only tevm's own call/contract actions do), so the bench mines " +
-      "with anvil_mine (once per tx in W5, once for the whole batch in W1/W2); it has no evm_snapshot and its " +
+      "with anvil_mine after each tx, as automine would; it runs one repetition per workload (it is 10-100× slower); it has no evm_snapshot and its " +
       "anvil_dumpState/loadState do not restore state, so W5 runs without the revert and W6's snapshot row is n/a. " +
       "Its chain id is 900 (anvil_setChainId does not reach tx validation): its txs are signed for 900.",
     async create() {
@@ -192,6 +200,7 @@ async function tevm(): Promise<Peer> {
       return {
         request,
         automines: false,
+        batches: false,
         tick: async () => {
           await request("anvil_mine", ["0x1"]);
         },

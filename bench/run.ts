@@ -85,6 +85,7 @@ for (const workload of workloads) {
   const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, extra: {} };
   for (let rep = 0; rep < reps; rep++) {
     for (const peer of peers) {
+      if (rep >= (peer.maxReps ?? reps)) continue;
       gc();
       let sample: Sample | undefined;
       try {

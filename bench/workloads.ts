@@ -132,6 +132,8 @@ async function sendAllUntilReceipts(instance: Instance, raws: Hex[]): Promise<Sa
     const sent = performance.now();
     hashes.push(await instance.request("eth_sendRawTransaction", [raw]));
     latencies.push(performance.now() - sent);
+    // tevm: mined one by one, as automine would (one anvil_mine of 1,000 pooled txs takes minutes).
+    if (!instance.automines && !instance.batches) await instance.tick();
   }
   for (const hash of hashes) {
     const receipt = await receiptOf(instance, hash);

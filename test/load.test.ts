@@ -187,6 +187,12 @@ describe(`mempool under load: ${TXS} txs from ${SENDERS} senders in ${WAVES} con
       });
       // Between waves the clock runs: some fragments, sometimes across a seal.
       await provider.preconf.advance(rand.int(1, 14));
+      // Nothing accepted is lost on the way: pooled, pre-confirmed or sealed, unless replaced (then gone).
+      for (const hash of accepted.keys()) {
+        const where = provider.chain.pool.get(hash) !== undefined ? "pool" : provider.chain.transaction(hash) !== undefined ? "executed" : "nowhere";
+        if (replaced.has(hash)) expect(where, `after wave ${w}: replaced tx ${hash}`).to.equal("nowhere");
+        else expect(where, `after wave ${w}: accepted tx ${hash}`).not.to.equal("nowhere");
+      }
     }
     // Drain: every nonce was submitted, so every accepted tx that was not replaced executes.
     for (let round = 0; provider.chain.pool.size > 0 && round < 200; round++) await provider.preconf.advance(provider.preconf.fragmentsPerBlock);

@@ -4,7 +4,7 @@
  * ValidateTransactionWithState → replacement), against the pre-confirmed state (DECISIONS §2–3).
  * Nothing here mutates anything: the caller adds the returned entry to the pool.
  */
-import { Capability, createTxFromRLP, TransactionType } from "@ethereumjs/tx";
+import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 
 import {
@@ -134,13 +134,33 @@ function blobCost(tx: TypedTransaction): bigint {
 
 const hexOf = (value: bigint) => `0x${value.toString(16)}`;
 
+const txCommons = new WeakMap<Common, Common>();
+
+/**
+ * One Common for every tx built on `common`'s current hardfork. Each ethereumjs tx otherwise copies
+ * its Common and re-merges the tx params into it (JSON deep copies and a params-cache rebuild,
+ * ~0.2 ms, more than recovering the sender natively). Txs only read their Common, so they can share
+ * one that already has the tx params; it is rebuilt when the chain's hardfork moves.
+ */
+export function txCommonOf(common: Common): Common {
+  let shared = txCommons.get(common);
+  if (shared === undefined || shared.hardfork() !== common.hardfork()) {
+    const copy = common.copy();
+    copy.updateParams(paramsTx);
+    Object.assign(copy, { copy: () => copy, updateParams: () => copy });
+    txCommons.set(common, copy);
+    shared = copy;
+  }
+  return shared;
+}
+
 /** Decodes the raw bytes; maps ethereumjs' construction errors onto go-ethereum's messages. */
 function decode(raw: Uint8Array, common: Common): TypedTransaction {
   const first = raw[0];
   if (first === undefined) throw admissionError("typed transaction too short");
   if (first <= 0x7f && !isSupportedType(first, common)) throw admissionError(AdmissionMessage.typeNotSupported);
   try {
-    return createTxFromRLP(raw, { common });
+    return createTxFromRLP(raw, { common: txCommonOf(common) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (/chain ?id|EIP155-based V/i.test(reason)) throw admissionError(AdmissionMessage.invalidSender, { reason });

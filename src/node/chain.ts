@@ -558,6 +558,26 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
 
     const executed: TxRecord[] = [];
+    // One state checkpoint around the fragment: the state manager flushes its caches into the trie
+    // (re-hashing every touched account's path) whenever its outermost checkpoint commits, i.e.
+    // after every tx; inside this one, each account is flushed once per fragment instead.
+    await this.#vm.stateManager.checkpoint();
+    try {
+      await this.#runFragmentTxs(heads, offer, executed, open);
+    } finally {
+      await this.#vm.stateManager.commit();
+    }
+    const fragment = open.addFragment(executed);
+    this.emit("fragment", fragment);
+    return fragment;
+  }
+
+  async #runFragmentTxs(
+    heads: Heap<{ entry: PooledTx; tip: bigint }>,
+    offer: (entry: PooledTx | undefined) => void,
+    executed: TxRecord[],
+    open: OpenBlock,
+  ): Promise<void> {
     for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       const { entry } = head;
       // A tx that no longer fits the block waits for the next one; its sender's later txs too.
@@ -585,9 +605,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       executed.push(record);
       offer(this.pool.at(entry.sender, entry.nonce + 1n));
     }
-    const fragment = open.addFragment(executed);
-    this.emit("fragment", fragment);
-    return fragment;
   }
 
   #record(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {

@@ -4,6 +4,7 @@
  * are missing the chain silently uses @ethereumjs' pure-JS defaults.
  */
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 
 import type { CustomCrypto } from "@ethereumjs/common";
 
@@ -11,6 +12,12 @@ interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
 }
 type KeccakFactory = (algorithm: "keccak256") => { update(data: Buffer): { digest(): Buffer } };
+/** The keccak addon's raw sponge (the package wraps it in a stream per hash). */
+interface KeccakState {
+  initialize(rate: number, capacity: number): void;
+  absorb(data: Buffer): void;
+  squeeze(length: number): Buffer;
+}
 
 const require = createRequire(import.meta.url);
 
@@ -36,6 +43,38 @@ function leftPad32(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * keccak256 on the addon's sponge, one state reused: the package's `keccak("keccak256")` builds a
+ * readable-stream Transform per hash, which costs more than hashing a trie node. Falls back to the
+ * package API when the raw addon cannot be reached, and to nothing (pure JS) without the addon.
+ */
+function nativeKeccak256(): ((message: Uint8Array) => Uint8Array) | undefined {
+  const gypBuild = load<(dir: string) => unknown>("node-gyp-build");
+  let State: (new () => KeccakState) | undefined;
+  try {
+    const addon = gypBuild?.(dirname(require.resolve("keccak/package.json")));
+    if (typeof addon === "function") State = addon as new () => KeccakState;
+  } catch {
+    State = undefined;
+  }
+  if (State !== undefined) {
+    const state = new State();
+    return (message) => {
+      // Keccak-256: rate 1088, capacity 512; squeeze pads with keccak's 0x01 (not SHA-3's 0x06).
+      state.initialize(1088, 512);
+      state.absorb(Buffer.from(message.buffer, message.byteOffset, message.byteLength));
+      const digest = state.squeeze(32);
+      return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+    };
+  }
+  const keccak = load<KeccakFactory>("keccak");
+  if (keccak === undefined) return undefined;
+  return (message) => {
+    const digest = keccak("keccak256").update(Buffer.from(message.buffer, message.byteOffset, message.byteLength)).digest();
+    return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+  };
+}
+
 let cached: CustomCrypto | undefined;
 
 export function nativeCrypto(): CustomCrypto {
@@ -53,13 +92,8 @@ export function nativeCrypto(): CustomCrypto {
       return secp.ecdsaRecover(signature, recid, msgHash, false).slice(1);
     };
   }
-  const keccak = load<KeccakFactory>("keccak");
-  if (keccak !== undefined) {
-    crypto.keccak256 = (message) => {
-      const digest = keccak("keccak256").update(Buffer.from(message.buffer, message.byteOffset, message.byteLength)).digest();
-      return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
-    };
-  }
+  const keccak256 = nativeKeccak256();
+  if (keccak256 !== undefined) crypto.keccak256 = keccak256;
   cached = crypto;
   return crypto;
 }

@@ -9,6 +9,7 @@ import { createTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 import { runTx } from "@ethereumjs/vm";
 
+import { txCommonOf } from "./admission.ts";
 import {
   AdmissionMessage,
   ErrorCode,
@@ -111,7 +112,8 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   }
   let tx: TypedTransaction;
   try {
-    tx = createTx({ ...data, type }, { common: vm.common, freeze: false });
+    // The shared tx Common (admission.ts): building a tx would otherwise copy Common per call.
+    tx = createTx({ ...data, type }, { common: txCommonOf(vm.common), freeze: false });
   } catch (error) {
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionError(error);
@@ -139,6 +141,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block): P
   const withFees = hasFeeFields(request);
   if (!withFees && (request.value ?? 0n) > balance) throw insufficientFundsForTransfer();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
+  await warmCaches(vm, tx, block);
   return {
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
@@ -146,6 +149,17 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block): P
       return execute(vm, tx, block, withFees, balance);
     },
   };
+}
+
+/**
+ * Reads what every run touches (callee, its code, the fee recipient) before the checkpoint. A
+ * state read inside the checkpoint is cached only until the revert, so without this each call
+ * walks the trie for them again; read here, they stay cached on the view (the sender already is).
+ */
+async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<void> {
+  const state = vm.stateManager;
+  if (tx.to !== undefined && (await state.getAccount(tx.to))?.isContract() === true) await state.getCode(tx.to);
+  await state.getAccount(block.header.coinbase);
 }
 
 /** Runs the call once on `vm`'s current state and reverts every change (eth_call). */

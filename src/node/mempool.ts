@@ -24,6 +24,8 @@ export interface PooledTx {
 export class Mempool {
   #byHash = new Map<Hex, PooledTx>();
   #bySender = new Map<Hex, Map<bigint, PooledTx>>();
+  /** Sum of each sender's pooled costs: admission checks it per tx, a loop over the pool was O(n²). */
+  #costBySender = new Map<Hex, bigint>();
   #seq = 0;
 
   get size(): number {
@@ -51,6 +53,8 @@ export class Mempool {
     }
     const replaced = nonces.get(entry.nonce);
     if (replaced !== undefined) this.#byHash.delete(replaced.hash);
+    const total = (this.#costBySender.get(entry.sender) ?? 0n) - (replaced?.cost ?? 0n) + entry.cost;
+    this.#costBySender.set(entry.sender, total);
     nonces.set(entry.nonce, entry);
     this.#byHash.set(entry.hash, entry);
     return replaced;
@@ -62,7 +66,12 @@ export class Mempool {
     this.#byHash.delete(hash);
     const nonces = this.#bySender.get(entry.sender);
     nonces?.delete(entry.nonce);
-    if (nonces?.size === 0) this.#bySender.delete(entry.sender);
+    if (nonces === undefined || nonces.size === 0) {
+      this.#bySender.delete(entry.sender);
+      this.#costBySender.delete(entry.sender);
+    } else {
+      this.#costBySender.set(entry.sender, (this.#costBySender.get(entry.sender) ?? 0n) - entry.cost);
+    }
     return entry;
   }
 
@@ -91,11 +100,8 @@ export class Mempool {
 
   /** What the sender's other pooled txs may spend, for the cumulative balance check. */
   costOfOthers(sender: Hex, exceptNonce: bigint): bigint {
-    let total = 0n;
-    for (const entry of this.#bySender.get(sender)?.values() ?? []) {
-      if (entry.nonce !== exceptNonce) total += entry.cost;
-    }
-    return total;
+    const total = this.#costBySender.get(sender) ?? 0n;
+    return total - (this.#bySender.get(sender)?.get(exceptNonce)?.cost ?? 0n);
   }
 
   /** Drops the sender's txs whose nonce is below `nonce` (already used on chain). */
@@ -111,5 +117,6 @@ export class Mempool {
   clear(): void {
     this.#byHash.clear();
     this.#bySender.clear();
+    this.#costBySender.clear();
   }
 }

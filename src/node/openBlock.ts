@@ -4,14 +4,14 @@
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
  * are computed once, in `seal`.
  */
-import { createBlock, genRequestsRoot, genTransactionsTrieRoot } from "@ethereumjs/block";
+import { Block, createBlock, createBlockHeader, genRequestsRoot, genTransactionsTrieRoot, paramsBlock } from "@ethereumjs/block";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
 import { sha256 } from "@noble/hashes/sha2.js";
 
-import type { Block, HeaderData } from "@ethereumjs/block";
+import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { Hex } from "../rpc/schema.ts";
 import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
@@ -25,6 +25,27 @@ export interface OpenBlockHeader {
   coinbase: Hex;
   prevRandao: Hex;
   excessBlobGas: bigint | undefined;
+}
+
+const blockCommons = new WeakMap<Common, { hardfork: string; common: Common }>();
+
+/**
+ * One Common for the headers built on `common`'s current hardfork. A header otherwise copies its
+ * Common and re-merges the block params (JSON deep copies and a params-cache rebuild), twice per
+ * block here; under automine that is per tx. Headers built here never change their Common.
+ */
+function blockCommonOf(common: Common): Common {
+  const hardfork = common.hardfork();
+  let shared = blockCommons.get(common);
+  if (shared === undefined || shared.hardfork !== hardfork) {
+    const copy = common.copy();
+    copy.setHardfork(hardfork);
+    copy.updateParams(paramsBlock);
+    Object.assign(copy, { copy: () => copy, updateParams: () => copy });
+    shared = { hardfork, common: copy };
+    blockCommons.set(common, shared);
+  }
+  return shared.common;
 }
 
 export class OpenBlock {
@@ -42,7 +63,7 @@ export class OpenBlock {
   constructor(common: Common, header: OpenBlockHeader) {
     this.#common = common;
     this.header = header;
-    this.executionBlock = createBlock({ header: this.#headerData() }, { common, skipConsensusFormatValidation: true });
+    this.executionBlock = createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     this.payloadId = `0x${(header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0")}` as Hex;
   }
@@ -108,7 +129,10 @@ export class OpenBlock {
     // the empty list (the request system contracts are not deployed).
     if (common.isActivatedEIP(7685)) header.requestsHash = genRequestsRoot([], common.customCrypto.sha256 ?? sha256);
     const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
-    return createBlock({ header, transactions: txs, withdrawals }, { common, skipConsensusFormatValidation: true });
+    // The executed tx objects as they are: createBlock would rebuild each one from its fields
+    // (a Common copy and a re-validation per tx).
+    const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
+    return new Block(createBlockHeader(header, opts), txs, [], withdrawals, opts);
   }
 
   async #receiptTrie(): Promise<Uint8Array> {

@@ -9,7 +9,7 @@ import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
-import { checkSendLimits, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
+import { checkSendRequest, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
 import { invalidParams, txConstructionError } from "./errors.ts";
 import { formatTransaction } from "./format.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
@@ -133,7 +133,7 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
  * and admitted without a signature.
  */
 async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
-  checkSendLimits(ctx, request);
+  checkSendRequest(ctx, request);
   const { type, fields } = await fillTransaction(ctx, request);
   let tx: ReturnType<typeof impersonatedTransaction>;
   try {

@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
-import { admissionError, invalidParams, RpcError, ErrorCode, txConstructionError, unknownBlock } from "./errors.ts";
+import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
 import { method, positional } from "./table.ts";
@@ -160,10 +160,14 @@ export const sendTransactionParams = positional(sendTransactionRequest);
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 /**
- * Params no tx can carry once filled in: gas limit × fee per gas above 2^256 - 1 (the gas limit
- * defaults to at most the block's). Checked before a wallet prompt, so the policy never sees them.
+ * Params no tx of this chain can carry once filled in: another chain id, or gas limit × fee per
+ * gas above 2^256 - 1 (the gas limit defaults to at most the block's). Checked before a wallet
+ * prompt, so the policy never sees them.
  */
-export function checkSendLimits(ctx: MethodContext, request: SendTransactionRequest): void {
+export function checkSendRequest(ctx: MethodContext, request: SendTransactionRequest): void {
+  if (request.chainId !== undefined && request.chainId !== ctx.chain.chainId) {
+    throw invalidParams("params[0].chainId", "chainId does not match the node's");
+  }
   const { header } = ctx.chain.open;
   const gas = request.gas ?? header.gasLimit;
   const fee = request.gasPrice ?? request.maxFeePerGas ?? 2n * header.baseFeePerGas + (request.maxPriorityFeePerGas ?? SUGGESTED_TIP);
@@ -177,10 +181,7 @@ export function checkSendLimits(ctx: MethodContext, request: SendTransactionRequ
 export async function signAndSend(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
   const account = ctx.accounts.find((candidate) => candidate.address === request.from);
   if (account === undefined) throw admissionError("unknown account", { address: request.from });
-  if (request.chainId !== undefined && request.chainId !== ctx.chain.chainId) {
-    throw new RpcError(ErrorCode.invalidParams, "Invalid params", { field: "params[0].chainId", reason: "chainId does not match the node's" });
-  }
-  checkSendLimits(ctx, request);
+  checkSendRequest(ctx, request);
   const { type, fields } = await fillTransaction(ctx, request);
   let signed: Uint8Array;
   try {

@@ -219,7 +219,13 @@ export class SubscriptionManager {
 
 /** The second `eth_subscribe` parameter, by the schema of its kind. */
 function parseOption<S extends z.ZodTypeAny>(schema: S, option: unknown): z.output<S> {
-  const parsed = schema.safeParse(option);
+  let parsed: z.SafeParseReturnType<unknown, z.output<S>>;
+  try {
+    parsed = schema.safeParse(option);
+  } catch (error) {
+    // In process, an option can be anything: a getter or a proxy that throws is an unreadable option.
+    throw invalidParams(fieldOf([1]), error instanceof Error ? error.message : String(error));
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw invalidParams(fieldOf([1, ...issue.path]), issue.message);

@@ -16,7 +16,7 @@ import {
   switchEthereumChainParams,
   watchAssetParams,
 } from "../wallet/validate.ts";
-import { checkSendLimits, sendTransactionParams, signAndSend } from "./eth.ts";
+import { checkSendRequest, sendTransactionParams, signAndSend } from "./eth.ts";
 import { chainDisconnected, invalidParams, unrecognizedChain } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
@@ -147,7 +147,7 @@ export const walletMethods: MethodTable = {
       validate: () => {
         const [request] = parseParams(sendTransactionParams, params);
         accountKey(ctx.wallet, request.from, "params[0].from");
-        checkSendLimits(ctx, request);
+        checkSendRequest(ctx, request);
         return request;
       },
       perform: (request) => signAndSend(ctx, request),

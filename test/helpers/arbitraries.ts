@@ -102,7 +102,7 @@ export const hostile: fc.Arbitrary<unknown> = fc.constantFrom(
   return value;
 });
 
-function hostileValue(kind: string): unknown {
+export function hostileValue(kind: string): unknown {
   switch (kind) {
     case "throwingGetter":
       return Object.defineProperty({}, "chainId", { enumerable: true, get: () => { throw new Error("getter exploded"); } });
@@ -226,7 +226,11 @@ export function txFields(addresses: Hex[], chainId: bigint): fc.Arbitrary<TxFiel
     tip: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(GWEI, 2n * GWEI) }, { weight: 1, arbitrary: fc.constantFrom(0n, 1n, 100n * GWEI, 2n ** 100n) }),
     feeCap: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(10n * GWEI, 20n * GWEI) }, { weight: 1, arbitrary: fc.constantFrom(0n, 1n, GWEI / 2n, 2n ** 100n, 2n ** 240n) }),
     value: fc.oneof({ weight: 6, arbitrary: fc.bigInt(0n, 10n ** 18n) }, { weight: 1, arbitrary: fc.constantFrom(10n ** 22n, 10n ** 23n, 2n ** 255n) }),
-    data: fc.oneof({ weight: 6, arbitrary: fc.uint8Array({ maxLength: 64 }) }, { weight: 1, arbitrary: fc.integer({ min: 49_000, max: 140_000 }).map((length) => new Uint8Array(length)) }),
+    data: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(new Uint8Array()) },
+      { weight: 3, arbitrary: fc.uint8Array({ maxLength: 64 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 49_000, max: 140_000 }).map((length) => new Uint8Array(length)) },
+    ),
     to: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...addresses) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hexDigits(40, 40).map((digits) => `0x${digits.toLowerCase()}` as Hex) }),
     signer: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
     unprotected: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
