@@ -91,7 +91,9 @@ for (const workload of workloads) {
       try {
         sample = await workload.run(peer);
       } catch (error) {
-        log(`${workload.id} ${peer.id}: ${error instanceof Error ? error.message : String(error)}`);
+        // tevm throws plain { code, message } objects.
+        const reason = error instanceof Error ? error.message : typeof error === "object" ? JSON.stringify(error) : String(error);
+        log(`${workload.id} ${peer.id} failed (n/a): ${reason.slice(0, 300)}`);
         continue;
       }
       if (sample === undefined) continue;
@@ -153,11 +155,12 @@ const table = rows.map((row) => {
   return [row.id, row.title, ...peers.map((peer) => fmt(medianOf(row.samples[peer.id]))), ...others.map((peer) => ratio(ours, medianOf(row.samples[peer.id])))];
 });
 
-function printTable(head: string[], body: string[][]): void {
+/** A Markdown table; the first `textColumns` columns are left-aligned, the rest are numbers. */
+function printTable(head: string[], body: string[][], textColumns = 2): void {
   const widths = head.map((cell, i) => Math.max(cell.length, ...body.map((line) => line[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
   console.log(line(head));
-  console.log(`|${widths.map((width, i) => (i < 2 ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`);
+  console.log(`|${widths.map((width, i) => (i < textColumns ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`);
   for (const cells of body) console.log(line(cells));
 }
 
@@ -186,6 +189,7 @@ if (scaling !== undefined) {
       ((sealMs * 1000) / size).toFixed(0),
       (((admitMs + fragmentMs + sealMs) * 1000) / size).toFixed(0),
     ]),
+    0,
   );
 }
 if (memory !== undefined) {
@@ -193,6 +197,7 @@ if (memory !== undefined) {
   printTable(
     ["blocks", "heapUsed MB", "RSS MB", "ms per block"],
     memory.map((point) => [String(point.blocks), point.heapUsedMb.toFixed(1), point.rssMb.toFixed(1), point.msPerBlock.toFixed(2)]),
+    0,
   );
   const first = memory[0]!;
   const last = memory.at(-1)!;
