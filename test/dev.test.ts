@@ -1,5 +1,6 @@
 /** Dev methods (src/rpc/dev.ts): Hardhat's and anvil's semantics on the in-process provider. */
 import { expect } from "chai";
+import { encodeFunctionData } from "viem";
 
 import { createTestChain, rpcError, START_MS } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -263,6 +264,25 @@ describe("dev methods", () => {
       expect(receipt.status).to.equal("0x1");
       expect(await call(provider, "eth_getCode", [receipt.contractAddress])).to.equal(Counter.deployedBytecode);
       expect(await call(provider, "anvil_stopImpersonatingAccount", [WHALE])).to.equal(true);
+    });
+
+    it("a contract can be the sender: calls and estimates from it, impersonated sends from it, its code still runs", async () => {
+      // EIP-3607 refuses senders with code; geth's calls and Hardhat's impersonation do not.
+      await call(provider, "hardhat_setCode", [WHALE, Counter.deployedBytecode]);
+      await call(provider, "hardhat_setBalance", [WHALE, "0xde0b6b3a7640000"]);
+      const increment = encodeFunctionData({ abi: Counter.abi, functionName: "increment" });
+      const count = encodeFunctionData({ abi: Counter.abi, functionName: "count" });
+      // The sender calls itself: its own code must execute (not read as empty during the call).
+      expect(await call(provider, "eth_call", [{ from: WHALE, to: WHALE, data: count }, "latest"])).to.equal(`0x${"0".repeat(64)}`);
+      expect(await call(provider, "eth_estimateGas", [{ from: WHALE, to: STRANGER, value: "0x1" }])).to.equal("0x5208");
+
+      await call(provider, "hardhat_impersonateAccount", [WHALE]);
+      const hash = await call<string>(provider, "eth_sendTransaction", [{ from: WHALE, to: WHALE, data: increment }]);
+      await provider.preconf.fragment();
+      expect(await call<{ status: string }>(provider, "eth_getTransactionReceipt", [hash])).to.include({ status: "0x1" });
+      expect(await call(provider, "eth_call", [{ to: WHALE, data: count }, "pending"])).to.equal(`0x${"0".repeat(63)}1`);
+      expect(await call(provider, "eth_getCode", [WHALE, "pending"])).to.equal(Counter.deployedBytecode);
+      expect(await call(provider, "eth_getTransactionCount", [WHALE, "pending"])).to.equal("0x1");
     });
 
     it("an impersonated sender without funds is refused like any other", async () => {

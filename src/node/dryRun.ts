@@ -7,9 +7,9 @@
 import { createBlock } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
-import { runTx } from "@ethereumjs/vm";
 
 import { txCommonOf } from "./admission.ts";
+import { assertSender, runTxAllowingAssertedSender } from "./assertedSender.ts";
 import {
   AdmissionMessage,
   ErrorCode,
@@ -119,9 +119,8 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     throw txConstructionError(error);
   }
   const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
-  // Impersonation: the sender is whoever the call names; there is no signature to recover.
-  tx.getSenderAddress = () => sender;
-  return tx;
+  // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
+  return assertSender(tx, sender);
 }
 
 /** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
@@ -170,7 +169,7 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
 async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {
   await vm.evm.journal.checkpoint();
   try {
-    const result = await runTx(vm, {
+    const result = await runTxAllowingAssertedSender(vm, {
       tx,
       block,
       skipNonce: true,

@@ -7,6 +7,8 @@
 import { createTx } from "@ethereumjs/tx";
 import { createAddressFromString } from "@ethereumjs/util";
 
+import { assertSender } from "./assertedSender.ts";
+
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Chain } from "./chain.ts";
@@ -45,7 +47,5 @@ export function impersonatedTransaction(common: Common, type: number, data: Type
   const r = BigInt(sender) === 0n ? 1n : BigInt(sender);
   const signature = type === 0 ? { v: common.chainId() * 2n + 35n, r, s: 1n } : { v: 0n, r, s: 1n };
   const tx = createTx({ ...data, ...signature, type }, { common, freeze: false });
-  const address = createAddressFromString(sender);
-  tx.getSenderAddress = () => address;
-  return tx;
+  return assertSender(tx, createAddressFromString(sender));
 }
