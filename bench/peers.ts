@@ -117,21 +117,25 @@ async function edr(): Promise<Peer> {
     chainId: 31337,
     async create() {
       const connection = await hre.network.connect({ network: "bench" });
-      const request: Request = (method, params = []) => connection.provider.request({ method, params });
-      return {
-        request,
-        automines: true,
-        batches: false,
-        tick: async () => {
-          await request("evm_mine");
-        },
-        snapshot: () => request("evm_snapshot"),
-        revert: async (id) => {
-          if ((await request("evm_revert", [id])) !== true) throw new Error("evm_revert failed");
-        },
-        close: () => connection.close(),
-      };
+      return automineSession((method, params = []) => connection.provider.request({ method, params }), () => connection.close());
     },
+  };
+}
+
+/** A peer that mines every tx at once and has Hardhat's evm_mine / evm_snapshot / evm_revert. */
+function automineSession(request: Request, close: () => Promise<void>): Instance {
+  return {
+    request,
+    automines: true,
+    batches: false,
+    tick: async () => {
+      await request("evm_mine");
+    },
+    snapshot: () => request("evm_snapshot"),
+    revert: async (id) => {
+      if ((await request("evm_revert", [id])) !== true) throw new Error("evm_revert failed");
+    },
+    close,
   };
 }
 
@@ -156,20 +160,7 @@ async function ganache(): Promise<Peer> {
         chain: { chainId: 31337 },
         wallet: { mnemonic: MNEMONIC, totalAccounts: 20, defaultBalance: 10_000 },
       });
-      const request: Request = (method, params = []) => provider.request({ method, params } as never);
-      return {
-        request,
-        automines: true,
-        batches: false,
-        tick: async () => {
-          await request("evm_mine");
-        },
-        snapshot: () => request("evm_snapshot"),
-        revert: async (id) => {
-          if ((await request("evm_revert", [id])) !== true) throw new Error("evm_revert failed");
-        },
-        close: () => provider.disconnect(),
-      };
+      return automineSession((method, params = []) => provider.request({ method, params } as never), () => provider.disconnect());
     },
   };
 }

@@ -49,10 +49,12 @@ import {
 import { buildBlock, createVM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
+import { BLOB_SCHEDULE, BLOCK_BODY_KZG, BLOCK_FORKS_AT_ZERO } from "../src/node/genesis.ts";
+
 import type { Block } from "@ethereumjs/block";
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Address, KZG, PrefixedHexString, WithdrawalData } from "@ethereumjs/util";
+import type { Address, PrefixedHexString, WithdrawalData } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 
 const OUT = resolve(fileURLToPath(import.meta.url), "../../fixtures/chains/multifork");
@@ -130,16 +132,7 @@ const hash = (label: string) => keccak_256(utf8ToBytes(label));
 function gethGenesis(): GethGenesis {
   const config = {
     chainId: CHAIN_ID,
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    berlinBlock: 0,
-    londonBlock: 0,
+    ...BLOCK_FORKS_AT_ZERO,
     // EIP-3675: the terminal PoW block is the first whose total difficulty reaches TTD; its
     // child is the first PoS block. geth switches on TTD; @ethereumjs/common 10 reads only the
     // block number (mergeNetsplitBlock), so both are given and agree.
@@ -148,11 +141,7 @@ function gethGenesis(): GethGenesis {
     shanghaiTime: SHANGHAI_TIME,
     cancunTime: CANCUN_TIME,
     pragueTime: PRAGUE_TIME,
-    // EIP-7840: blob parameters per fork.
-    blobSchedule: {
-      cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-    },
+    blobSchedule: BLOB_SCHEDULE,
     // EIP-6110's deposit contract: none on this chain (no deposit logs can match).
     depositContractAddress: "0x0000000000000000000000000000000000000000",
   };
@@ -201,21 +190,6 @@ async function genesisState(stateManager: MerkleStateManager, genesis: GethGenes
   }
   return stateManager.getStateRoot();
 }
-
-/** ethereumjs wants a KZG library before it builds any blob tx, though a tx without blobs never uses it. */
-const noKzg = (): never => {
-  throw new Error("no KZG library: this generator builds blob txs without blobs");
-};
-const NO_KZG: KZG = {
-  blobToKzgCommitment: noKzg,
-  computeBlobProof: noKzg,
-  verifyProof: noKzg,
-  verifyBlobProofBatch: noKzg,
-  computeCells: noKzg,
-  computeCellsAndProofs: noKzg,
-  recoverCellsAndProofs: noKzg,
-  verifyCellKzgProofBatch: noKzg,
-};
 
 class Producer {
   readonly blocks: Block[] = [];
@@ -287,7 +261,7 @@ class Producer {
 
 async function main(): Promise<void> {
   const genesis = gethGenesis();
-  const common = createCommonFromGethGenesis(genesis, { chain: "multifork", customCrypto: { kzg: NO_KZG } });
+  const common = createCommonFromGethGenesis(genesis, { chain: "multifork", customCrypto: { kzg: BLOCK_BODY_KZG } });
   const stateManager = new MerkleStateManager({ common, caches: new Caches() });
   const genesisStateRoot = await genesisState(stateManager, genesis);
   // validateBlocks: every built block is checked against its parent when it is stored.

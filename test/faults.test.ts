@@ -18,7 +18,7 @@ import { expect } from "chai";
 import WebSocket from "ws";
 
 import { createPreconfProvider, startServer } from "../src/index.ts";
-import { createTestChain } from "./helpers/chain.ts";
+import { createTestChain, serveEachTest } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 import { warningsDuring } from "./helpers/warnings.ts";
 
@@ -125,14 +125,9 @@ describe("faults", () => {
     let provider: PreconfProvider;
     let server: RunningServer;
 
-    beforeEach(async () => {
-      ({ provider } = await createTestChain());
-      server = await startServer(provider, { port: 0 });
-    });
-
-    afterEach(async () => {
-      await server.close();
-      await provider.close();
+    serveEachTest((served, listening) => {
+      provider = served;
+      server = listening;
     });
 
     it("drops the client's subscriptions and listeners; the chain and other clients go on", async () => {

@@ -16,7 +16,7 @@ import WebSocket from "ws";
 import { parseNodeArgs } from "../src/cli.ts";
 import { startServer } from "../src/index.ts";
 import { bindWarning, isLoopback, parseOrigins } from "../src/server/http.ts";
-import { createTestChain } from "./helpers/chain.ts";
+import { serveEachTest } from "./helpers/chain.ts";
 
 import type { PreconfProvider, RunningServer } from "../src/index.ts";
 
@@ -78,14 +78,9 @@ describe("security", () => {
   let provider: PreconfProvider;
   let server: RunningServer;
 
-  beforeEach(async () => {
-    ({ provider } = await createTestChain());
-    server = await startServer(provider, { port: 0 });
-  });
-
-  afterEach(async () => {
-    await server.close();
-    await provider.close();
+  serveEachTest((served, listening) => {
+    provider = served;
+    server = listening;
   });
 
   describe("binding", () => {

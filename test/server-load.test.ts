@@ -1,8 +1,8 @@
 /**
  * The server under load and abuse (README "Limits and security"). Each case checks that the server
  * answers or refuses with the documented status, keeps serving a normal client meanwhile, and that
- * its memory stays bounded. Sizes are reduced in `npm test`; `LOAD_SCALE=full` (npm run
- * stress:server) runs them in full. A summary of requests, statuses and memory is printed at the end.
+ * its memory stays bounded. Sizes are reduced in `npm test`; `LOAD_SCALE=full` (`npm run
+ * stress`, with the mempool load test) runs them in full. A summary of requests, statuses and memory is printed at the end.
  */
 import { once } from "node:events";
 import { request as httpRequest, Agent } from "node:http";

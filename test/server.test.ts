@@ -16,7 +16,7 @@ import WebSocket from "ws";
 import { createPreconfProvider, startServer } from "../src/index.ts";
 import { parseNodeArgs } from "../src/cli.ts";
 import { bindWarning } from "../src/server/http.ts";
-import { createTestChain, devChain } from "./helpers/chain.ts";
+import { devChain, serveEachTest } from "./helpers/chain.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider, RunningServer } from "../src/index.ts";
@@ -62,14 +62,9 @@ describe("JSON-RPC server", () => {
   let provider: PreconfProvider;
   let server: RunningServer;
 
-  beforeEach(async () => {
-    ({ provider } = await createTestChain());
-    server = await startServer(provider, { port: 0 });
-  });
-
-  afterEach(async () => {
-    await server.close();
-    await provider.close();
+  serveEachTest((served, listening) => {
+    provider = served;
+    server = listening;
   });
 
   it("binds 127.0.0.1 and answers eth_chainId", async () => {
@@ -357,15 +352,13 @@ describe("WebSocket subscriptions (real timers)", () => {
   let provider: PreconfProvider;
   let server: RunningServer;
 
-  beforeEach(async () => {
-    provider = await createPreconfProvider({ fragmentIntervalMs: 200, fragmentsPerBlock: 3 });
-    server = await startServer(provider, { port: 0 });
-  });
-
-  afterEach(async () => {
-    await server.close();
-    await provider.close();
-  });
+  serveEachTest(
+    (served, listening) => {
+      provider = served;
+      server = listening;
+    },
+    () => createPreconfProvider({ fragmentIntervalMs: 200, fragmentsPerBlock: 3 }),
+  );
 
   /** A tiny JSON-RPC client over the `ws` package. */
   async function connect() {

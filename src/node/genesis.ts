@@ -25,8 +25,22 @@ export type SupportedHardfork = (typeof SUPPORTED_HARDFORKS)[number];
 /** ethereumjs' own default: the newest fork it supports completely (DECISIONS §9). */
 export const DEFAULT_HARDFORK: SupportedHardfork = Hardfork.Prague;
 
-/** EIP-4844 / EIP-7691 blob parameters, as geth genesis files carry them. */
-const BLOB_SCHEDULE = {
+/** geth's block-numbered forks, Homestead through London, all active from the genesis. */
+export const BLOCK_FORKS_AT_ZERO = {
+  homesteadBlock: 0,
+  eip150Block: 0,
+  eip155Block: 0,
+  eip158Block: 0,
+  byzantiumBlock: 0,
+  constantinopleBlock: 0,
+  petersburgBlock: 0,
+  istanbulBlock: 0,
+  berlinBlock: 0,
+  londonBlock: 0,
+};
+
+/** EIP-4844 / EIP-7691 blob parameters per fork, as geth genesis files carry them (EIP-7840). */
+export const BLOB_SCHEDULE = {
   cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
   prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
 };
@@ -46,16 +60,7 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
   const timeFork = (fork: SupportedHardfork) => (SUPPORTED_HARDFORKS.indexOf(fork) <= forkIndex ? 0 : undefined);
   const config = {
     chainId: Number(params.chainId),
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    berlinBlock: 0,
-    londonBlock: 0,
+    ...BLOCK_FORKS_AT_ZERO,
     mergeNetsplitBlock: 0,
     terminalTotalDifficulty: 0,
     terminalTotalDifficultyPassed: true,

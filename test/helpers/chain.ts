@@ -3,9 +3,9 @@ import FakeTimers from "@sinonjs/fake-timers";
 import { createPublicClient, createWalletClient, custom, defineChain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
-import { createPreconfProvider } from "../../src/index.ts";
+import { createPreconfProvider, startServer } from "../../src/index.ts";
 
-import type { PreconfProviderOptions, PreconfProvider } from "../../src/index.ts";
+import type { PreconfProviderOptions, PreconfProvider, RunningServer } from "../../src/index.ts";
 
 /** A fixed start time, so that block timestamps and hashes are reproducible. */
 export const START_MS = 1_700_000_000_000;
@@ -26,6 +26,26 @@ export async function createTestChain(options: PreconfProviderOptions = {}): Pro
   const clock = FakeTimers.createClock(START_MS);
   const provider = await createPreconfProvider({ clock, ...options });
   return { clock, provider };
+}
+
+/**
+ * Serves a fresh provider (a fake-clock test chain unless `create` says otherwise) on a free port
+ * to each test of the enclosing describe, hands both to `use`, and closes them after the test.
+ */
+export function serveEachTest(
+  use: (provider: PreconfProvider, server: RunningServer) => void,
+  create: () => Promise<PreconfProvider> = async () => (await createTestChain()).provider,
+): void {
+  let served: { provider: PreconfProvider; server: RunningServer } | undefined;
+  beforeEach(async () => {
+    const provider = await create();
+    served = { provider, server: await startServer(provider, { port: 0 }) };
+    use(served.provider, served.server);
+  });
+  afterEach(async () => {
+    await served?.server.close();
+    await served?.provider.close();
+  });
 }
 
 export function viemClients(provider: PreconfProvider, accountIndex = 0) {
