@@ -194,6 +194,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     coinbase: resolved.coinbase,
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
+    stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     chainRlp: resolved.chain,
     state: resolved.state,
   }).catch((error: unknown) => {

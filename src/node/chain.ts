@@ -8,15 +8,17 @@ import { EventEmitter } from "node:events";
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
-import { createVM, runTx } from "@ethereumjs/vm";
+import { createVM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { admitTransaction, feesOf } from "./admission.ts";
+import { runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
+import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
@@ -47,7 +49,12 @@ export interface ChainConfig {
   chainRlp?: Uint8Array | undefined;
   /** A state dump to start from (stateDump.ts); `genesis` must be its genesis. */
   state?: ParsedStateDump | undefined;
+  /** Sealed blocks whose state stays readable (the head's included); undefined keeps every block's. */
+  stateHistory?: number | undefined;
 }
+
+/** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
+const PRUNE_EVERY = 64;
 
 /**
  * Something outside the chain that evm_snapshot / evm_revert also cover (the wallet, the
@@ -67,6 +74,8 @@ export interface ChainEvents {
 interface Snapshot {
   stateRoot: Uint8Array;
   sealedCount: number;
+  /** The head at the snapshot, when its state was readable (pruning keeps it for the revert). */
+  head: SealedBlock | undefined;
   open: OpenBlock;
   openTxCount: number;
   openFragmentCount: number;
@@ -91,8 +100,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   #views: StateViews;
   #index: AccountIndex;
   #genesis: GethGenesis;
-  /** Blocks below this number have no state (the chain was loaded from a dump at that block). */
+  /**
+   * Blocks below this number have no state: the chain was loaded from a dump at that block, or
+   * pruning dropped it (`stateHistory`). `#keptHeads` are the exceptions (see `#hasState`).
+   */
   #historyFrom = 0n;
+  /** Blocks below `#historyFrom` whose state pruning kept: heads of live snapshots, and the head. */
+  #keptHeads = new Set<Hex>();
+  /** The head's number at the last pruning pass. */
+  #prunedAt = 0n;
   readonly #config: ChainConfig;
   readonly #queue = new SerialQueue();
   readonly #sealed: SealedBlock[] = [];
@@ -120,6 +136,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#blockchain = engine.blockchain;
     this.#index = engine.index;
     this.#views = new StateViews(engine.vm);
+    this.#shareHeaders(engine.blockchain);
     this.#genesis = config.genesis;
     for (const block of sealed) {
       this.#sealed.push(block);
@@ -185,6 +202,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       });
       // Every block of a fresh chain has its state, not only the head.
       this.#historyFrom = 0n;
+      this.#prunedAt = 0n;
     });
   }
 
@@ -248,17 +266,32 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
     if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
-    const number = resolved.sealed.block.header.number;
-    if (number < this.#historyFrom) {
+    if (!this.#hasState(resolved.sealed)) {
       // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
       if (resolved.sealed === this.latest) return this.#queue.run(() => read(this.#vm));
-      throw historicalStateUnavailable(number, this.#historyFrom);
+      throw historicalStateUnavailable(resolved.sealed.block.header.number, this.#historyFrom);
     }
     // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
     if (this.#latestEdited && resolved.sealed === this.latest && this.#open.fragments.length === 0) {
       return this.#queue.run(() => read(this.#vm));
     }
     return this.#views.run(resolved.sealed.block, read);
+  }
+
+  /**
+   * @ethereumjs/blockchain decodes the head's and the parent's header from its DB on every
+   * putBlock and delBlock, each decode copying a Common and re-merging its params (~12 % of an
+   * automined test file). The headers of the blocks we index are the same: hand those out.
+   */
+  #shareHeaders(blockchain: Blockchain): void {
+    const manager = blockchain.dbManager;
+    const decode = manager.getHeader.bind(manager);
+    manager.getHeader = async (hash, number) => this.#byHash.get(flatHex(hash))?.block.header ?? decode(hash, number);
+  }
+
+  /** The one rule for which sealed blocks' states can be read. */
+  #hasState(sealed: SealedBlock): boolean {
+    return sealed.block.header.number >= this.#historyFrom || this.#keptHeads.has(sealed.hash);
   }
 
   transaction(hash: Hex): TxRecord | undefined {
@@ -377,6 +410,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.#snapshots.set(id, {
         stateRoot: await this.#vm.stateManager.getStateRoot(),
         sealedCount: this.#sealed.length,
+        head: this.#hasState(this.latest) ? this.latest : undefined,
         open,
         openTxCount: open.transactions.length,
         openFragmentCount: open.fragments.length,
@@ -400,6 +434,10 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const later of [...this.#snapshots.keys()]) if (later >= id) this.#snapshots.delete(later);
 
       const dropped = this.#sealed.splice(snap.sealedCount);
+      // Blocks sealed after the revert have their state again; those pruned below the head stay gone.
+      const next = this.latest.block.header.number + 1n;
+      if (this.#historyFrom > next) this.#historyFrom = next;
+      if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
       for (const sealed of dropped) {
         this.#byHash.delete(sealed.hash);
         for (const record of sealed.transactions) this.#txs.delete(record.hash);
@@ -456,7 +494,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         nextTimestamp: requested,
         index: this.#index,
         live: this.#vm,
-        atHead: head.block.header.number < this.#historyFrom ? undefined : (read) => this.#views.run(head.block, read),
+        atHead: this.#hasState(head) ? (read) => this.#views.run(head.block, read) : undefined,
       });
     });
   }
@@ -488,6 +526,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#blockchain = restored.blockchain;
     this.#index = restored.index;
     this.#views = new StateViews(restored.vm);
+    this.#shareHeaders(restored.blockchain);
     this.#genesis = restored.genesis;
     this.#sealed.length = 0;
     this.#byHash.clear();
@@ -506,6 +545,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#latestEdited = restored.latestEdited;
     const headNumber = this.latest.block.header.number;
     this.#historyFrom = restored.headStateAvailable ? headNumber : headNumber + 1n;
+    this.#keptHeads.clear();
+    this.#prunedAt = headNumber;
     this.#snapshots.clear();
   }
 
@@ -584,7 +625,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (entry.tx.gasLimit > open.remainingGas) continue;
       let result: RunTxResult;
       try {
-        result = await runTx(this.#vm, {
+        result = await runTxAllowingAssertedSender(this.#vm, {
           tx: entry.tx,
           block: open.executionBlock,
           blockGasUsed: open.gasUsed,
@@ -613,14 +654,14 @@ export class Chain extends EventEmitter<ChainEvents> {
     const { feeCap, tipCap } = feesOf(tx);
     const tip = tipCap < feeCap - baseFee ? tipCap : feeCap - baseFee;
     const logs: LogRecord[] = result.execResult.logs?.map(([address, topics, data]) => ({
-      address: bytesToHex(address) as Hex,
-      topics: topics.map((topic) => bytesToHex(topic) as Hex),
-      data: bytesToHex(data) as Hex,
+      address: flatHex(address),
+      topics: topics.map((topic) => flatHex(topic)),
+      data: flatHex(data),
       logIndex: open.logCount++,
     })) ?? [];
     const receipt = result.receipt;
     return {
-      hash: bytesToHex(tx.hash()) as Hex,
+      hash: flatHex(tx.hash()),
       tx,
       from,
       blockNumber: open.number,
@@ -646,15 +687,50 @@ export class Chain extends EventEmitter<ChainEvents> {
     const stateRoot = await this.#vm.stateManager.getStateRoot();
     const block = await open.seal(stateRoot);
     await this.#blockchain.putBlock(block);
-    const hash = bytesToHex(block.hash()) as Hex;
+    const hash = flatHex(block.hash());
     for (const record of open.transactions) record.blockHash = hash;
     const sealed: SealedBlock = { block, hash, transactions: open.transactions, fragmentCount: open.fragments.length };
     this.#sealed.push(sealed);
     this.#byHash.set(hash, sealed);
     this.#open = this.#openAfter(block);
     this.#latestEdited = false;
+    if (block.header.number - this.#prunedAt >= PRUNE_EVERY) this.#prune(stateRoot);
     this.emit("sealed", sealed);
     return sealed;
+  }
+
+  /**
+   * Drops the trie nodes that only blocks older than `stateHistory` need (prune.ts). Runs in the
+   * writer queue right after a seal: `liveRoot` is the flushed live state. Reads at those blocks
+   * answer historicalStateUnavailable from now on; a read already in flight keeps its view's root.
+   */
+  #prune(liveRoot: Uint8Array): void {
+    const head = this.latest;
+    this.#prunedAt = head.block.header.number;
+    const history = this.#config.stateHistory;
+    if (history === undefined) return;
+    const from = head.block.header.number - BigInt(history) + 1n;
+    const stateManager = this.#vm.stateManager as MerkleStateManager;
+    const store = nodeStoreOf(stateManager);
+    if (from <= this.#historyFrom || store === undefined || (stateManager as unknown as { _checkpointCount: number })._checkpointCount > 0) return;
+
+    const roots: Uint8Array[] = [liveRoot];
+    for (let number = from; number <= head.block.header.number; number++) roots.push(this.#sealed[Number(number)]!.block.header.stateRoot);
+    const keptHeads = new Set<Hex>();
+    const keep = (sealed: SealedBlock | undefined) => {
+      if (sealed === undefined || !this.#hasState(sealed)) return;
+      roots.push(sealed.block.header.stateRoot);
+      if (sealed.block.header.number < from) keptHeads.add(sealed.hash);
+    };
+    for (const snap of this.#snapshots.values()) {
+      roots.push(snap.stateRoot);
+      keep(snap.head);
+    }
+    this.#views.dropBelow(from);
+    roots.push(...this.#views.roots());
+    pruneStore(store, roots, openStorageRoots(stateManager));
+    this.#historyFrom = from;
+    this.#keptHeads = keptHeads;
   }
 
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
@@ -682,6 +758,14 @@ export class Chain extends EventEmitter<ChainEvents> {
       excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
     });
   }
+}
+
+/**
+ * `0x` hex that is one flat string. ethereumjs' bytesToHex appends byte by byte, and V8 keeps
+ * such a string as a rope of ~n pieces (~2 KB per hash) for as long as a record holds it.
+ */
+function flatHex(bytes: Uint8Array): Hex {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
 }
 
 /** JSON with sorted keys, so that two objects compare by content. */

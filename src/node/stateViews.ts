@@ -1,8 +1,9 @@
 /**
  * Read-only views of sealed blocks' states: a VM whose state manager sits at the block's state
- * root. The trie database is shared with the live state (nodes are never pruned), so a view costs
- * a shallow copy, made on first use and kept for the few most recent blocks. Each view runs one
- * read at a time, because dry runs checkpoint and revert its journal.
+ * root. The trie database is shared with the live state, so a view costs a shallow copy, made on
+ * first use and kept for the few most recent blocks. Each view runs one read at a time, because
+ * dry runs checkpoint and revert its journal. Pruning (prune.ts) keeps the roots of every cached
+ * view and of every read still in flight (`roots`).
  */
 import { bytesToHex } from "@ethereumjs/util";
 
@@ -14,14 +15,19 @@ import type { VM } from "@ethereumjs/vm";
 const MAX_VIEWS = 8;
 
 interface View {
+  block: Block;
   vm: Promise<VM>;
   queue: SerialQueue;
+  /** Reads queued or running on this view. */
+  reads: number;
 }
 
 export class StateViews {
   readonly #live: VM;
   /** Insertion-ordered, so the first key is the least recently used. */
   readonly #views = new Map<string, View>();
+  /** Views evicted from the cache while reads were still queued on them. */
+  readonly #busy = new Set<View>();
 
   constructor(live: VM) {
     this.#live = live;
@@ -29,7 +35,28 @@ export class StateViews {
 
   run<T>(block: Block, read: (vm: VM) => Promise<T>): Promise<T> {
     const view = this.#view(block);
-    return view.queue.run(async () => read(await view.vm));
+    view.reads++;
+    return view.queue.run(async () => read(await view.vm)).finally(() => {
+      view.reads--;
+      if (view.reads === 0) this.#busy.delete(view);
+    });
+  }
+
+  /** State roots that views may still read: cached views and reads in flight. */
+  roots(): Uint8Array[] {
+    return [...this.#views.values(), ...this.#busy].map((view) => view.block.header.stateRoot);
+  }
+
+  /** Forgets the cached views of blocks below `number` (reads in flight finish on their view). */
+  dropBelow(number: bigint): void {
+    for (const [key, view] of [...this.#views]) {
+      if (view.block.header.number < number) this.#evict(key, view);
+    }
+  }
+
+  #evict(key: string, view: View): void {
+    this.#views.delete(key);
+    if (view.reads > 0) this.#busy.add(view);
   }
 
   #view(block: Block): View {
@@ -38,8 +65,11 @@ export class StateViews {
     if (view !== undefined) {
       this.#views.delete(key);
     } else {
-      view = { vm: this.#createVm(block), queue: new SerialQueue() };
-      if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value!);
+      view = { block, vm: this.#createVm(block), queue: new SerialQueue(), reads: 0 };
+      if (this.#views.size >= MAX_VIEWS) {
+        const [oldestKey, oldest] = this.#views.entries().next().value!;
+        this.#evict(oldestKey, oldest);
+      }
     }
     this.#views.set(key, view);
     return view;

@@ -1,0 +1,126 @@
+/**
+ * State-history pruning (`stateHistory`): blocks and receipts stay, the state of blocks older
+ * than the window answers historicalStateUnavailable, kept blocks and snapshots read exactly.
+ * Fake clock, manual mining; memory is measured by the bench (row M), never here.
+ */
+import { expect } from "chai";
+
+import { createTestChain } from "./helpers/chain.ts";
+import { send, signTx } from "./helpers/sign.ts";
+
+import type { PreconfProvider } from "../src/index.ts";
+import type { Hex } from "../src/rpc/schema.ts";
+
+const STRANGER = "0x1234567890123456789012345678901234567890";
+const HISTORY = 16;
+const hex = (n: number | bigint) => `0x${n.toString(16)}`;
+
+async function call<T = unknown>(provider: PreconfProvider, method: string, params: unknown[] = []): Promise<T> {
+  return (await provider.request({ method, params })) as T;
+}
+
+async function rpcError(provider: PreconfProvider, method: string, params: unknown[]): Promise<{ code: number; message: string; data: unknown }> {
+  try {
+    await provider.request({ method, params });
+  } catch (error) {
+    const { code, message, data } = error as { code: number; message: string; data: unknown };
+    return { code, message, data };
+  }
+  throw new Error(`${method} succeeded`);
+}
+
+/** Seals blocks `from..to`, each with one 1-wei transfer to STRANGER: its balance at block n is n wei. */
+async function sealTransfers(provider: PreconfProvider, from: number, to: number): Promise<Hex[]> {
+  const hashes: Hex[] = [];
+  for (let number = from; number <= to; number++) {
+    hashes.push(await send(provider, await signTx(provider, 0, { nonce: number - 1, to: STRANGER })));
+    await provider.preconf.seal();
+  }
+  return hashes;
+}
+
+describe("state-history pruning", () => {
+  let provider: PreconfProvider;
+  afterEach(async () => {
+    await provider.close();
+  });
+
+  it("keeps blocks and receipts, answers state only within the window", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    const hashes = await sealTransfers(provider, 1, 150);
+    // Passes ran at blocks 64 and 128: the state of 113..150 is kept.
+    const block = await call<{ hash: Hex; number: Hex; transactions: Hex[] }>(provider, "eth_getBlockByNumber", ["0xa", false]);
+    expect(block.number).to.equal("0xa");
+    expect(block.transactions).to.deep.equal([hashes[9]]);
+    expect((await call<{ number: Hex }>(provider, "eth_getBlockByHash", [block.hash, false])).number).to.equal("0xa");
+    const receipt = await call<{ blockNumber: Hex; status: Hex }>(provider, "eth_getTransactionReceipt", [hashes[9]]);
+    expect(receipt).to.include({ blockNumber: "0xa", status: "0x1" });
+
+    for (const [method, params, number] of [
+      ["eth_getBalance", [STRANGER, "0xa"], 10],
+      ["eth_getBalance", [STRANGER, { blockHash: block.hash }], 10],
+      ["eth_call", [{ to: STRANGER }, "earliest"], 0],
+      ["eth_getBalance", [STRANGER, hex(150 - 38)], 112],
+    ] as const) {
+      expect(await rpcError(provider, method, [...params])).to.deep.equal({
+        code: -32000,
+        message: "historical state not available",
+        data: { block: hex(number), loadedAt: hex(113) },
+      });
+    }
+    for (const number of [113, 120, 149, 150]) {
+      expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
+    }
+    expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(150));
+  });
+
+  it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 5);
+    // A dev edit that no block has: the snapshot's own root must survive too.
+    await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
+    const dev0 = provider.accounts[0]!.address;
+    const id = await call<Hex>(provider, "evm_snapshot");
+    const before = await call<Hex>(provider, "eth_getBalance", [dev0, "latest"]);
+    await sealTransfers(provider, 6, 200);
+    // The snapshot's head keeps its state; the blocks around it do not.
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x5"])).to.equal("0x5");
+    expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x4"])).message).to.equal("historical state not available");
+    expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x6"])).message).to.equal("historical state not available");
+
+    expect(await call(provider, "evm_revert", [id])).to.equal(true);
+    expect(await call(provider, "eth_blockNumber")).to.equal("0x5");
+    expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal("0x64");
+    expect(await call(provider, "eth_getBalance", [dev0, "latest"])).to.equal(before);
+    expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x4"])).message).to.equal("historical state not available");
+
+    // Blocks sealed after the revert have their state again.
+    await sealTransfers(provider, 6, 8);
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x6"])).to.equal(hex(101));
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x8"])).to.equal(hex(103));
+  });
+
+  it("reads racing the passes answer the right balance or the error, never a missing node", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 60);
+    const reads: Promise<unknown>[] = [];
+    for (let number = 61; number <= 140; number++) {
+      for (const at of [number - 1, number - HISTORY, number - 3]) {
+        reads.push(
+          provider.request({ method: "eth_getBalance", params: [STRANGER, hex(at)] }).then(
+            (balance) => expect(balance).to.equal(hex(at)),
+            (error: { message: string }) => expect(error.message).to.equal("historical state not available"),
+          ),
+        );
+      }
+      await sealTransfers(provider, number, number);
+    }
+    await Promise.all(reads);
+  });
+
+  it('`stateHistory: "all"` keeps every block\'s state', async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: "all" }));
+    await sealTransfers(provider, 1, 140);
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x1"])).to.equal("0x1");
+  });
+});
