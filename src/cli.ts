@@ -3,7 +3,8 @@
  * and WebSocket: it prints the URL, the chain id and the dev accounts with their (publicly known)
  * keys, then one line per sealed block. SIGINT / SIGTERM stop it cleanly.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { access, constants, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
@@ -44,7 +45,8 @@ class UsageError extends Error {}
 
 function integer(name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
+  // Digits only: Number("") and Number(" ") are 0, which would silently turn a limit off.
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
   return number;
 }
@@ -153,13 +155,34 @@ function blockLine(sealed: SealedBlock): string {
 const fragmentLine = (fragment: Fragment) =>
   `  fragment ${fragment.blockNumber}.${fragment.index}  txs ${fragment.transactions.length}  gas ${gasOf(fragment.cumulativeGasUsed)}`;
 
-async function runNode(command: NodeCommand): Promise<void> {
+/** Fails at start, not after a whole session, when the dump could not be written. */
+async function checkWritable(path: string): Promise<void> {
+  try {
+    await access(dirname(path), constants.W_OK);
+  } catch (error) {
+    throw new InvalidOptionsError("--dump-state", `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Written beside the target and renamed: an interrupted write never leaves a half dump (nor a half `--load-state` input). */
+async function writeDump(path: string, dump: unknown): Promise<void> {
+  const partial = `${path}.${process.pid}.partial`;
+  try {
+    await writeFile(partial, `${JSON.stringify(dump, null, 2)}\n`);
+    await rename(partial, path);
+  } finally {
+    await rm(partial, { force: true });
+  }
+}
+
+async function runNode(command: NodeCommand): Promise<number> {
   // Installed first: a signal before the handlers exist kills the process without cleanup.
   // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
   const stopped = new Promise<void>((resolve) => {
     process.on("SIGINT", () => resolve());
     process.on("SIGTERM", () => resolve());
   });
+  if (command.files.dumpState !== undefined) await checkWritable(command.files.dumpState);
   const provider = await createPreconfProvider(defined({ ...command.provider, ...(await optionsFromFiles(command.files)) }));
   // A non-loopback host gets a warning on stderr (startServer's default `warn`).
   const server = await startServer(provider, { host: command.host, port: command.port, ...command.server });
@@ -193,10 +216,16 @@ async function runNode(command: NodeCommand): Promise<void> {
   await server.close();
   await provider.close();
   if (command.files.dumpState !== undefined) {
-    // The chain still answers a dump after close: its queue has drained.
-    await writeFile(command.files.dumpState, `${JSON.stringify(await provider.preconf.dumpState(), null, 2)}\n`);
+    try {
+      // The chain still answers a dump after close: its queue has drained.
+      await writeDump(command.files.dumpState, await provider.preconf.dumpState());
+    } catch (error) {
+      process.stderr.write(`Could not write the state dump to ${command.files.dumpState}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
     out(`State dumped to ${command.files.dumpState}`);
   }
+  return 0;
 }
 
 /** The provider options that `--genesis`, `--import` and `--load-state` name files for. */
@@ -249,7 +278,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    await runNode(parsed);
+    return await runNode(parsed);
   } catch (error) {
     if (error instanceof InvalidOptionsError) {
       process.stderr.write(`${error.message}\n`);
@@ -261,7 +290,6 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  return 0;
 }
 
 // Run when executed directly (`tsx src/cli.ts node`); bin/preconf.js imports `main` instead.

@@ -7,6 +7,7 @@ import { EventEmitter } from "node:events";
 import { Chain } from "./node/chain.ts";
 import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
+import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
@@ -198,7 +199,10 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     chainRlp: resolved.chain,
     state: resolved.state,
   }).catch((error: unknown) => {
-    throw error instanceof StateDumpError ? new InvalidOptionsError(`state.${error.path}`, error.reason) : error;
+    // A dump or a chain that cannot be loaded is a bad option: callers (the CLI) report it as such.
+    if (error instanceof StateDumpError) throw new InvalidOptionsError(`state.${error.path}`, error.reason);
+    if (error instanceof ChainImportError) throw new InvalidOptionsError("chain", error.message);
+    throw error;
   });
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);

@@ -69,7 +69,7 @@ describe("dev methods", () => {
   });
 
   describe("hardhat_reset", () => {
-    it("returns to the chain as created: blocks, balances, pool, time offset and snapshots; the chain goes on", async () => {
+    it("returns to the chain as created: blocks, balances, pool, time offset, snapshots, impersonation, a new instanceId; the chain goes on", async () => {
       const genesis = await latestBlock(provider);
       const balance = await call(provider, "eth_getBalance", [dev0, "latest"]);
       const snapshot = await call<string>(provider, "evm_snapshot");
@@ -79,8 +79,13 @@ describe("dev methods", () => {
       await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
       await call(provider, "evm_increaseTime", [3600]);
 
+      await call(provider, "hardhat_impersonateAccount", [WHALE]);
+      const { instanceId } = await call<{ instanceId: string }>(provider, "hardhat_metadata");
+
       expect(await call(provider, "hardhat_reset")).to.equal(true);
       expect(await latestBlock(provider)).to.deep.include({ number: "0x0", hash: genesis.hash });
+      expect((await call<{ instanceId: string }>(provider, "hardhat_metadata")).instanceId).to.not.equal(instanceId);
+      expect(await call(provider, "hardhat_stopImpersonatingAccount", [WHALE])).to.equal(false);
       expect(await call(provider, "eth_getBalance", [dev0, "latest"])).to.equal(balance);
       expect(await call(provider, "eth_getBalance", [STRANGER, "pending"])).to.equal("0x0");
       expect(await call(provider, "eth_getTransactionCount", [dev0, "pending"])).to.equal("0x0");
@@ -170,6 +175,16 @@ describe("dev methods", () => {
       expect(error.code).to.equal(-32602);
       expect(JSON.stringify(error.data)).to.include("lower than or equal to previous block's timestamp");
     });
+  });
+
+  it("hardhat_mine checks its last block's time from a set next timestamp: past 2^52 is -32602 and nothing is mined", async () => {
+    const limit = 2n ** 52n;
+    await call(provider, "evm_setNextBlockTimestamp", [`0x${limit.toString(16)}`]);
+    const error = await rpcError(provider, "hardhat_mine", ["0x2", `0x${(limit / 2n).toString(16)}`]);
+    expect(error.code).to.equal(-32602);
+    expect(await call(provider, "eth_blockNumber")).to.equal("0x0");
+    await call(provider, "hardhat_mine", ["0x1"]);
+    expect(BigInt((await latestBlock(provider)).timestamp)).to.equal(limit);
   });
 
   describe("automine and interval mining", () => {

@@ -14,7 +14,7 @@ import { bytesToHex, concatBytes } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { expect } from "chai";
 
-import { ChainImportError } from "../src/node/importChain.ts";
+import { InvalidOptionsError } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -292,21 +292,21 @@ describe("chain option: multi-fork import, the merge by TTD and refused blocks",
 
   it("refuses a block whose state root was changed, naming the block and both roots", async () => {
     const error = await importError(genesisJson(), corrupt(chainRlp(), 4, 3)); // block 5, field 3: stateRoot
-    expect(error).to.be.instanceOf(ChainImportError);
-    expect(error.message).to.match(/^block 5: invalid block stateRoot, got: 0x[0-9a-f]{64}, want: 0x[0-9a-f]{64}/);
+    expect(error).to.be.instanceOf(InvalidOptionsError);
+    expect(error.message).to.match(/^Invalid hardhat-preconf option chain: block 5: invalid block stateRoot, got: 0x[0-9a-f]{64}, want: 0x[0-9a-f]{64}/);
   });
 
   it("refuses a head block whose transactions root was changed", async () => {
     const error = await importError(genesisJson(), corrupt(chainRlp(), 10, 4)); // block 11, field 4: transactionsTrie
-    expect(error).to.be.instanceOf(ChainImportError);
-    expect(error.message).to.match(/^block 11: invalid transaction trie/);
+    expect(error).to.be.instanceOf(InvalidOptionsError);
+    expect(error.message).to.match(/^Invalid hardhat-preconf option chain: block 11: invalid transaction trie/);
   });
 
   it("refuses a PoW block where the genesis schedules proof of stake", async () => {
     const genesis = genesisJson();
     genesis.config.mergeNetsplitBlock = 3; // block 3 has difficulty 0x20000
     const error = await importError(genesis, chainRlp());
-    expect(error).to.be.instanceOf(ChainImportError);
+    expect(error).to.be.instanceOf(InvalidOptionsError);
     expect(error.message).to.match(/Invalid PoS block.*difficulty: 131072 \(expected: 0\)/);
   });
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { encodeFunctionData } from "viem";
 
+import { main } from "../src/cli.ts";
 import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
 import { devGethGenesis } from "../src/node/genesis.ts";
 import { createTestChain, rpcError, START_MS } from "./helpers/chain.ts";
@@ -146,6 +147,39 @@ describe("state dump and load", () => {
   });
 
   describe("load", () => {
+    it("a pooled tx of an impersonated contract survives the load and executes", async () => {
+      const { provider } = await chain();
+      await call(provider, "hardhat_setCode", [WHALE, "0x00"]);
+      await call(provider, "hardhat_setBalance", [WHALE, "0xde0b6b3a7640000"]);
+      await call(provider, "hardhat_impersonateAccount", [WHALE]);
+      const hash = await call<Hex>(provider, "eth_sendTransaction", [{ from: WHALE, to: STRANGER, value: "0x7" }]);
+      const { provider: loaded } = await chain({ state: await call<StateDump>(provider, "preconf_dumpState") });
+      await loaded.preconf.fragment();
+      expect(await call<{ status: string }>(loaded, "eth_getTransactionReceipt", [hash])).to.include({ status: "0x1" });
+      expect(await call(loaded, "eth_getBalance", [STRANGER, "pending"])).to.equal("0x7");
+    });
+
+    it("an account deleted (EIP-161 touch) and created again has no storage, live and after a load", async () => {
+      // @ethereumjs/statemanager keeps a deleted account's storage trie; src/node/stateManager.ts drops it.
+      const { provider } = await chain();
+      const slot = `0x${"00".repeat(32)}`;
+      const zero = `0x${"00".repeat(32)}`;
+      await call(provider, "hardhat_setStorageAt", [STRANGER, "0x0", `0x${"00".repeat(31)}01`]);
+      await provider.preconf.seal();
+      const from = provider.accounts[0]!.address;
+      await call(provider, "eth_sendTransaction", [{ from, to: STRANGER, value: "0x0" }]); // empty: deleted
+      await provider.preconf.seal();
+      await call(provider, "eth_sendTransaction", [{ from, to: STRANGER, value: "0x1" }]); // created again
+      await provider.preconf.seal();
+      await call(provider, "eth_sendTransaction", [{ from, to: from, value: "0x1" }]);
+      await provider.preconf.seal();
+      expect(await call(provider, "eth_getStorageAt", [STRANGER, slot, "latest"])).to.equal(zero);
+      const dump = await call<StateDump>(provider, "preconf_dumpState");
+      expect(dump.accounts[STRANGER]).to.deep.include({ balance: "0x1", storage: {} });
+      const { provider: loaded } = await chain({ state: dump });
+      expect(await call(loaded, "eth_getStorageAt", [STRANGER, slot, "latest"])).to.equal(zero);
+    });
+
     it("into a fresh provider (preconf_loadState) answers every account, block, receipt and pooled tx the same", async () => {
       const { provider } = await chain();
       const { txs } = await buildHistory(provider);
@@ -396,6 +430,30 @@ describe("state dump and load", () => {
       if (body.error !== undefined) throw new Error(JSON.stringify(body.error));
       return body.result as T;
     }
+
+    /** Runs `preconf` in process for commands that end on their own; its stderr is captured. */
+    async function cliFailure(args: string[]): Promise<{ code: number; stderr: string }> {
+      let stderr = "";
+      const write = process.stderr.write;
+      process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+      try {
+        return { code: await main(["node", "--port", "0", ...args]), stderr };
+      } finally {
+        process.stderr.write = write;
+      }
+    }
+
+    it("refuses at start, with one clear line, a dump path it cannot write and a chain file it cannot decode", async () => {
+      const unwritable = await cliFailure(["--dump-state", join(dir, "missing", "state.json")]);
+      expect(unwritable.code).to.equal(1);
+      expect(unwritable.stderr).to.match(/^Invalid hardhat-preconf option --dump-state: cannot write .*state\.json: ENOENT/);
+      const file = join(dir, "chain.rlp");
+      writeFileSync(file, Uint8Array.of(0xf8, 0xff, 0x01));
+      const undecodable = await cliFailure(["--import", file]);
+      expect(undecodable.code).to.equal(1);
+      expect(undecodable.stderr).to.match(/^Invalid hardhat-preconf option chain: block at index 0: invalid RLP/);
+      expect(undecodable.stderr.split("\n").filter(Boolean)).to.have.length(1);
+    });
 
     it("dumps on Ctrl-C and starts again from the dump", async () => {
       const file = join(dir, "state.json");

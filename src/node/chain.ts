@@ -6,7 +6,6 @@
 import { EventEmitter } from "node:events";
 
 import { createBlockchain } from "@ethereumjs/blockchain";
-import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -14,6 +13,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { admitTransaction, feesOf } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
+import { createStateManager } from "./stateManager.ts";
 import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
@@ -29,6 +29,7 @@ import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, CustomCrypto, GethGenesis } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { BlockSelector, Hex } from "../rpc/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
@@ -160,7 +161,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** The engine of a new chain: genesis state, then the imported blocks. */
   static async #build(config: ChainConfig, common: Common): Promise<{ vm: VM; blockchain: Blockchain; index: AccountIndex; sealed: SealedBlock[] }> {
-    const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+    const stateManager = createStateManager(common);
     // Before anything is written: the index must see every account and slot (stateDump.ts).
     const index = AccountIndex.attach(stateManager);
     const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);

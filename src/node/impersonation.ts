@@ -35,6 +35,11 @@ export function stopImpersonating(chain: Chain, address: Hex): boolean {
   return impersonatedOf(chain).delete(address.toLowerCase() as Hex);
 }
 
+/** hardhat_reset: no address is impersonated any more. */
+export function stopImpersonatingAll(chain: Chain): void {
+  impersonatedByChain.delete(chain);
+}
+
 export function isImpersonated(chain: Chain, address: string): boolean {
   return impersonatedByChain.get(chain)?.has(address.toLowerCase() as Hex) ?? false;
 }

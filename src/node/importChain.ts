@@ -19,6 +19,7 @@ import { feesOf } from "./admission.ts";
 import { BLOCK_BODY_KZG } from "./genesis.ts";
 
 import type { Block, BlockBytes } from "@ethereumjs/block";
+import type { Decoded } from "@ethereumjs/rlp";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -42,7 +43,13 @@ export function decodeBlocks(bytes: Uint8Array, chainCommon: Common): Block[] {
   const blocks: Block[] = [];
   let rest = bytes;
   while (rest.length > 0) {
-    const { data, remainder } = RLP.decode(rest, true);
+    let decoded: Decoded;
+    try {
+      decoded = RLP.decode(rest, true);
+    } catch (error) {
+      throw new ChainImportError(`block at index ${blocks.length}: ${messageOf(error)}`);
+    }
+    const { data, remainder } = decoded;
     if (!Array.isArray(data)) throw new ChainImportError(`block ${blocks.length}: not an RLP list`);
     // The header's number and timestamp pick its fork, and the fork its format rules.
     try {

@@ -11,7 +11,6 @@
  */
 import { createBlockFromRLP } from "@ethereumjs/block";
 import { createBlockchain } from "@ethereumjs/blockchain";
-import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createTxFromRLP } from "@ethereumjs/tx";
 import {
   Account,
@@ -26,7 +25,9 @@ import { Bloom, createVM } from "@ethereumjs/vm";
 import { z } from "zod";
 
 import { feesOf, txCost } from "./admission.ts";
+import { assertSender } from "./assertedSender.ts";
 import { OpenBlock } from "./openBlock.ts";
+import { createStateManager } from "./stateManager.ts";
 import { address, bytes, hash, quantity } from "../rpc/schema.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -35,6 +36,7 @@ import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { TxReceipt, VM } from "@ethereumjs/vm";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { Hex } from "../rpc/schema.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
@@ -411,7 +413,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump): Promi
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).
-  const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+  const stateManager = createStateManager(common);
   const index = AccountIndex.attach(stateManager);
   for (const [who, account] of Object.entries(dump.accounts)) if (account !== undefined) await writeAccount(stateManager, who as Hex, account);
   const liveRoot = await stateManager.getStateRoot();
@@ -419,8 +421,6 @@ export async function restoreState(common: Common, dump: ParsedStateDump): Promi
   if (Object.keys(dump.head.accounts).length > 0) {
     for (const [who, account] of Object.entries(dump.head.accounts)) {
       const where = createAddressFromString(who);
-      // clearStorage also empties the storage trie the state manager keeps per account; deleteAccount leaves it stale.
-      if ((await stateManager.getAccount(where)) !== undefined) await stateManager.clearStorage(where);
       await stateManager.deleteAccount(where);
       if (account !== null && account !== undefined) await writeAccount(stateManager, who as Hex, account);
     }
@@ -547,6 +547,13 @@ function decodeTx(raw: Uint8Array, common: Common, path: string, from: Hex): Typ
     throw new StateDumpError(path, error instanceof Error ? error.message : String(error));
   }
   const sender = createAddressFromString(from);
-  tx.getSenderAddress = () => sender;
-  return tx;
+  // A signature that recovers `from` is a signed tx; anything else was impersonated (asserted sender).
+  let recovered: Address | undefined;
+  try {
+    recovered = tx.getSenderAddress();
+  } catch {
+    recovered = undefined;
+  }
+  if (recovered?.equals(sender) === true) return tx;
+  return assertSender(tx, sender);
 }

@@ -8,7 +8,7 @@ import { Account, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, 
 import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
-import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
+import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
 import { checkSendRequest, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
 import { invalidParams, txConstructionError } from "./errors.ts";
 import { formatTransaction } from "./format.ts";
@@ -80,10 +80,10 @@ async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: st
   await ctx.chain.adjustTime({ nextTimestamp: timestamp });
 }
 
-/** hardhat_mine: `count` blocks, the first at the usual time and each next `interval` seconds later. */
+/** hardhat_mine: `count` blocks, the first at the usual time and each next `interval` (≥ 1) seconds later. */
 async function mineBlocks(ctx: MethodContext, count: bigint, interval: bigint): Promise<void> {
   for (let i = 0n; i < count; i++) {
-    if (i > 0n) await ctx.chain.adjustTime({ nextTimestamp: ctx.chain.latest.block.header.timestamp + (interval > 0n ? interval : 1n) });
+    if (i > 0n) await ctx.chain.adjustTime({ nextTimestamp: ctx.chain.latest.block.header.timestamp + interval });
     await ctx.chain.seal();
   }
 }
@@ -187,6 +187,9 @@ const hardhatMethods: MethodTable = {
       throw invalidParams("params[0].forking", "forking is not supported: start the chain from a state dump or an imported chain instead");
     }
     await ctx.chain.reset();
+    // A new node as far as clients can tell (Hardhat changes instanceId); impersonations end with it.
+    instanceIds.delete(ctx.chain);
+    stopImpersonatingAll(ctx.chain);
     return true;
   }),
 
@@ -198,9 +201,11 @@ const hardhatMethods: MethodTable = {
   hardhat_mine: method(positional(quantity.optional(), quantity.optional()), async ([count, interval], ctx) => {
     const blocks = count ?? 1n;
     if (blocks > MAX_MINE_BLOCKS) throw invalidParams("params[0]", `at most ${MAX_MINE_BLOCKS} blocks per call`);
-    // Checked up front: a later block past the limit would leave the first ones mined.
-    if (blocks > 1n) checkTimestamp(lastTimestamp(ctx.chain) + 1n + (interval ?? 1n) * (blocks - 1n), "params[1]");
-    await mineBlocks(ctx, blocks, interval ?? 1n);
+    const step = interval !== undefined && interval > 0n ? interval : 1n;
+    // Checked up front from the open block's own time (it may be a set next timestamp): a later
+    // block past the limit would leave the first ones mined.
+    if (blocks > 1n) checkTimestamp(ctx.chain.open.header.timestamp + step * (blocks - 1n), "params[1]");
+    await mineBlocks(ctx, blocks, step);
     return true;
   }),
 
