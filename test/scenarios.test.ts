@@ -375,6 +375,37 @@ describe("scenario runner", function () {
       expect(printed).to.include(`${files.length} fixtures: ${files.length} passed, 0 failed`);
     });
 
+    it("a state dump beside its fixture (start.state) is skipped, not run as a fixture", async function () {
+      const dumped = await runScenario({ name: "make a dump", steps: [{ advance: 10 }, { call: "preconf_dumpState", as: "dump" }] });
+      const withDump = await promisify(mkdtemp)(join(tmpdir(), "preconf-with-dump-"));
+      try {
+        const state = join(withDump, "state.json");
+        await promisify(writeFile)(state, JSON.stringify(dumped.captures.dump));
+        await promisify(writeFile)(
+          join(withDump, "fixture.json"),
+          JSON.stringify({ name: "from the dump beside it", start: { state: "state.json" }, steps: [{ call: "eth_blockNumber", expect: { result: "0x1" } }] }),
+        );
+        // A JSON file with another format is still a (malformed) fixture.
+        const other = join(withDump, "other.json");
+        await promisify(writeFile)(other, JSON.stringify({ format: "geth" }));
+        const { code, stdout, stderr } = await run([withDump]);
+        expect(stdout).to.include(`SKIP ${state} — a state dump (format "hardhat-preconf/state"), not a fixture\n`);
+        expect(stdout).to.include(`PASS ${join(withDump, "fixture.json")} — from the dump beside it\n`);
+        expect(stdout).to.include(`FAIL ${other}\n`);
+        expect(stderr).to.not.include(state);
+        expect(code).to.equal(1);
+        expect(stdout).to.match(/2 fixtures: 1 passed, 1 failed\n$/);
+        await promisify(rm)(other);
+        expect(await run([withDump])).to.include({ code: 0, stderr: "" });
+        // Named explicitly (a shell glob), it is skipped too; nothing else left: usage error.
+        const alone = await run([state]);
+        expect(alone.code).to.equal(1);
+        expect(alone.stdout).to.include(`SKIP ${state}`);
+      } finally {
+        await promisify(rm)(withDump, { recursive: true, force: true });
+      }
+    });
+
     it("the real command: npx tsx src/cli.ts run-fixture exits 1 on a failing fixture", async function () {
       this.timeout(60_000);
       const outcome = await promisify(execFile)("npx", ["tsx", "src/cli.ts", "run-fixture", passing, failing]).then(

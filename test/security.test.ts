@@ -1,8 +1,8 @@
 /**
  * Security defaults of the server and the CLI (README "Limits and security"): loopback bind, a
- * warning on stderr when bound elsewhere, CORS and WebSocket origins opt-in, configurable body and
- * batch limits (options and flags), and no secrets in answers or logs beyond the dev keys the CLI
- * prints on purpose.
+ * warning on stderr when bound elsewhere, CORS and WebSocket origins opt-in (other origins: 403,
+ * nothing runs), configurable body and batch limits (options and flags), and no secrets in
+ * answers or logs beyond the dev keys the CLI prints on purpose.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -128,14 +128,46 @@ describe("security", () => {
     const preflight = (url: string, origin: string, extra: Record<string, string> = {}) =>
       post(url, "", { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type", ...extra }, "OPTIONS");
 
-    it("by default no origin gets CORS headers, on preflights and on calls; the call itself is still answered", async () => {
+    it("by default no origin gets CORS headers: preflights get a bare 204, calls 403; clients without Origin are answered", async () => {
       const options = await preflight(server.url, ORIGIN);
       expect(options.status).to.equal(204);
       expect(options.headers.get("access-control-allow-origin")).to.equal(null);
       expect(options.headers.get("access-control-allow-methods")).to.equal(null);
       const response = await post(server.url, call("eth_chainId"), { origin: ORIGIN });
-      expect(response.status).to.equal(200);
+      expect(response.status).to.equal(403);
       expect(response.headers.get("access-control-allow-origin")).to.equal(null);
+      expect(response.json).to.deep.equal({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request", data: { reason: "origin not allowed" } } });
+      expect((await post(server.url, call("eth_chainId"))).json).to.deep.equal({ jsonrpc: "2.0", id: 1, result: "0x7a69" });
+    });
+
+    it("a call from an origin not allowed is refused (403) before it runs: no state change (CSRF, DNS rebinding)", async () => {
+      const TARGET = "0x1234567890123456789012345678901234567890";
+      const balance = async () => ((await post(server.url, call("eth_getBalance", [TARGET, "latest"]))).json as { result: string }).result;
+      // A rebinding page is same-origin to the browser: its Origin is its own name, not ours.
+      for (const origin of ["http://evil.example", "http://evil.example:8545", "null", ORIGIN]) {
+        const refused = await post(server.url, call("hardhat_setBalance", [TARGET, "0x99"]), { origin });
+        expect(refused.status, origin).to.equal(403);
+        expect(refused.headers.get("connection"), origin).to.equal("close");
+        expect(await balance(), origin).to.equal("0x0");
+      }
+      // Any method, not only POST, and a batch alike.
+      expect((await post(server.url, "", { origin: "http://evil.example" }, "GET")).status).to.equal(403);
+      expect((await post(server.url, [call("hardhat_setBalance", [TARGET, "0x99"])], { origin: "http://evil.example" })).status).to.equal(403);
+      expect(await balance()).to.equal("0x0");
+      // Without Origin (curl, Node) it runs, and so does a listed origin.
+      expect((await post(server.url, call("hardhat_setBalance", [TARGET, "0x1"]))).status).to.equal(200);
+      expect(await balance()).to.equal("0x1");
+      const listed = await startServer(provider, { port: 0, allowedOrigins: [ORIGIN] });
+      try {
+        const allowed = await post(listed.url, call("hardhat_setBalance", [TARGET, "0x2"]), { origin: ORIGIN });
+        expect(allowed.status).to.equal(200);
+        expect(allowed.headers.get("access-control-allow-origin")).to.equal(ORIGIN);
+        expect(await balance()).to.equal("0x2");
+        expect((await post(listed.url, call("hardhat_setBalance", [TARGET, "0x3"]), { origin: "http://evil.example" })).status).to.equal(403);
+        expect(await balance()).to.equal("0x2");
+      } finally {
+        await listed.close();
+      }
     });
 
     it("an allow-list: listed origins only, with Vary: Origin, preflights and Private Network Access", async () => {
@@ -151,7 +183,9 @@ describe("security", () => {
         expect((await post(listed.url, call("eth_chainId"), { origin: "https://dapp.example" })).headers.get("access-control-allow-origin")).to.equal("https://dapp.example");
         for (const other of ["http://evil.example", "http://localhost:3001", "https://localhost:3000"]) {
           expect((await preflight(listed.url, other)).headers.get("access-control-allow-origin"), other).to.equal(null);
-          expect((await post(listed.url, call("eth_chainId"), { origin: other })).headers.get("access-control-allow-origin"), other).to.equal(null);
+          const refused = await post(listed.url, call("eth_chainId"), { origin: other });
+          expect(refused.status, other).to.equal(403);
+          expect(refused.headers.get("access-control-allow-origin"), other).to.equal(null);
         }
       } finally {
         await listed.close();
@@ -162,6 +196,7 @@ describe("security", () => {
       const open = await startServer(provider, { port: 0, allowedOrigins: "*" });
       try {
         expect((await preflight(open.url, "http://anything.example")).headers.get("access-control-allow-origin")).to.equal("*");
+        expect((await post(open.url, call("eth_chainId"), { origin: "http://anything.example" })).status).to.equal(200);
         expect(await wsOutcome(open.wsUrl, "http://anything.example")).to.equal("open");
       } finally {
         await open.close();

@@ -16,10 +16,12 @@ import WebSocket from "ws";
 import { createPreconfProvider, startServer } from "../src/index.ts";
 import { parseNodeArgs } from "../src/cli.ts";
 import { bindWarning } from "../src/server/http.ts";
-import { devChain, serveEachTest } from "./helpers/chain.ts";
+import { createTestChain, devChain, serveEachTest } from "./helpers/chain.ts";
+import { warningsDuring } from "./helpers/warnings.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider, RunningServer } from "../src/index.ts";
+import type { TestChain } from "./helpers/chain.ts";
 
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -112,6 +114,40 @@ describe("JSON-RPC server", () => {
         const response = await post(server.url, call("eth_chainId", [], id));
         expect(response.json).to.deep.equal({ jsonrpc: "2.0", id, result: "0x7a69" });
       }
+    });
+
+    it("echoes ids as written, digits and spelling included, over HTTP and WebSocket, alone and in batches", async () => {
+      // JSON.parse would turn 9007199254740993 into …992, 1.0 into 1, 1e2 into 100, -0 into 0.
+      const ids = ["9007199254740993", "1.0", "1e2", "-0", "-12.50", '"str"', "null"];
+      const request = (id: string, method = "eth_chainId") => `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":[]}`;
+      const answered = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":"0x7a69"}`;
+      const failed = (id: string) => `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"Method not found","data":{"method":"no_such_method"}}}`;
+      const batch = `[${ids.map((id) => request(id)).join(",")},${request("1.0", "no_such_method")},{"jsonrpc":"1.0","id":2.50,"method":"x"}]`;
+      const batchAnswer = `[${ids.map(answered).join(",")},${failed("1.0")},{"jsonrpc":"2.0","id":2.50,"error":{"code":-32600,"message":"Invalid Request","data":{"reason":"jsonrpc must be \\"2.0\\""}}}]`;
+
+      for (const id of ids) expect((await post(server.url, request(id))).text, id).to.equal(answered(id));
+      expect((await post(server.url, batch)).text).to.equal(batchAnswer);
+      // Above maxBatch, the refusal carries the first call's id, as written.
+      const small = await startServer(provider, { port: 0, maxBatch: 1 });
+      try {
+        const refused = await post(small.url, `[${request("1.50")},${request("2")}]`);
+        expect(refused.text).to.equal('[{"jsonrpc":"2.0","id":1.50,"error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch too large","limit":1}}}]');
+      } finally {
+        await small.close();
+      }
+
+      const socket = new WebSocket(server.wsUrl);
+      await new Promise((resolve) => socket.once("open", resolve));
+      const next = () => new Promise<string>((resolve) => socket.once("message", (data) => resolve(String(data))));
+      for (const id of ids) {
+        const reply = next();
+        socket.send(request(id));
+        expect(await reply, id).to.equal(answered(id));
+      }
+      const reply = next();
+      socket.send(batch);
+      expect(await reply).to.equal(batchAnswer);
+      socket.close();
     });
 
     it("answers a batch in order, valid and invalid items alike", async () => {
@@ -473,6 +509,86 @@ describe("WebSocket subscriptions (real timers)", () => {
   });
 });
 
+describe("WebSocket connections (fake clock, manual mining)", () => {
+  let provider: PreconfProvider;
+  let server: RunningServer;
+  let clock: TestChain["clock"];
+
+  serveEachTest(
+    (served, listening) => {
+      provider = served;
+      server = listening;
+    },
+    async () => {
+      const chain = await createTestChain({ mining: "manual" });
+      clock = chain.clock;
+      return chain.provider;
+    },
+  );
+
+  async function open(): Promise<{ socket: WebSocket; frames: string[] }> {
+    const socket = new WebSocket(server.wsUrl);
+    const frames: string[] = [];
+    socket.on("message", (data) => frames.push(String(data)));
+    await new Promise((resolve) => socket.once("open", resolve));
+    return { socket, frames };
+  }
+
+  async function until(predicate: () => boolean, timeoutMs = 3000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error("condition not met in time");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  const notificationsIn = (frames: string[]) => frames.filter((frame) => frame.includes('"eth_subscription"')).map((frame) => JSON.parse(frame) as { params: { subscription: string } });
+
+  it("15 clients share one provider listener: no MaxListenersExceededWarning, each gets its own notifications", async () => {
+    const clients: { socket: WebSocket; frames: string[]; subscription: string }[] = [];
+    const warnings = await warningsDuring(async () => {
+      for (let i = 0; i < 15; i++) {
+        const client = await open();
+        client.socket.send(call("eth_subscribe", ["newFlashblocks"], i));
+        await until(() => client.frames.length === 1);
+        clients.push({ ...client, subscription: (JSON.parse(client.frames[0]!) as { result: string }).result });
+      }
+      await provider.preconf.fragment();
+      await until(() => clients.every((client) => notificationsIn(client.frames).length === 1));
+    });
+    expect(warnings.filter((warning) => warning.includes("MaxListeners"))).to.deep.equal([]);
+    expect(provider.listenerCount("message")).to.equal(1);
+    for (const client of clients) expect(notificationsIn(client.frames).map((n) => n.params.subscription)).to.deep.equal([client.subscription]);
+    for (const client of clients) client.socket.close();
+    await until(() => provider.wallet.ownContext.subscriptions.size === 0);
+    // Connections come and go; the server's listener stays until the server closes.
+    expect(provider.listenerCount("message")).to.equal(1);
+    await server.close();
+    expect(provider.listenerCount("message")).to.equal(0);
+  });
+
+  it("a subscription's notifications wait for the response announcing its id, not for any response", async () => {
+    const { socket, frames } = await open();
+    // A nonce gap: the Sync call waits (until its 1 s timeout), holding the batch response back.
+    const gapped = await signTx(provider, 0, { nonce: 5 });
+    socket.send(`[${call("eth_subscribe", ["newFlashblocks"], 1)},${call("eth_sendRawTransactionSync", [gapped, 1000], 2)}]`);
+    await until(() => provider.wallet.ownContext.subscriptions.size === 1);
+    await provider.preconf.fragment();
+    socket.send(call("eth_chainId", [], 3));
+    await until(() => frames.some((frame) => frame.includes('"id":3')));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Answering eth_chainId must not release the batch's subscription: its id is not known yet.
+    expect(frames.map((frame) => JSON.parse(frame) as unknown)).to.deep.equal([{ jsonrpc: "2.0", id: 3, result: "0x7a69" }]);
+    await clock.tickAsync(1000);
+    await until(() => frames.length === 3);
+    const [batch, notification] = [JSON.parse(frames[1]!) as { id: number; result?: string }[], JSON.parse(frames[2]!) as { method: string; params: { subscription: string } }];
+    expect(batch.map((item) => item.id)).to.deep.equal([1, 2]);
+    expect(notification.method).to.equal("eth_subscription");
+    expect(notification.params.subscription).to.equal(batch[0]!.result);
+    socket.close();
+  });
+});
+
 describe("the preconf CLI", () => {
   /** Spawns the CLI, waits for the URL it prints, and returns it with the child. */
   async function spawnCli(args: string[]) {
@@ -540,6 +656,13 @@ describe("the preconf CLI", () => {
 
   it("defaults to 127.0.0.1:8545 (npm start)", () => {
     expect(parseNodeArgs([])).to.deep.include({ host: "127.0.0.1", port: 8545, verbose: false });
+  });
+
+  it("numbers are digits only: an empty or blank value is refused, not read as 0", () => {
+    for (const [flag, value] of [["--max-batch", ""], ["--port", " "], ["--accounts", "1e3"], ["--max-body", "0x10"]] as const) {
+      expect(() => parseNodeArgs([flag, value]), `${flag} "${value}"`).to.throw(`${flag} must be an integer`);
+    }
+    expect(parseNodeArgs(["--max-batch", "0"])).to.deep.nested.include({ "server.maxBatch": 0 });
   });
 
   it("refuses bad flags with a usage message and exit code 1", async () => {

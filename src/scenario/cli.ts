@@ -1,10 +1,12 @@
 /**
  * `preconf run-fixture FILE...`: runs scenario fixtures (a directory runs its *.json files),
  * prints pass/fail per step and a diff under each failure; exit code 0 when every one passes.
+ * State dumps (`start.state: "state.json"` lives beside its fixture) are not fixtures: skipped.
  */
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 
+import { STATE_DUMP_FORMAT } from "../node/stateDump.ts";
 import { runScenario } from "./run.ts";
 import { ScenarioFixtureError } from "./schema.ts";
 
@@ -18,14 +20,28 @@ const processOutput: CommandOutput = {
   stderr: (text) => process.stderr.write(text),
 };
 
-async function expand(paths: string[]): Promise<string[]> {
-  const files: string[] = [];
+/** A `preconf_dumpState` file; anything unreadable or not JSON is left for the runner to report. */
+async function isStateDump(file: string): Promise<boolean> {
+  try {
+    const content: unknown = JSON.parse(await readFile(file, "utf8"));
+    return typeof content === "object" && content !== null && (content as { format?: unknown }).format === STATE_DUMP_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
+/** The fixtures to run, and the state dumps skipped among the files given or found. */
+async function expand(paths: string[]): Promise<{ files: string[]; dumps: string[] }> {
+  const candidates: string[] = [];
   for (const path of paths) {
     const isDirectory = await stat(path).then((info) => info.isDirectory(), () => false);
-    if (!isDirectory) files.push(path);
-    else files.push(...(await readdir(path)).filter((name) => name.endsWith(".json")).sort().map((name) => join(path, name)));
+    if (!isDirectory) candidates.push(path);
+    else candidates.push(...(await readdir(path)).filter((name) => name.endsWith(".json")).sort().map((name) => join(path, name)));
   }
-  return files;
+  const files: string[] = [];
+  const dumps: string[] = [];
+  for (const file of candidates) (await isStateDump(file) ? dumps : files).push(file);
+  return { files, dumps };
 }
 
 const indent = (text: string, prefix: string) => text.split("\n").map((line) => `${prefix}${line}`).join("\n");
@@ -35,7 +51,8 @@ export async function runFixtureCommand(paths: string[], output: CommandOutput =
     output.stderr("Usage: preconf run-fixture FILE... (a directory runs every *.json in it)\n");
     return 1;
   }
-  const files = await expand(paths);
+  const { files, dumps } = await expand(paths);
+  for (const dump of dumps) output.stdout(`SKIP ${dump} — a state dump (format "${STATE_DUMP_FORMAT}"), not a fixture\n`);
   if (files.length === 0) {
     output.stderr(`No *.json fixtures in ${paths.join(", ")}\n`);
     return 1;

@@ -2,8 +2,9 @@
  * The JSON-RPC server: HTTP and WebSocket on one port (DECISIONS §1). HTTP takes `POST` with
  * `Content-Type: application/json` (405, 415 otherwise), refuses bodies above the limit with 413
  * before parsing, answers CORS preflights for the origins it is told to allow (none by default),
- * and never answers with anything but JSON-RPC. Timeouts bound slow and stuck clients: a request
- * whose headers or body do not arrive in time is answered 408 by Node and its connection closed.
+ * refuses requests from any other browser origin with 403 without running them, and never answers
+ * with anything but JSON-RPC. Timeouts bound slow and stuck clients: a request whose headers or
+ * body do not arrive in time is answered 408 by Node and its connection closed.
  */
 import { createServer } from "node:http";
 import { isIP } from "node:net";
@@ -26,9 +27,10 @@ export interface ServerOptions {
   /** Port (8545); 0 picks a free one. */
   port?: number;
   /**
-   * Origins that get CORS headers and may open WebSockets: none by default (opt-in), a list of
-   * exact origins (`"http://localhost:3000"`), or `"*"` for any. Clients that send no `Origin`
-   * (curl, Node, wallets' background pages that bypass CORS) are served either way.
+   * Origins that get CORS headers and may call or open WebSockets: none by default (opt-in), a
+   * list of exact origins (`"http://localhost:3000"`), or `"*"` for any; other origins get 403.
+   * Clients that send no `Origin` (curl, Node, wallets' background pages that bypass CORS) are
+   * served either way.
    */
   allowedOrigins?: "*" | readonly string[];
   /** Largest HTTP request body and WebSocket message, in bytes (5 MiB). */
@@ -223,6 +225,13 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
         // Chrome's Private Network Access: a public page calling localhost asks for this.
         ...(req.headers["access-control-request-private-network"] === "true" && { "Access-Control-Allow-Private-Network": "true" }),
       });
+      return;
+    }
+    if (req.headers.origin !== undefined && origin === undefined) {
+      // CORS only hides answers: the call would still run. A page of another origin (or one that
+      // rebound its DNS name to 127.0.0.1) must not drive the chain, as for WebSocket upgrades.
+      // The body is not read: close the connection rather than drain it.
+      send(res, 403, refusal("origin not allowed"), { Connection: "close" });
       return;
     }
     if (req.method !== "POST") {

@@ -55,23 +55,39 @@ export const errorResponse = (id: JsonRpcId, error: unknown): JsonRpcResponse =>
   error: toJsonRpcError(error),
 });
 
+/**
+ * Numeric ids as the client wrote them. JSON.parse loses digits (9007199254740993) and spelling
+ * (`1.0`, `1e2`, `-0`); DECISIONS §1 echoes ids exactly, so the source text of a numeric id is
+ * kept beside its request (keyed by the request object) and written back by `serialize`.
+ */
+const idSource = new WeakMap<object, string>();
+/** The source text of a response's id, when it must replace the parsed number. */
+const echoedId = new WeakMap<JsonRpcResponse, string>();
+
+/** A response echoing `request`'s id: its source text goes along when it was kept. */
+function echo(request: object | undefined, response: JsonRpcResponse): JsonRpcResponse {
+  const source = request === undefined ? undefined : idSource.get(request);
+  if (source !== undefined && typeof response.id === "number") echoedId.set(response, source);
+  return response;
+}
+
 /** One request object; undefined for a notification. */
 async function answerOne(request: unknown, handle: RequestHandler): Promise<JsonRpcResponse | undefined> {
   if (!isRecord(request)) return errorResponse(null, invalidRequest("expected a request object"));
   const id = isId(request.id) ? request.id : null;
-  if (request.jsonrpc !== "2.0") return errorResponse(id, invalidRequest('jsonrpc must be "2.0"'));
-  if (typeof request.method !== "string") return errorResponse(id, invalidRequest("method must be a string"));
+  if (request.jsonrpc !== "2.0") return echo(request, errorResponse(id, invalidRequest('jsonrpc must be "2.0"')));
+  if (typeof request.method !== "string") return echo(request, errorResponse(id, invalidRequest("method must be a string")));
   if ("id" in request && !isId(request.id)) return errorResponse(null, invalidRequest("id must be a number, a string or null"));
   const { params } = request;
-  if (!isParams(params)) return errorResponse(id, invalidRequest("params must be an array or an object"));
+  if (!isParams(params)) return echo(request, errorResponse(id, invalidRequest("params must be an array or an object")));
   const isNotification = !("id" in request);
   try {
     const result = await handle(request.method, params);
     if (isNotification) return undefined;
     // `undefined` is not JSON: a method that answers nothing answers null.
-    return { jsonrpc: "2.0", id, result: result === undefined ? null : result };
+    return echo(request, { jsonrpc: "2.0", id, result: result === undefined ? null : result });
   } catch (error) {
-    return isNotification ? undefined : errorResponse(id, error);
+    return isNotification ? undefined : echo(request, errorResponse(id, error));
   }
 }
 
@@ -87,7 +103,7 @@ export async function answer(body: unknown, handle: RequestHandler, limits: Fram
   const maxBatch = limits.maxBatch ?? DEFAULT_MAX_BATCH;
   if (maxBatch > 0 && body.length > maxBatch) {
     const first = body.find((item): item is Record<string, unknown> => isRecord(item) && "id" in item && isId(item.id));
-    return [errorResponse(first === undefined ? null : (first.id as JsonRpcId), batchTooLarge(maxBatch))];
+    return [echo(first, errorResponse(first === undefined ? null : (first.id as JsonRpcId), batchTooLarge(maxBatch)))];
   }
   const responses: JsonRpcResponse[] = [];
   for (const request of body) {
@@ -97,16 +113,58 @@ export async function answer(body: unknown, handle: RequestHandler, limits: Fram
   return responses.length === 0 ? undefined : responses;
 }
 
+/** A JSON number token, as JSON.parse accepted it: safe to splice into the response text. */
+const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** One response as JSON, its id written as the client wrote it. */
+function stringify(item: JsonRpcResponse): string {
+  const source = echoedId.get(item);
+  if (source === undefined || !NUMBER_TOKEN.test(source)) return JSON.stringify(item);
+  const { jsonrpc, id: _parsed, ...rest } = item;
+  // `rest` is { result } or { error }: its JSON without the opening brace follows the id.
+  return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${source},${JSON.stringify(rest).slice(1)}`;
+}
+
 /** JSON that never throws: a result that cannot be serialized becomes -32603 for its id. */
 function serialize(response: JsonRpcResponse | JsonRpcResponse[]): string {
   const one = (item: JsonRpcResponse) => {
     try {
-      return JSON.stringify(item);
+      return stringify(item);
     } catch (error) {
-      return JSON.stringify(errorResponse(item.id, error));
+      const fallback = errorResponse(item.id, error);
+      const source = echoedId.get(item);
+      if (source !== undefined) echoedId.set(fallback, source);
+      return stringify(fallback);
     }
   };
   return Array.isArray(response) ? `[${response.map(one).join(",")}]` : one(response);
+}
+
+/** Numeric ids written as `"id": <number>` in a body without escapes (so no key is spelled otherwise). */
+const LITERAL_NUMERIC_ID = /"id"\s*:\s*(-?[0-9][0-9.eE+-]*)/g;
+
+/**
+ * Whether some numeric id's source text differs from what JSON.stringify writes for its value.
+ * A reviver that sees the source costs about ten times a plain parse, so it runs only then: when
+ * every literal `"id": n` is already canonical (the usual 1, 2, 3), the plain parse is exact.
+ */
+function needsIdSource(text: string, body: unknown): boolean {
+  const items = Array.isArray(body) ? body : [body];
+  if (!items.some((item) => isRecord(item) && typeof item.id === "number")) return false;
+  // An escaped key (`"\u0069d"`) could hide an id from the scan below.
+  if (text.includes("\\")) return true;
+  for (const [, token] of text.matchAll(LITERAL_NUMERIC_ID)) {
+    if (String(Number(token)) !== token) return true;
+  }
+  return false;
+}
+
+/** Parses with the source text of every numeric `id` kept (Node 22's JSON.parse source access). */
+function parseKeepingIds(text: string): unknown {
+  return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
+    if (key === "id" && typeof value === "number" && context?.source !== undefined) idSource.set(this, context.source);
+    return value;
+  } as (key: string, value: unknown) => unknown);
 }
 
 /** Answers a request body as text: parse (-32700 when not JSON), answer, serialize. */
@@ -117,6 +175,7 @@ export async function answerText(text: string, handle: RequestHandler, limits: F
   } catch (error) {
     return serialize(errorResponse(null, parseError(error instanceof Error ? error.message : undefined)));
   }
+  if (needsIdSource(text, body)) body = parseKeepingIds(text);
   const response = await answer(body, handle, limits);
   return response === undefined ? undefined : serialize(response);
 }

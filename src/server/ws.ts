@@ -1,7 +1,8 @@
 /**
  * JSON-RPC over WebSocket on the HTTP server's port: the same framing as HTTP, plus subscriptions.
- * The provider announces every notification as a `message` event; each connection forwards only
- * those of the subscriptions it created, as `eth_subscription` frames, and drops them when it closes.
+ * The provider announces every notification as a `message` event; the server listens once and each
+ * connection forwards only those of the subscriptions it created, as `eth_subscription` frames
+ * (none before the response announcing the id), and drops them when it closes.
  * A connection is bounded: a message above `maxPayload` closes it (1009), beyond `maxInFlight`
  * unanswered requests the server stops reading from it, and a client that lets more than
  * `maxBufferedBytes` of responses and notifications pile up unread is dropped.
@@ -37,15 +38,23 @@ const textOf = (data: RawData): string =>
 const firstString = (params: Params): string | undefined =>
   Array.isArray(params) && typeof params[0] === "string" ? params[0].toLowerCase() : undefined;
 
-function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits): void {
+/** What the server's one provider listener needs of a connection. */
+interface Connection {
+  /** Forwards a notification if it belongs to this connection. */
+  deliver(data: SubscriptionMessage["data"]): void;
+  /** Ends the connection (its subscriptions go with it). */
+  drop(): void;
+}
+
+function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits, connections: Set<Connection>): void {
   /** Subscriptions of this connection. */
   const owned = new Set<string>();
   let closed = false;
   let inFlight = 0;
   /**
-   * Notifications of a new subscription wait until its id has been answered (clients drop
-   * notifications for ids they do not know yet); `early` catches those that arrive while an
-   * eth_subscribe is still on its way back.
+   * Notifications of a new subscription wait until the response that announces its id has been
+   * sent (clients drop notifications for ids they do not know yet); `early` catches those that
+   * arrive while an eth_subscribe is still on its way back.
    */
   const held = new Map<string, SubscriptionMessage["data"][]>();
   const early: SubscriptionMessage["data"][] = [];
@@ -59,16 +68,19 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   };
   const push = (data: SubscriptionMessage["data"]) => sendText(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
 
-  const onMessage = (message: SubscriptionMessage) => {
-    const { data } = message;
-    const waiting = held.get(data.subscription);
-    if (waiting !== undefined) waiting.push(data);
-    else if (owned.has(data.subscription)) push(data);
-    else if (subscribing > 0) early.push(data);
+  const connection: Connection = {
+    deliver(data) {
+      const waiting = held.get(data.subscription);
+      if (waiting !== undefined) waiting.push(data);
+      else if (owned.has(data.subscription)) push(data);
+      else if (subscribing > 0) early.push(data);
+    },
+    drop: () => socket.terminate(),
   };
-  provider.on("message", onMessage);
+  connections.add(connection);
 
-  const handle: RequestHandler = async (method, params) => {
+  /** A handler for one incoming message; `created` collects the subscriptions its response announces. */
+  const handlerFor = (created: string[]): RequestHandler => async (method, params) => {
     if (method === "eth_unsubscribe") {
       const id = firstString(params);
       // Another connection's subscription is not this one's to cancel.
@@ -92,6 +104,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       if (typeof id === "string") {
         owned.add(id);
         held.set(id, early.filter((data) => data.subscription === id));
+        created.push(id);
       }
       return id;
     } finally {
@@ -99,9 +112,14 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     }
   };
 
-  /** After a response went out, the subscriptions it announced go live. */
-  const release = () => {
-    for (const [id, waiting] of held) {
+  /**
+   * After a response went out, the subscriptions it announced go live. Only those: another
+   * message's response (a batch still waiting on a Sync call) must not release them early.
+   */
+  const release = (created: readonly string[]) => {
+    for (const id of created) {
+      const waiting = held.get(id);
+      if (waiting === undefined) continue;
       held.delete(id);
       for (const data of waiting) push(data);
     }
@@ -110,10 +128,11 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   socket.on("message", (data) => {
     // Backpressure on a client that sends faster than it is answered: stop reading until it catches up.
     if (++inFlight >= limits.maxInFlight) socket.pause();
-    answerText(textOf(data), handle, { maxBatch: limits.maxBatch })
+    const created: string[] = [];
+    answerText(textOf(data), handlerFor(created), { maxBatch: limits.maxBatch })
       .then((response) => {
         if (response !== undefined) sendText(response);
-        release();
+        release(created);
       })
       .catch(() => socket.close(1011, "internal error"))
       .finally(() => {
@@ -123,7 +142,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
 
   socket.on("close", () => {
     closed = true;
-    provider.off("message", onMessage);
+    connections.delete(connection);
     for (const id of owned) {
       provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
     }
@@ -139,6 +158,22 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
 /** Accepts WebSocket upgrades on `server` from allowed origins (clients without Origin: always). */
 export function attachWebSocket(server: Server, provider: ServedProvider, limits: WebSocketLimits): WebSocketEndpoint {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload });
+  // One provider listener for all connections: a listener each would trip Node's
+  // MaxListenersExceededWarning beyond 10 clients and cost an emit per client.
+  const connections = new Set<Connection>();
+  const onMessage = (message: SubscriptionMessage) => {
+    for (const connection of connections) {
+      // One failing connection must not starve the others of their notifications.
+      try {
+        connection.deliver(message.data);
+      } catch {
+        connection.drop();
+      }
+    }
+  };
+  provider.on("message", onMessage);
+  const detach = () => provider.off("message", onMessage);
+  server.once("close", detach);
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
     if (origin !== undefined && !limits.isOriginAllowed(origin)) {
@@ -146,10 +181,11 @@ export function attachWebSocket(server: Server, provider: ServedProvider, limits
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits));
+    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits, connections));
   });
   return {
     close() {
+      detach();
       for (const client of wss.clients) client.terminate();
       wss.close();
     },
