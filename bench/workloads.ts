@@ -213,7 +213,8 @@ function estimates(id: string, title: string, call: (token: Hex, refund: Hex) =>
     opName: "estimate",
     run: (peer) =>
       withContracts(peer, async (instance, token, refund) => {
-        const params = [call(token, refund), "latest"];
+        // No block argument (every peer defaults to latest): tevm reads a second param as a state override.
+        const params = [call(token, refund)];
         const executions: number[] = [];
         const start = performance.now();
         for (let i = 0; i < ESTIMATES; i++) {
