@@ -89,18 +89,21 @@ interface Snapshot {
   parts: (() => void)[];
 }
 
+/** A chain's whole state at creation, load or reset; `historyFrom`: the first block with state (default: the head's). */
+type InitialState = RestoredState & { historyFrom?: bigint };
+
 /** Where a block selector points: a sealed block, or the open block (`pending`). */
 export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "open"; open: OpenBlock };
 
 export class Chain extends EventEmitter<ChainEvents> {
   readonly common: Common;
   readonly pool = new Mempool();
-  // Replaced as a whole by loadState.
-  #vm: VM;
-  #blockchain: Blockchain;
-  #views: StateViews;
-  #index: AccountIndex;
-  #genesis: GethGenesis;
+  // Set by #install, from the constructor and again by loadState and reset.
+  #vm!: VM;
+  #blockchain!: Blockchain;
+  #views!: StateViews;
+  #index!: AccountIndex;
+  #genesis!: GethGenesis;
   /**
    * Blocks below this number have no state: the chain was loaded from a dump at that block, or
    * pruning dropped it (`stateHistory`). `#keptHeads` are the exceptions (see `#hasState`).
@@ -115,7 +118,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly #sealed: SealedBlock[] = [];
   readonly #byHash = new Map<Hex, SealedBlock>();
   readonly #txs = new Map<Hex, TxRecord>();
-  #open: OpenBlock;
+  #open!: OpenBlock;
   /** Set by evm_setNextBlockTimestamp: the next block's timestamp. */
   #nextTimestamp: bigint | undefined;
   /** Seconds added to the clock by evm_increaseTime. */
@@ -128,35 +131,33 @@ export class Chain extends EventEmitter<ChainEvents> {
   #nextSnapshotId = 1;
   readonly #parts: SnapshotPart[] = [];
 
-  /** `sealed`: the genesis first. */
-  private constructor(config: ChainConfig, common: Common, engine: { vm: VM; blockchain: Blockchain; index: AccountIndex }, sealed: SealedBlock[]) {
+  private constructor(config: ChainConfig, common: Common, initial: InitialState) {
     super();
     this.#config = config;
     this.common = common;
-    this.#vm = engine.vm;
-    this.#blockchain = engine.blockchain;
-    this.#index = engine.index;
-    this.#views = new StateViews(engine.vm);
-    this.#shareHeaders(engine.blockchain);
-    this.#genesis = config.genesis;
-    for (const block of sealed) {
-      this.#sealed.push(block);
-      this.#byHash.set(block.hash, block);
-      for (const record of block.transactions) this.#txs.set(record.hash, record);
-    }
-    this.#open = this.#openAfter(this.latest.block);
+    this.#install(initial);
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
     const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp);
-    if (config.state !== undefined) {
-      const restored = await restoreState(common, config.state);
-      const chain = new Chain(config, common, restored, restored.sealed);
-      chain.#install(restored);
-      return chain;
-    }
-    const fresh = await Chain.#build(config, common);
-    return new Chain(config, common, fresh, fresh.sealed);
+    return new Chain(config, common, await Chain.#initialState(config, common));
+  }
+
+  /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
+  static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
+    if (config.state !== undefined) return restoreState(common, config.state);
+    return {
+      ...(await Chain.#build(config, common)),
+      open: undefined,
+      pool: [],
+      timeOffset: 0n,
+      nextTimestamp: undefined,
+      latestEdited: false,
+      headStateAvailable: true,
+      genesis: config.genesis,
+      // Every block of a fresh chain has its state, not only the head.
+      historyFrom: 0n,
+    };
   }
 
   /** The engine of a new chain: genesis state, then the imported blocks. */
@@ -184,27 +185,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    * loaded dump), after every queued change. Time offsets, the pool and snapshots are cleared.
    */
   reset(): Promise<void> {
-    return this.#queue.run(async () => {
-      const config = this.#config;
-      if (config.state !== undefined) {
-        this.#install(await restoreState(this.common, config.state));
-        return;
-      }
-      const fresh = await Chain.#build(config, this.common);
-      this.#install({
-        ...fresh,
-        open: undefined,
-        pool: [],
-        timeOffset: 0n,
-        nextTimestamp: undefined,
-        latestEdited: false,
-        headStateAvailable: true,
-        genesis: config.genesis,
-      });
-      // Every block of a fresh chain has its state, not only the head.
-      this.#historyFrom = 0n;
-      this.#prunedAt = 0n;
-    });
+    return this.#queue.run(async () => this.#install(await Chain.#initialState(this.#config, this.common)));
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────
@@ -522,7 +503,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
-  #install(restored: RestoredState): void {
+  #install(restored: InitialState): void {
     this.#vm = restored.vm;
     this.#blockchain = restored.blockchain;
     this.#index = restored.index;
@@ -545,7 +526,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() });
     this.#latestEdited = restored.latestEdited;
     const headNumber = this.latest.block.header.number;
-    this.#historyFrom = restored.headStateAvailable ? headNumber : headNumber + 1n;
+    this.#historyFrom = restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n);
     this.#keptHeads.clear();
     this.#prunedAt = headNumber;
     this.#snapshots.clear();
