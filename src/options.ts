@@ -108,7 +108,7 @@ const optionsSchema = z
           mnemonic: z.string().min(1).default(DEFAULT_MNEMONIC),
           count: z.number().int().min(0).max(10_000).default(20),
           balance: wei.default(10_000n * ETHER),
-          path: z.string().default(DEFAULT_HD_PATH),
+          path: z.string().regex(/^m(\/\d{1,10}'?)*$/, "expected a BIP-32 path such as m/44'/60'/0'/0").default(DEFAULT_HD_PATH),
         }).strict(),
         z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"), balance: wei }).strict()),
       ])

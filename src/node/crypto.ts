@@ -6,10 +6,14 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+
 import type { CustomCrypto } from "@ethereumjs/common";
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
+  publicKeyCreate(privateKey: Uint8Array, compressed: boolean): Uint8Array;
 }
 type KeccakFactory = (algorithm: "keccak256") => { update(data: Buffer): { digest(): Buffer } };
 /** The keccak addon's raw sponge (the package wraps it in a stream per hash). */
@@ -75,12 +79,31 @@ function nativeKeccak256(): ((message: Uint8Array) => Uint8Array) | undefined {
   };
 }
 
+let nativeSecp: NativeSecp256k1 | null | undefined;
+
+function nativeSecp256k1(): NativeSecp256k1 | undefined {
+  if (nativeSecp === undefined) nativeSecp = load<NativeSecp256k1>("secp256k1") ?? null;
+  return nativeSecp ?? undefined;
+}
+
+/** secp256k1 public key of `privateKey` (33 bytes compressed, or 65 with the 0x04 prefix). */
+export function publicKeyOf(privateKey: Uint8Array, compressed: boolean): Uint8Array {
+  const secp = nativeSecp256k1();
+  if (secp !== undefined) return secp.publicKeyCreate(privateKey, compressed);
+  return secp256k1.getPublicKey(privateKey, compressed);
+}
+
+/** keccak256, native when the addon loads. */
+export function keccak256(message: Uint8Array): Uint8Array {
+  return (nativeCrypto().keccak256 ?? keccak_256)(message);
+}
+
 let cached: CustomCrypto | undefined;
 
 export function nativeCrypto(): CustomCrypto {
   if (cached !== undefined) return cached;
   const crypto: CustomCrypto = {};
-  const secp = load<NativeSecp256k1>("secp256k1");
+  const secp = nativeSecp256k1();
   if (secp !== undefined) {
     crypto.ecrecover = (msgHash, v, r, s, chainId) => {
       const recid = recoveryId(v, chainId);
