@@ -170,6 +170,19 @@ describe("security", () => {
       }
     });
 
+    it("a wallet extension (chrome-extension://, moz-extension://) is served by default, over HTTP and WebSocket", async () => {
+      // MetaMask calls a custom network's RPC from its extension, with its own origin; no web page can send one.
+      for (const origin of ["chrome-extension://nkbihfbeogaeaoehlefnkodbefgpgknn", "moz-extension://4b1e2f3a-0000-4000-8000-000000000000"]) {
+        const answered = await post(server.url, call("eth_chainId"), { origin });
+        expect(answered.status, origin).to.equal(200);
+        expect(answered.json, origin).to.deep.equal({ jsonrpc: "2.0", id: 1, result: "0x7a69" });
+        expect(answered.headers.get("access-control-allow-origin"), origin).to.equal(origin);
+        expect(await wsOutcome(server.wsUrl, origin), origin).to.equal("open");
+      }
+      // Only the extension schemes: a look-alike web origin is still refused.
+      expect((await post(server.url, call("eth_chainId"), { origin: "https://chrome-extension.example" })).status).to.equal(403);
+    });
+
     it("an allow-list: listed origins only, with Vary: Origin, preflights and Private Network Access", async () => {
       const listed = await startServer(provider, { port: 0, allowedOrigins: [ORIGIN, "https://dapp.example"] });
       try {

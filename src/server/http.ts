@@ -29,7 +29,7 @@ export interface ServerOptions {
   /**
    * Origins that get CORS headers and may call or open WebSockets: none by default (opt-in), a
    * list of exact origins (`"http://localhost:3000"`), or `"*"` for any; other origins get 403.
-   * Clients that send no `Origin` (curl, Node, wallets' background pages that bypass CORS) are
+   * Clients that send no `Origin` (curl, Node) and browser extensions (wallets) are
    * served either way.
    */
   allowedOrigins?: "*" | readonly string[];
@@ -89,10 +89,18 @@ export function bindWarning(host: string): string | undefined {
   return `Warning: hardhat-preconf is listening on ${host}: anyone who can reach it can use the chain and its publicly known dev keys.`;
 }
 
+/**
+ * Browser-extension origins: a wallet such as MetaMask calls a custom network's RPC from its
+ * extension with `Origin: chrome-extension://<id>`. Only an installed extension can send such an
+ * origin, never a web page (the DNS-rebinding and cross-site attackers the allow list is for).
+ */
+const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\//;
+
 /** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
 export function allowedOrigin(allowed: "*" | readonly string[], origin: string | undefined): string | undefined {
   if (allowed === "*") return "*";
-  return origin !== undefined && allowed.includes(origin) ? origin : undefined;
+  if (origin === undefined) return undefined;
+  return allowed.includes(origin) || EXTENSION_ORIGIN.test(origin) ? origin : undefined;
 }
 
 /** `--cors` / `allowedOrigins` from text: "*" or a comma-separated list of origins. */
