@@ -272,22 +272,21 @@ async function check(fam: Family, familyName: string, method: string, params: un
   const wallet = chain.provider.wallet;
   const before = await capture(chain);
   const queuedBefore = queues(chain);
-  const logBefore = wallet.requests.length;
+  const logBefore = wallet.requestCount;
   const outcome = await send(chain, method, params);
   count(familyName, outcome);
   checkAnswer(method, params, outcome);
   const where = `${method} ${describeParams(params)}`;
 
   const logged = WALLET_LOGGED.has(method) && !fromImpersonated(chain, method, params);
-  const log = wallet.requests;
   // evm_revert may cut the log back to its snapshot.
-  if (!(outcome.ok && /_revert$/.test(method))) expect(log.length, `${where}: wallet log entries`).to.equal(logBefore + (logged ? 1 : 0));
+  if (!(outcome.ok && /_revert$/.test(method))) expect(wallet.requestCount, `${where}: wallet log entries`).to.equal(logBefore + (logged ? 1 : 0));
   if (!outcome.ok) {
     const error = outcome.error as RpcError;
     if (error.code !== ErrorCode.timeout) {
       expect(await capture(chain), `${where}: refused with ${error.code} ${error.message} but changed state`).to.equal(before);
     }
-    const record = logged ? log[log.length - 1] : undefined;
+    const record = logged ? wallet.lastRequest : undefined;
     // Validation before the policy: an invalid request never reaches it nor consumes a decision.
     if (record?.decision === undefined) expect(queues(chain), `${where}: consumed a queued decision`).to.deep.equal(queuedBefore);
     if (logged && error.code === ErrorCode.invalidParams) expect(record?.decision, `${where}: invalid params reached the policy`).to.equal(undefined);

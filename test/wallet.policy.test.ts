@@ -124,6 +124,9 @@ describe("wallet approval policy (viem wallet actions)", function () {
       await rejectsWith(walletClient.signMessage({ message: "3" }), UserRejectedRequestError);
       await walletClient.signMessage({ message: "4" });
       expect(provider.wallet.requests.map((record) => record.decision)).to.deep.equal(["reject", "approve", "reject", "approve"]);
+      // The cheap views of the log agree with the full copy.
+      expect(provider.wallet.requestCount).to.equal(4);
+      expect(provider.wallet.lastRequest).to.deep.equal(provider.wallet.requests.at(-1));
     });
 
     it("are per method", async function () {

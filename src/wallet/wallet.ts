@@ -233,6 +233,17 @@ export class Wallet {
     return structuredClone(this.#requests);
   }
 
+  /** How many wallet requests the log holds, without copying it. */
+  get requestCount(): number {
+    return this.#requests.length;
+  }
+
+  /** The newest wallet request (a copy), without copying the whole log. */
+  get lastRequest(): WalletRequestRecord | undefined {
+    const last = this.#requests.at(-1);
+    return last === undefined ? undefined : structuredClone(last);
+  }
+
   privateKeyOf(address: Hex): Hex | undefined {
     return this.#keys.find((account) => account.address === address)?.privateKey;
   }
