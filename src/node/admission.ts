@@ -7,6 +7,8 @@
 import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 
+import { sharedCommon } from "./sharedCommon.ts";
+
 import {
   AdmissionMessage,
   admissionError,
@@ -134,25 +136,8 @@ function blobCost(tx: TypedTransaction): bigint {
 
 const hexOf = (value: bigint) => `0x${value.toString(16)}`;
 
-const txCommons = new WeakMap<Common, Common>();
-
-/**
- * One Common for every tx built on `common`'s current hardfork. Each ethereumjs tx otherwise copies
- * its Common and re-merges the tx params into it (JSON deep copies and a params-cache rebuild,
- * ~0.2 ms, more than recovering the sender natively). Txs only read their Common, so they can share
- * one that already has the tx params; it is rebuilt when the chain's hardfork moves.
- */
-export function txCommonOf(common: Common): Common {
-  let shared = txCommons.get(common);
-  if (shared === undefined || shared.hardfork() !== common.hardfork()) {
-    const copy = common.copy();
-    copy.updateParams(paramsTx);
-    Object.assign(copy, { copy: () => copy, updateParams: () => copy });
-    txCommons.set(common, copy);
-    shared = copy;
-  }
-  return shared;
-}
+/** The shared Common of every tx built on `common` (sharedCommon.ts). */
+export const txCommonOf = (common: Common): Common => sharedCommon(common, paramsTx);
 
 /** Decodes the raw bytes; maps ethereumjs' construction errors onto go-ethereum's messages. */
 function decode(raw: Uint8Array, common: Common): TypedTransaction {

@@ -8,10 +8,10 @@ import { EventEmitter } from "node:events";
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { admitTransaction, feesOf } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./assertedSender.ts";
+import { keccak256 } from "./crypto.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { createStateManager } from "./stateManager.ts";
 import { Heap } from "./heap.ts";
@@ -736,7 +736,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       baseFeePerGas: parentHeader.calcNextBaseFee(),
       coinbase: this.#config.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
-      prevRandao: bytesToHex((this.common.customCrypto.keccak256 ?? keccak_256)(parentHash)) as Hex,
+      prevRandao: bytesToHex(keccak256(parentHash)) as Hex,
       excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
     });
   }

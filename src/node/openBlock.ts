@@ -11,6 +11,8 @@ import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
 import { sha256 } from "@noble/hashes/sha2.js";
 
+import { sharedCommon } from "./sharedCommon.ts";
+
 import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { Hex } from "../rpc/schema.ts";
@@ -27,26 +29,8 @@ export interface OpenBlockHeader {
   excessBlobGas: bigint | undefined;
 }
 
-const blockCommons = new WeakMap<Common, { hardfork: string; common: Common }>();
-
-/**
- * One Common for the headers built on `common`'s current hardfork. A header otherwise copies its
- * Common and re-merges the block params (JSON deep copies and a params-cache rebuild), twice per
- * block here; under automine that is per tx. Headers built here never change their Common.
- */
-function blockCommonOf(common: Common): Common {
-  const hardfork = common.hardfork();
-  let shared = blockCommons.get(common);
-  if (shared === undefined || shared.hardfork !== hardfork) {
-    const copy = common.copy();
-    copy.setHardfork(hardfork);
-    copy.updateParams(paramsBlock);
-    Object.assign(copy, { copy: () => copy, updateParams: () => copy });
-    shared = { hardfork, common: copy };
-    blockCommons.set(common, shared);
-  }
-  return shared.common;
-}
+/** The shared Common of the headers built here (sharedCommon.ts): automine builds two per tx. */
+const blockCommonOf = (common: Common): Common => sharedCommon(common, paramsBlock);
 
 export class OpenBlock {
   readonly header: OpenBlockHeader;

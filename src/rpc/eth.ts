@@ -1,9 +1,9 @@
 /** The node's `eth_`, `net_` and `web3_` methods (execution-apis), `pending` as DECISIONS §4. */
 import { createTx } from "@ethereumjs/tx";
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { z } from "zod";
 
+import { keccak256 } from "../node/crypto.ts";
 import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
@@ -224,7 +224,7 @@ export async function fillTransaction(ctx: MethodContext, request: SendTransacti
 
 export const ethMethods: MethodTable = {
   web3_clientVersion: method(positional(), () => CLIENT_VERSION),
-  web3_sha3: method(positional(bytes), ([data], ctx) => bytesToHex((ctx.chain.common.customCrypto.keccak256 ?? keccak_256)(data))),
+  web3_sha3: method(positional(bytes), ([data], ctx) => bytesToHex(keccak256(data))),
   net_version: method(positional(), (_, ctx) => ctx.chain.chainId.toString()),
   net_listening: method(positional(), () => true),
   net_peerCount: method(positional(), () => "0x0"),
