@@ -70,7 +70,18 @@ export interface PreconfProviderOptions {
   walletPolicy?: "approve" | "reject" | "unsupported";
   /** An approved wallet_addEthereumChain switches to the chain, as MetaMask does (true). */
   switchOnAdd?: boolean;
+  /**
+   * Whether dapps see the dev accounts without connecting (true). With false the wallet starts as
+   * a fresh MetaMask: `eth_accounts` is `[]` until `eth_requestAccounts` or
+   * `wallet_requestPermissions` is approved, and again after `wallet_revokePermissions`.
+   */
+  walletConnected?: boolean;
+  /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
+  walletPersonality?: WalletPersonality;
 }
+
+export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
+export type WalletPersonality = (typeof WALLET_PERSONALITIES)[number];
 
 export interface ResolvedOptions {
   chainId: bigint;
@@ -91,6 +102,8 @@ export interface ResolvedOptions {
   state: ParsedStateDump | undefined;
   walletPolicy: "approve" | "reject" | "unsupported";
   switchOnAdd: boolean;
+  walletConnected: boolean;
+  walletPersonality: WalletPersonality;
 }
 
 const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
@@ -129,6 +142,8 @@ const optionsSchema = z
     state: stateDumpSchema.optional(),
     walletPolicy: z.enum(["approve", "reject", "unsupported"]).default("approve"),
     switchOnAdd: z.boolean().default(true),
+    walletConnected: z.boolean().default(true),
+    walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
   })
   .strict();
 

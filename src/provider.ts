@@ -90,6 +90,8 @@ export class PreconfProvider extends EventEmitter {
       initialDecision: options.walletPolicy,
       switchOnAdd: options.switchOnAdd,
       nodeOf: (provider) => nodeContexts.get(provider),
+      walletConnected: options.walletConnected,
+      personality: options.walletPersonality,
     });
     this.#context = this.wallet.ownContext;
     // After close() nothing moves the chain any more; checked synchronously, so that work

@@ -23,16 +23,20 @@ export const ErrorCode = {
   unrecognizedChain: 4902,
 } as const;
 
-/** An error that crosses the JSON-RPC boundary as `{ code, message, data? }`. */
+/**
+ * An error that crosses the JSON-RPC boundary as `{ code, message, data? }`. It keeps Error's own
+ * `name` and has a `data` property only when data was given: `@metamask/rpc-errors`' serializeError
+ * (which every json-rpc-engine stack, MetaMask's included, applies) keeps the code and message only
+ * of errors shaped exactly so, and turns anything else into -32603.
+ */
 export class RpcError extends Error {
   readonly code: number;
-  readonly data: unknown;
+  declare readonly data?: unknown;
 
   constructor(code: number, message: string, data?: unknown) {
     super(message);
-    this.name = "RpcError";
     this.code = code;
-    this.data = data;
+    if (data !== undefined) Object.defineProperty(this, "data", { value: data, enumerable: true });
   }
 
   /**
@@ -156,6 +160,15 @@ export const notificationsNotSupported = () => new RpcError(ErrorCode.notificati
 
 export const userRejected = () => new RpcError(ErrorCode.userRejected, "User rejected the request");
 export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod, "Requested method not supported");
+/**
+ * A page that was not granted an account asks to sign or send with it: MetaMask's answer
+ * (`providerErrors.unauthorized()` in @metamask/eth-json-rpc-middleware's validateAndNormalizeKeyholder).
+ */
+export const unauthorized = () =>
+  new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
+/** MetaMask's refusal of typed data whose domain names another chain (its text; -32603, see rpc/wallet.ts). */
+export const typedDataChainMismatch = (provided: bigint, active: bigint) =>
+  new RpcError(ErrorCode.internalError, `Provided chainId "${provided}" must match the active chainId "${active}"`);
 export const unrecognizedChain = (chainId?: string) =>
   new RpcError(ErrorCode.unrecognizedChain, "Unrecognized chain ID", chainId === undefined ? undefined : { chainId });
 export const chainDisconnected = (chainId: string) =>

@@ -17,7 +17,7 @@ import {
   watchAssetParams,
 } from "../wallet/validate.ts";
 import { checkSendRequest, sendTransactionParams, signAndSend } from "./eth.ts";
-import { chainDisconnected, invalidParams, unrecognizedChain } from "./errors.ts";
+import { chainDisconnected, invalidParams, typedDataChainMismatch, unrecognizedChain } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
 import type { Decision } from "../wallet/policy.ts";
@@ -66,17 +66,35 @@ const policyConfig = z.union([
     .strict(),
 ]);
 
+/**
+ * MetaMask refuses typed data for another chain than the active one, with this text and, as the
+ * signature controller throws a plain Error that serializeError turns into -32603, that code
+ * (MetaMask/core signature-controller utils/validation.ts, validateTypedSignatureRequestV3V4).
+ * A chainId that is a string is read as hex when 0x-prefixed, else as decimal.
+ */
+function assertTypedDataChain(provided: unknown, active: Hex): void {
+  if (provided === undefined || provided === null || provided === "" || provided === 0) return;
+  let chainId: bigint | undefined;
+  try {
+    chainId = typeof provided === "string" || typeof provided === "number" || typeof provided === "bigint" ? BigInt(provided) : undefined;
+  } catch {
+    chainId = undefined;
+  }
+  if (chainId === undefined) throw invalidParams("params[1].domain.chainId", "expected a chain id (number, decimal or 0x string)");
+  if (chainId !== BigInt(active)) throw typedDataChainMismatch(chainId, BigInt(active));
+}
+
 export const walletMethods: MethodTable = {
   eth_chainId: method(positional(), (_, ctx) => ctx.wallet.activeChainId),
-  eth_accounts: method(positional(), (_, ctx) => ctx.wallet.accounts),
+  eth_accounts: method(positional(), (_, ctx) => ctx.wallet.visibleAccounts),
 
   eth_requestAccounts: method(raw, (params, { wallet }) =>
     wallet.prompt("eth_requestAccounts", params, {
       validate: () => parseParams(positional(), params),
-      withoutPrompt: () => (wallet.connected ? wallet.accounts : undefined),
+      withoutPrompt: () => (wallet.connected ? wallet.visibleAccounts : undefined),
       perform: () => {
         wallet.connect();
-        return wallet.accounts;
+        return wallet.visibleAccounts;
       },
     }),
   ),
@@ -146,6 +164,7 @@ export const walletMethods: MethodTable = {
     ctx.wallet.prompt("eth_sendTransaction", params, {
       validate: () => {
         const [request] = parseParams(sendTransactionParams, params);
+        ctx.wallet.assertAuthorized(request.from);
         accountKey(ctx.wallet, request.from, "params[0].from");
         checkSendRequest(ctx, request);
         return request;
@@ -157,6 +176,7 @@ export const walletMethods: MethodTable = {
     wallet.prompt("personal_sign", params, {
       validate: () => {
         const [message, address] = parseParams(personalSignParams, params);
+        wallet.assertAuthorized(address);
         return { key: accountKey(wallet, address, "params[1]"), digest: personalMessageDigest(message) };
       },
       perform: ({ key, digest }) => signDigest(digest, key),
@@ -166,7 +186,9 @@ export const walletMethods: MethodTable = {
     wallet.prompt("eth_signTypedData_v4", params, {
       validate: () => {
         const [address, typedData] = parseParams(signTypedDataParams, params);
+        wallet.assertAuthorized(address);
         const key = accountKey(wallet, address, "params[0]");
+        assertTypedDataChain(typedData.domain.chainId, wallet.activeChainId);
         try {
           return { key, digest: typedDataDigest(typedData) };
         } catch (error) {

@@ -5,10 +5,11 @@
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
-import { internalError, isRpcError, unrecognizedChain } from "../rpc/errors.ts";
+import { internalError, isRpcError, unauthorized, unrecognizedChain } from "../rpc/errors.ts";
 import { decisionError, WalletPolicy } from "./policy.ts";
 
 import type { Clock } from "../clock.ts";
+import type { WalletPersonality } from "../options.ts";
 import type { MethodContext } from "../rpc/context.ts";
 import type { Hex } from "../rpc/schema.ts";
 import type { DevAccount } from "../node/accounts.ts";
@@ -79,6 +80,19 @@ export interface WalletOptions {
   switchOnAdd: boolean;
   /** The node context of another provider, for `addSimulatedChain`. */
   nodeOf: (provider: object) => NodeContext | undefined;
+  /** False: `eth_accounts` is `[]` and signing is refused (4100) until a dapp connects, as MetaMask. */
+  walletConnected: boolean;
+  personality: WalletPersonality;
+  /** A connection's wallet shares the test's policy, settings and request log with the provider's wallet. */
+  shared?: SharedWalletParts;
+}
+
+/** What every connection's wallet shares: the test's script of the user, and one log of all requests. */
+interface SharedWalletParts {
+  policy: WalletPolicy;
+  settings: { switchOnAdd: boolean };
+  requests: WalletRequestRecord[];
+  ids: { next: number };
 }
 
 export interface SimulatedChainOptions {
@@ -134,9 +148,13 @@ function errorOutcome(error: unknown): RequestOutcome {
 
 export class Wallet {
   readonly policy: WalletPolicy;
-  /** Approved wallet_addEthereumChain requests switch to the chain and emit chainChanged. */
-  switchOnAdd: boolean;
-  readonly #requests: WalletRequestRecord[] = [];
+  /** Which wallet's answers are given where wallets differ (docs/wallet-personalities.md). */
+  readonly personality: WalletPersonality;
+  readonly #settings: { switchOnAdd: boolean };
+  readonly #requests: WalletRequestRecord[];
+  readonly #ids: { next: number };
+  /** Whether accounts are shown and usable only once a dapp has connected (walletConnected: false). */
+  #requireConnection: boolean;
   readonly #chains = new Map<Hex, KnownChain>();
   /** Simulated chains by id, including ones the wallet does not list yet. */
   readonly #simulators = new Map<Hex, MethodContext>();
@@ -146,19 +164,47 @@ export class Wallet {
   readonly ownContext: MethodContext;
   #activeChainId: Hex;
   #permissions: Permission[] = [];
-  #nextId = 1;
 
   constructor(options: WalletOptions) {
     this.#options = options;
     this.#keys = options.node.accounts;
-    this.policy = new WalletPolicy(options.clock, options.initialDecision);
-    this.switchOnAdd = options.switchOnAdd;
+    this.personality = options.personality;
+    this.#requireConnection = !options.walletConnected;
+    const shared = options.shared;
+    this.policy = shared?.policy ?? new WalletPolicy(options.clock, options.initialDecision);
+    this.#settings = shared?.settings ?? { switchOnAdd: options.switchOnAdd };
+    this.#requests = shared?.requests ?? [];
+    this.#ids = shared?.ids ?? { next: 1 };
     this.ownContext = { ...options.node, wallet: this };
     const own = bigIntToHex(options.node.chain.chainId) as Hex;
     this.#activeChainId = own;
     this.#simulators.set(own, this.ownContext);
     this.#chains.set(own, { chainId: own, chainName: "hardhat-preconf", nativeCurrency: { ...ETHER }, rpcUrls: [], blockExplorerUrls: [], iconUrls: [], simulated: true });
-    options.node.chain.addSnapshotPart({ capture: () => this.#capture() });
+    // A connection's wallet lives as long as its connection: snapshots cover the provider's own.
+    if (shared === undefined) options.node.chain.addSnapshotPart({ capture: () => this.#capture() });
+  }
+
+  /**
+   * A wallet for one client of the server: its own active chain, known chains, permissions and
+   * watched assets, its own events; the policy, settings and request log are this wallet's.
+   * Node methods of a connection always run on this provider's chain.
+   */
+  session(emit: (event: string, payload: unknown) => void, walletConnected = this.#options.walletConnected): Wallet {
+    return new Wallet({
+      ...this.#options,
+      emit,
+      walletConnected,
+      shared: { policy: this.policy, settings: this.#settings, requests: this.#requests, ids: this.#ids },
+    });
+  }
+
+  /** Approved wallet_addEthereumChain requests switch to the chain and emit chainChanged. */
+  get switchOnAdd(): boolean {
+    return this.#settings.switchOnAdd;
+  }
+
+  set switchOnAdd(value: boolean) {
+    this.#settings.switchOnAdd = value;
   }
 
   /**
@@ -194,6 +240,39 @@ export class Wallet {
   /** Addresses of the dev accounts the wallet holds keys for. */
   get accounts(): Hex[] {
     return this.#keys.map((account) => account.address);
+  }
+
+  /**
+   * What `eth_accounts` answers: every dev account, or (walletConnected: false) only those a
+   * connected dapp was granted, `[]` before it connects and after it disconnects.
+   */
+  get visibleAccounts(): Hex[] {
+    if (!this.#requireConnection) return this.accounts;
+    return this.#permissions.flatMap((permission) => permission.caveats.flatMap((caveat) => caveat.value));
+  }
+
+  /** Whether accounts are hidden until a dapp connects (the provider option walletConnected: false). */
+  get requiresConnection(): boolean {
+    return this.#requireConnection;
+  }
+
+  /**
+   * Signing and sending need a granted account when connecting is required: MetaMask answers 4100
+   * for any account the page was not granted (eth-json-rpc-middleware's validateAndNormalizeKeyholder).
+   */
+  assertAuthorized(address: Hex): void {
+    if (!this.#requireConnection) return;
+    if (!this.visibleAccounts.some((account) => account.toLowerCase() === address.toLowerCase())) throw unauthorized();
+  }
+
+  /**
+   * Makes this wallet start as a fresh MetaMask would (`connected: false`) or as one the page
+   * connected before (`connected: true`): connecting is required from then on.
+   */
+  requireConnection(connected: boolean): void {
+    this.#requireConnection = true;
+    if (connected) this.connect();
+    else this.disconnectAccounts();
   }
 
   /** The account tokens are watched for (MetaMask's selected account). */
@@ -318,7 +397,7 @@ export class Wallet {
     if (!this.connected) {
       this.#permissions = [
         {
-          id: `eth_accounts-${this.#nextId}`,
+          id: `eth_accounts-${this.#ids.next}`,
           parentCapability: "eth_accounts",
           invoker: "hardhat-preconf",
           caveats: [{ type: "restrictReturnedAccounts", value: this.accounts }],
@@ -384,7 +463,7 @@ export class Wallet {
 
   #record(method: string, params: unknown): WalletRequestRecord {
     const record: WalletRequestRecord = {
-      id: this.#nextId++,
+      id: this.#ids.next++,
       method,
       params: deepClone(params),
       chainId: this.#activeChainId,
