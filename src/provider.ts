@@ -11,10 +11,10 @@ import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
-import { disconnected, invalidRequest } from "./rpc/errors.ts";
+import { disconnected, invalidRequest, unauthorized } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
-import { routeContext } from "./rpc/wallet.ts";
+import { isWalletControlMethod, routeContext } from "./rpc/wallet.ts";
 import { Wallet } from "./wallet/wallet.ts";
 import { FilterManager } from "./rpc/filters.ts";
 import { emitGuarded, SubscriptionManager } from "./rpc/subscriptions.ts";
@@ -35,6 +35,24 @@ const nodeContexts = new WeakMap<object, NodeContext>();
 export interface RequestArguments {
   readonly method: string;
   readonly params?: readonly unknown[] | object;
+}
+
+/** One client's view of the provider's wallet (the server opens one per WebSocket connection). */
+export interface WalletSession {
+  /** This client's wallet: its active chain, known chains, permissions and watched assets. */
+  readonly wallet: Wallet;
+  /** EIP-1193 `request` as this client: wallet methods on its wallet, node methods on this chain. */
+  request(args: RequestArguments): Promise<unknown>;
+}
+
+export interface WalletSessionOptions {
+  /** The session's wallet events (chainChanged, accountsChanged, connect). */
+  emit: (event: string, payload: unknown) => void;
+  /**
+   * Whether the client is the test (true) or a page (false): a page may not read the request
+   * log nor change the approval policy (4100), which are the test's.
+   */
+  trusted: boolean;
 }
 
 /** Deterministic control of pre-confirmation, in process. */
@@ -120,7 +138,28 @@ export class PreconfProvider extends EventEmitter {
   }
 
   /** EIP-1193 `request`. */
-  async request(args: RequestArguments): Promise<unknown> {
+  request(args: RequestArguments): Promise<unknown> {
+    return this.#request(args, (method) => routeContext(this.wallet, method));
+  }
+
+  /**
+   * A wallet of its own for one client of the server: what a page can change (active chain, known
+   * chains, permissions, watched assets) stays its own, and its node methods always answer for
+   * this provider's chain. The policy and the request log stay the test's (this.wallet's).
+   */
+  openWalletSession(options: WalletSessionOptions): WalletSession {
+    const wallet = this.wallet.session(options.emit);
+    return {
+      wallet,
+      request: (args) =>
+        this.#request(args, (method) => {
+          if (!options.trusted && isWalletControlMethod(method)) throw unauthorized();
+          return wallet.ownContext;
+        }),
+    };
+  }
+
+  async #request(args: RequestArguments, contextFor: (method: string) => MethodContext): Promise<unknown> {
     if (this.#closing !== undefined) throw disconnected();
     let method: unknown;
     let params: unknown;
@@ -133,7 +172,7 @@ export class PreconfProvider extends EventEmitter {
     if (typeof method !== "string") {
       throw invalidRequest("expected { method: string, params?: array | object }");
     }
-    const answer = dispatch(methods, routeContext(this.wallet, method), method, params);
+    const answer = dispatch(methods, contextFor(method), method, params);
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
       answer.then(resolve, reject).finally(() => this.#pending.delete(reject));

@@ -200,6 +200,16 @@ export const walletMethods: MethodTable = {
     }),
   ),
 
+  /**
+   * This client's wallet starts as a fresh MetaMask (`{ connected: false }`: accounts hidden until
+   * it connects) or as one it connected before (`{ connected: true }`). Over the server it changes
+   * only the calling connection's wallet (the injected browser wallet sends it first).
+   */
+  preconf_walletConnection: method(positional(z.object({ connected: z.boolean() }).strict()), ([{ connected }], { wallet }) => {
+    wallet.requireConnection(connected);
+    return null;
+  }),
+
   /** `"reject"`, or `{ default, methods: { wallet_watchAsset: "approve" }, delayMs, manual, switchOnAdd, reset }`. */
   preconf_setWalletPolicy: method(positional(policyConfig), ([config], { wallet }) => {
     const { policy } = wallet;
@@ -226,6 +236,14 @@ export const walletMethods: MethodTable = {
     return null;
   }),
 };
+
+/**
+ * The test's methods: they read every client's wallet requests or script the user for all. Over
+ * the server, a browser page (a request with an Origin) gets 4100 for them (docs/browser.md).
+ */
+const WALLET_CONTROL = new Set(["preconf_setWalletPolicy", "preconf_queueWalletDecisions", "preconf_walletRequests", "preconf_walletPending", "preconf_resolveWalletRequest"]);
+
+export const isWalletControlMethod = (name: string): boolean => WALLET_CONTROL.has(name);
 
 /** Methods the wallet answers from its own state, even on a chain known only by URL. */
 const WALLET_ONLY = new Set(Object.keys(walletMethods).filter((name) => name !== "eth_sendTransaction"));

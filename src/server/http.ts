@@ -18,8 +18,11 @@ import type { AddressInfo, Socket } from "node:net";
 import type { PreconfProvider } from "../provider.ts";
 import type { RequestHandler } from "./jsonrpc.ts";
 
-/** What the server needs of a provider: EIP-1193 `request` and its `message` events. */
-export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off">;
+/**
+ * What the server needs of a provider: EIP-1193 `request` and its `message` events, and (when it
+ * has a wallet) a wallet session per client.
+ */
+export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off"> & Partial<Pick<PreconfProvider, "openWalletSession">>;
 
 export interface ServerOptions {
   /** Interface to bind (127.0.0.1). Anything else exposes the dev keys' chain: a warning is logged. */
@@ -211,10 +214,17 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   const idleTimeout = nonNegative("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
   const warn = options.warn ?? ((message: string) => console.warn(message));
 
-  // HTTP cannot push notifications: subscriptions are refused as go-ethereum does.
-  const handle: RequestHandler = async (method, params) => {
-    if (method === "eth_subscribe" || method === "eth_unsubscribe") throw notificationsNotSupported();
-    return provider.request(params === undefined ? { method } : { method, params });
+  /**
+   * HTTP is stateless: each request body (a batch included) gets a fresh wallet session, so no
+   * HTTP client changes what another sees; a page that needs wallet state uses a WebSocket.
+   * HTTP cannot push notifications: subscriptions are refused as go-ethereum does.
+   */
+  const handlerFor = (req: IncomingMessage): RequestHandler => {
+    const session = provider.openWalletSession?.({ emit: () => undefined, trusted: req.headers.origin === undefined }) ?? provider;
+    return async (method, params) => {
+      if (method === "eth_subscribe" || method === "eth_unsubscribe") throw notificationsNotSupported();
+      return session.request(params === undefined ? { method } : { method, params });
+    };
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
@@ -257,7 +267,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerText(body, handle, { maxBatch });
+    const text = await answerText(body, handlerFor(req), { maxBatch });
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };

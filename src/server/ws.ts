@@ -46,7 +46,10 @@ interface Connection {
   drop(): void;
 }
 
-function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits, connections: Set<Connection>): void {
+/** A wallet event of this connection's wallet, pushed as a JSON-RPC notification (docs/browser.md). */
+const walletEvent = (event: string, data: unknown) => JSON.stringify({ jsonrpc: "2.0", method: "preconf_walletEvent", params: { event, data } });
+
+function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits, connections: Set<Connection>, origin: string | undefined): void {
   /** Subscriptions of this connection. */
   const owned = new Set<string>();
   let closed = false;
@@ -67,6 +70,8 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     if (limits.maxBufferedBytes > 0 && socket.bufferedAmount > limits.maxBufferedBytes) socket.terminate();
   };
   const push = (data: SubscriptionMessage["data"]) => sendText(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
+  // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
+  const session = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined }) ?? provider;
 
   const connection: Connection = {
     deliver(data) {
@@ -92,10 +97,10 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       }
       return result;
     }
-    if (method !== "eth_subscribe") return provider.request(params === undefined ? { method } : { method, params });
+    if (method !== "eth_subscribe") return session.request(params === undefined ? { method } : { method, params });
     subscribing++;
     try {
-      const id = await provider.request({ method, params });
+      const id = await session.request({ method, params });
       // The client left while it was being created: nobody will ever cancel it.
       if (closed && typeof id === "string") {
         provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
@@ -181,7 +186,7 @@ export function attachWebSocket(server: Server, provider: ServedProvider, limits
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits, connections));
+    wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits, connections, origin));
   });
   return {
     close() {

@@ -1,0 +1,128 @@
+/**
+ * Wallets per connection on the server: a client's chain switch, connection or watched token is
+ * its own; node methods always answer for the node's chain; the approval policy and the request
+ * log are the test's, out of reach of browser pages.
+ */
+import { expect } from "chai";
+import { WebSocket } from "ws";
+
+import { createTestChain } from "./helpers/chain.ts";
+import { startServer } from "../src/index.ts";
+
+import type { PreconfProvider, RunningServer } from "../src/index.ts";
+
+const MAINNET = { chainId: "0x1", chainName: "Ethereum", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: ["https://eth.example"] };
+const TOKEN = { type: "ERC20", options: { address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", decimals: 6 } };
+
+interface Client {
+  call(method: string, params?: unknown): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
+  /** preconf_walletEvent notifications received so far. */
+  events: { event: string; data: unknown }[];
+  close(): void;
+}
+
+async function client(url: string, origin?: string): Promise<Client> {
+  const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let nextId = 1;
+  const waiting = new Map<number, (answer: never) => void>();
+  const events: Client["events"] = [];
+  socket.on("message", (data) => {
+    const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: { event: string; data: unknown } };
+    if (message.method === "preconf_walletEvent") events.push(message.params!);
+    else if (message.id !== undefined) waiting.get(message.id)?.(message as never);
+  });
+  return {
+    events,
+    call(method, params) {
+      const id = nextId++;
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined && { params }) }));
+      return new Promise((resolve) => waiting.set(id, resolve));
+    },
+    close: () => socket.close(),
+  };
+}
+
+async function httpCall(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number } }> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  return (await response.json()) as never;
+}
+
+describe("per-connection wallets on the server", () => {
+  let provider: PreconfProvider;
+  let server: RunningServer;
+  const clients: Client[] = [];
+  const PAGE = "http://127.0.0.1:5173";
+
+  beforeEach(async () => {
+    ({ provider } = await createTestChain());
+    server = await startServer(provider, { port: 0, allowedOrigins: [PAGE] });
+  });
+  afterEach(async () => {
+    for (const open of clients.splice(0)) open.close();
+    await server.close();
+    await provider.close();
+  });
+  const connect = async (origin?: string) => {
+    const opened = await client(server.wsUrl, origin);
+    clients.push(opened);
+    return opened;
+  };
+
+  it("one client's wallet_addEthereumChain switches only its own wallet; node methods answer for the node's chain for everyone", async () => {
+    const a = await connect(PAGE);
+    const b = await connect();
+    expect(await a.call("wallet_addEthereumChain", [MAINNET])).to.deep.include({ result: null });
+    expect(await a.call("eth_chainId")).to.deep.include({ result: "0x1" });
+    expect(a.events).to.deep.equal([{ event: "chainChanged", data: "0x1" }]);
+    // The switching client's node methods still run on the node (no 4901), and nobody else moved.
+    expect((await a.call("eth_blockNumber")).result).to.equal("0x0");
+    expect(await b.call("eth_chainId")).to.deep.include({ result: "0x7a69" });
+    expect((await b.call("eth_blockNumber")).result).to.equal("0x0");
+    expect(b.events).to.deep.equal([]);
+    expect((await httpCall(server.url, "eth_chainId")).result).to.equal("0x7a69");
+    expect(provider.wallet.activeChainId).to.equal("0x7a69");
+    // The log is the test's: it holds every client's requests.
+    expect(provider.wallet.requests.map((request) => request.method)).to.deep.equal(["wallet_addEthereumChain"]);
+  });
+
+  it("HTTP is stateless: a switch over HTTP is forgotten with its request", async () => {
+    expect((await httpCall(server.url, "wallet_addEthereumChain", [MAINNET])).result).to.equal(null);
+    expect((await httpCall(server.url, "eth_chainId")).result).to.equal("0x7a69");
+  });
+
+  it("watched assets and connection state are per connection (preconf_walletConnection)", async () => {
+    const a = await connect(PAGE);
+    const b = await connect(PAGE);
+    expect(await a.call("preconf_walletConnection", [{ connected: false }])).to.deep.include({ result: null });
+    expect(await a.call("eth_accounts")).to.deep.include({ result: [] });
+    expect((await b.call("eth_accounts")).result).to.deep.equal(provider.wallet.accounts);
+    const from = provider.accounts[0]!.address;
+    expect((await a.call("personal_sign", ["0x00", from])).error).to.deep.equal({ code: 4100, message: "The requested account and/or method has not been authorized by the user." });
+    expect((await a.call("eth_requestAccounts")).result).to.deep.equal(provider.wallet.accounts);
+    expect(a.events).to.deep.equal([{ event: "accountsChanged", data: provider.wallet.accounts }]);
+    expect(await a.call("wallet_watchAsset", TOKEN)).to.deep.include({ result: true });
+    expect(provider.wallet.assets()).to.deep.equal([]);
+  });
+
+  it("a browser page cannot read the log or script the user for everyone (4100); the test can, from Node", async () => {
+    const page = await connect(PAGE);
+    const test = await connect();
+    const refused = { code: 4100, message: "The requested account and/or method has not been authorized by the user." };
+    expect((await page.call("preconf_setWalletPolicy", [{ manual: true, delayMs: 2_000_000_000 }])).error).to.deep.equal(refused);
+    expect((await page.call("preconf_queueWalletDecisions", ["eth_sendTransaction", ["reject"]])).error).to.deep.equal(refused);
+    expect((await page.call("preconf_walletRequests")).error).to.deep.equal(refused);
+    expect((await page.call("preconf_walletPending")).error).to.deep.equal(refused);
+    expect((await page.call("preconf_resolveWalletRequest", [1, "approve"])).error).to.deep.equal(refused);
+    const postFromPage = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", origin: PAGE }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "preconf_setWalletPolicy", params: [{ manual: true }] }) });
+    expect(((await postFromPage.json()) as { error: unknown }).error).to.deep.equal(refused);
+    expect(provider.wallet.policy.isManual).to.equal(false);
+    expect(provider.wallet.policy.delayMs).to.equal(0);
+    // The test drives the policy that every connection's prompts follow.
+    expect((await test.call("preconf_queueWalletDecisions", ["wallet_watchAsset", ["reject"]])).result).to.equal(1);
+    expect((await page.call("wallet_watchAsset", TOKEN)).error).to.deep.include({ code: 4001 });
+  });
+});
