@@ -86,6 +86,7 @@ const VALID: ValidRow[] = [
 
   { name: "minimal asset, object params", method: "wallet_watchAsset", params: TOKEN, result: true, stored: CHECKSUMMED },
   { name: "full asset with image", method: "wallet_watchAsset", params: tokenWith({ image: "https://example.com/usdc.png" }), result: true, stored: CHECKSUMMED },
+  { name: "asset with a data:image/ image", method: "wallet_watchAsset", params: tokenWith({ image: "data:image/svg+xml;base64,PHN2Zy8+" }), result: true, stored: CHECKSUMMED },
   { name: "one-element array holding the object", method: "wallet_watchAsset", params: [TOKEN], result: true, stored: CHECKSUMMED },
   { name: "all lower-case address (no checksum to check)", method: "wallet_watchAsset", params: tokenWith({ address: CHECKSUMMED.toLowerCase() }), result: true, stored: CHECKSUMMED },
   { name: "all upper-case address digits", method: "wallet_watchAsset", params: tokenWith({ address: `0x${CHECKSUMMED.slice(2).toUpperCase()}` }), result: true, stored: CHECKSUMMED },
@@ -182,6 +183,19 @@ const INVALID: InvalidRow[] = [
   watch("decimals a string", tokenWith({ decimals: "6" }), "params.options.decimals"),
   watch("image not a URL", tokenWith({ image: "usdc png" }), "params.options.image"),
   watch("image a number", tokenWith({ image: 1 }), "params.options.image"),
+  // What a page can make the wallet store and render: image schemes, sizes, list lengths.
+  watch("image javascript:", tokenWith({ image: "javascript:alert(1)" }), "params.options.image"),
+  watch("image data:text/html", tokenWith({ image: "data:text/html,<script>alert(1)</script>" }), "params.options.image"),
+  watch("image file:", tokenWith({ image: "file:///etc/passwd" }), "params.options.image"),
+  watch("image http:", tokenWith({ image: "http://example.com/usdc.png" }), "params.options.image"),
+  watch("image above 256 KiB", tokenWith({ image: `data:image/png;base64,${"A".repeat(256 * 1024)}` }), "params.options.image"),
+  add("chainName of 1 MiB", chainWith({ chainName: "x".repeat(1024 * 1024) }), "params[0].chainName"),
+  add("chainName of 129 characters", chainWith({ chainName: "x".repeat(129) }), "params[0].chainName"),
+  add("nativeCurrency.name of 129 characters", currencyWith({ name: "x".repeat(129) }), "params[0].nativeCurrency.name"),
+  add("10,000 rpcUrls", chainWith({ rpcUrls: Array.from({ length: 10_000 }, (_, i) => `https://rpc${i}.example`) }), "params[0].rpcUrls"),
+  add("33 iconUrls", chainWith({ iconUrls: Array.from({ length: 33 }, (_, i) => `https://icons.example/${i}.svg`) }), "params[0].iconUrls"),
+  add("33 blockExplorerUrls", chainWith({ blockExplorerUrls: Array.from({ length: 33 }, (_, i) => `https://explorer${i}.example`) }), "params[0].blockExplorerUrls"),
+  add("an rpcUrl above 2048 characters", chainWith({ rpcUrls: [`https://mainnet.base.org/${"a".repeat(2048)}`] }), "params[0].rpcUrls[0]"),
 ];
 
 /** Everything a wallet request could change. */

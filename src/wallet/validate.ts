@@ -37,6 +37,12 @@ export const chainId = z
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/**
+ * Bounds on what a page can make the wallet store and log (our choice, in
+ * docs/wallet-personalities.md): a name, a URL, a list of URLs, a token image.
+ */
+export const WALLET_LIMITS = { nameChars: 128, urlChars: 2048, urlsPerList: 32, imageChars: 256 * 1024 } as const;
+
 function parsedUrl(value: string): URL | undefined {
   try {
     return new URL(value);
@@ -45,18 +51,24 @@ function parsedUrl(value: string): URL | undefined {
   }
 }
 
-const httpsUrl = z.string({ invalid_type_error: "expected a URL string" }).refine((value) => parsedUrl(value)?.protocol === "https:", "expected a valid https: URL");
+const boundedUrl = z.string({ invalid_type_error: "expected a URL string" }).max(WALLET_LIMITS.urlChars, `a URL must be at most ${WALLET_LIMITS.urlChars} characters`);
+
+const httpsUrl = boundedUrl.refine((value) => parsedUrl(value)?.protocol === "https:", "expected a valid https: URL");
 
 /** `https:`, or `http:` for a local node (a dev chain is usually on 127.0.0.1). */
-const rpcUrl = z.string({ invalid_type_error: "expected a URL string" }).refine((value) => {
+const rpcUrl = boundedUrl.refine((value) => {
   const url = parsedUrl(value);
   return url !== undefined && (url.protocol === "https:" || (url.protocol === "http:" && LOCAL_HOSTS.has(url.hostname)));
 }, "expected a valid https: URL (http: only for localhost, 127.0.0.1 or [::1])");
 
-const urlList = (item: z.ZodTypeAny, what: string) => z.array(item, { invalid_type_error: `expected an array of ${what}` });
+const urlList = (item: z.ZodTypeAny, what: string) =>
+  z.array(item, { invalid_type_error: `expected an array of ${what}` }).max(WALLET_LIMITS.urlsPerList, `at most ${WALLET_LIMITS.urlsPerList} ${what}`);
 
 const nonEmptyString = (what: string) =>
-  z.string({ required_error: `missing ${what}`, invalid_type_error: `expected ${what} to be a string` }).min(1, `${what} must not be empty`);
+  z
+    .string({ required_error: `missing ${what}`, invalid_type_error: `expected ${what} to be a string` })
+    .min(1, `${what} must not be empty`)
+    .max(WALLET_LIMITS.nameChars, `${what} must be at most ${WALLET_LIMITS.nameChars} characters`);
 
 const decimals = z
   .number({ required_error: "missing decimals", invalid_type_error: "expected decimals to be a number" })
@@ -113,7 +125,17 @@ const tokenAddress = z
   }, "invalid EIP-55 checksum")
   .transform((value) => toChecksumAddress(value) as Hex);
 
-const imageUrl = z.string({ invalid_type_error: "expected the image to be a URL string" }).refine((value) => parsedUrl(value) !== undefined, "expected a valid URL");
+/**
+ * A token image a wallet will render: `https:` or an inline `data:image/` URI only (never
+ * `javascript:`, `data:text/html` or `file:`), and bounded in size.
+ */
+const imageUrl = z
+  .string({ invalid_type_error: "expected the image to be a URL string" })
+  .max(WALLET_LIMITS.imageChars, `the image must be at most ${WALLET_LIMITS.imageChars} characters`)
+  .refine((value) => {
+    const url = parsedUrl(value);
+    return url !== undefined && (url.protocol === "https:" || (url.protocol === "data:" && /^data:image\//i.test(value)));
+  }, "expected an https: or data:image/ URL");
 
 /** EIP-747 `{ type, options }`; unknown option keys are ignored (stripped). */
 const watchedAsset = z.object(
