@@ -22,3 +22,7 @@ export { runScenario, loadScenario } from "./scenario/run.ts";
 export type { ScenarioResult, ScenarioStepResult } from "./scenario/run.ts";
 export { parseScenario, ScenarioFixtureError } from "./scenario/schema.ts";
 export type { ScenarioFixture } from "./scenario/schema.ts";
+export { walletScript } from "./browser/walletScript.ts";
+export type { WalletScriptInfo, WalletScriptOptions } from "./browser/walletScript.ts";
+export type { WalletSession, WalletSessionOptions } from "./provider.ts";
+export type { WalletPersonality } from "./options.ts";

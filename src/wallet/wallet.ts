@@ -357,6 +357,8 @@ export class Wallet {
 
   /** The context node methods run in: the active chain's, or undefined for a URL-only chain. */
   activeNode(): MethodContext | undefined {
+    // A connection's wallet: node methods always run on the served node, whatever the active chain.
+    if (this.#options.shared !== undefined) return this.ownContext;
     return this.#simulators.get(this.#activeChainId);
   }
 

@@ -1,0 +1,56 @@
+/**
+ * The injected wallet in a real headless Chromium (Debian's chromium, driven by playwright-core):
+ * the docs' example (examples/browser/dapp-in-chromium.ts) runs as written, and what it returns is
+ * checked here. scripts/ensure-chromium.sh installs Chromium when it is missing and fails with a
+ * clear message when it cannot: this test never skips.
+ */
+import { execFileSync } from "node:child_process";
+
+import { expect } from "chai";
+
+import { dappInChromium } from "../examples/browser/dapp-in-chromium.ts";
+import { walletScript } from "../src/index.ts";
+
+describe("walletScript in a real Chromium (docs/browser.md)", function () {
+  // Installing Chromium (first run only) and starting it are slow on a busy machine.
+  this.timeout(600_000);
+  let chromium: string;
+
+  before(() => {
+    try {
+      chromium = execFileSync("sh", ["scripts/ensure-chromium.sh"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    } catch (error) {
+      const stderr = (error as { stderr?: string }).stderr ?? String(error);
+      throw new Error(`The browser tests need Chromium. ${stderr.trim()}`);
+    }
+  });
+
+  it("the example: EIP-6963 discovery, connect, pending balance, a rejected then approved tx, add and switch a chain, watch a token", async () => {
+    const result = await dappInChromium(chromium);
+    expect(result.info).to.include({ name: "hardhat-preconf", rdns: "dev.hardhat-preconf" });
+    expect(result.info.uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(result.info.icon).to.match(/^data:image\/svg\+xml;base64,/);
+    expect(result.accountsBefore).to.deep.equal([]);
+    expect(result.rejected).to.deep.equal({ code: 4001, message: "User rejected the request" });
+    // The test's log holds the page's requests, in order.
+    expect(result.walletMethods).to.deep.equal([
+      "eth_requestAccounts",
+      "eth_sendTransaction",
+      "eth_sendTransaction",
+      "wallet_addEthereumChain",
+      "wallet_switchEthereumChain",
+      "wallet_watchAsset",
+    ]);
+    // The page saw MetaMask's events (its listeners came after the wallet's early connect): its accounts, each chain change.
+    expect(result.events.map((event) => event.name)).to.deep.equal(["accountsChanged", "chainChanged", "chainChanged"]);
+    expect((result.events[0]!.data as string[])[0]).to.match(/^0x[0-9a-f]{40}$/);
+    expect(result.events.slice(1).map((event) => event.data)).to.deep.equal(["0x2105", "0x7a69"]);
+  });
+
+  it("walletScript refuses a missing or non-WebSocket URL; http:// is read as ws://", () => {
+    expect(() => walletScript({} as never)).to.throw(TypeError, "options.url");
+    expect(() => walletScript({ url: "ftp://127.0.0.1" })).to.throw(TypeError, "expected a ws:// or http:// URL");
+    expect(walletScript({ url: "http://127.0.0.1:8545" })).to.include('"url":"ws://127.0.0.1:8545/"');
+    expect(walletScript({ url: "ws://127.0.0.1:8545", info: { name: "</script>" } })).to.not.include("</script>");
+  });
+});
