@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 
+import { checkNativeCurrency, checkRpcUrl, checksRpcUrlChainId, unknownChainError, watchAssetAnswersBeforeDecision } from "../wallet/personality.ts";
 import { DECISION_NAMES, PROMPTING_METHODS } from "../wallet/policy.ts";
 import { personalMessageDigest, signDigest, typedDataDigest } from "../wallet/sign.ts";
 import {
@@ -17,7 +18,7 @@ import {
   watchAssetParams,
 } from "../wallet/validate.ts";
 import { checkSendRequest, sendTransactionParams, signAndSend } from "./eth.ts";
-import { chainDisconnected, invalidParams, typedDataChainMismatch, unrecognizedChain } from "./errors.ts";
+import { chainDisconnected, invalidParams, typedDataChainMismatch } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
 import type { Decision } from "../wallet/policy.ts";
@@ -120,12 +121,14 @@ export const walletMethods: MethodTable = {
 
   wallet_addEthereumChain: method(raw, (params, { wallet }) =>
     wallet.prompt("wallet_addEthereumChain", params, {
-      validate: () => {
+      validate: async () => {
         const [data] = parseParams(addEthereumChainParams, params);
+        checkNativeCurrency(wallet.personality, data.nativeCurrency);
         const known = wallet.knownChain(data.chainId);
         if (known !== undefined && known.nativeCurrency.symbol !== data.nativeCurrency.symbol) {
           throw invalidParams("params[0].nativeCurrency.symbol", `chain ${data.chainId} is known with the currency symbol ${known.nativeCurrency.symbol}`);
         }
+        if (checksRpcUrlChainId(wallet.personality)) await checkRpcUrl(data.rpcUrls[0]!, data.chainId);
         return data;
       },
       perform: (data) => {
@@ -140,7 +143,7 @@ export const walletMethods: MethodTable = {
       validate: () => {
         const [{ chainId }] = parseParams(switchEthereumChainParams, params);
         // An unknown chain is answered before any prompt, as MetaMask does.
-        if (wallet.knownChain(chainId) === undefined) throw unrecognizedChain(chainId);
+        if (wallet.knownChain(chainId) === undefined) throw unknownChainError(wallet.personality, chainId);
         return chainId;
       },
       withoutPrompt: (chainId) => (chainId === wallet.activeChainId ? null : undefined),
@@ -153,6 +156,7 @@ export const walletMethods: MethodTable = {
   wallet_watchAsset: method(raw, (params, { wallet }) =>
     wallet.prompt("wallet_watchAsset", params, {
       validate: () => parseParams(watchAssetParams, params),
+      answerBeforeDecision: watchAssetAnswersBeforeDecision(wallet.personality) ? true : undefined,
       perform: (asset) => {
         wallet.watch(asset);
         return true;

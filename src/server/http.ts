@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import { isIP } from "node:net";
 
 import { invalidRequest, notificationsNotSupported } from "../rpc/errors.ts";
+import { registerServedNode } from "../wallet/personality.ts";
 import { answerText, DEFAULT_MAX_BATCH, errorResponse } from "./jsonrpc.ts";
 import { attachWebSocket } from "./ws.ts";
 
@@ -325,6 +326,10 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
+  // A wallet adding a chain whose rpcUrl is this node asks it for its chain id, as MetaMask does.
+  const unregister = registerServedNode(`http://${shownHost}:${port}`, () =>
+    (provider.openWalletSession?.({ emit: () => undefined, trusted: true }) ?? provider).request({ method: "eth_chainId" }),
+  );
   return {
     url: `http://${shownHost}:${port}`,
     wsUrl: `ws://${shownHost}:${port}`,
@@ -335,6 +340,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        unregister();
         server.close(() => resolve());
         webSocket.close();
         server.closeAllConnections();

@@ -6,6 +6,7 @@
 import { bigIntToHex } from "@ethereumjs/util";
 
 import { internalError, isRpcError, unauthorized, unrecognizedChain } from "../rpc/errors.ts";
+import { unknownChainError } from "./personality.ts";
 import { decisionError, WalletPolicy } from "./policy.ts";
 
 import type { Clock } from "../clock.ts";
@@ -65,7 +66,9 @@ export interface WalletRequestRecord {
 
 export interface PromptFlow<V, R> {
   /** Validation, before the policy: throws -32602 (or 4902), never consumes a decision. */
-  validate(): V;
+  validate(): V | Promise<V>;
+  /** Given: a valid request is answered with this at once, and the user's decision follows (EIP-747's letter). */
+  answerBeforeDecision?: R;
   /** An answer that needs no prompt (already connected, already on that chain). */
   withoutPrompt?(value: V): R | undefined;
   /** What approval does. */
@@ -437,13 +440,28 @@ export class Wallet {
    */
   async prompt<V, R>(method: PromptingMethod, params: unknown, flow: PromptFlow<V, R>): Promise<R> {
     const record = this.#record(method, params);
+    let value: V;
     try {
-      const value = flow.validate();
+      value = await flow.validate();
       const immediate = flow.withoutPrompt?.(value);
       if (immediate !== undefined) return this.#succeed(record, immediate);
+    } catch (error) {
+      record.outcome = errorOutcome(error);
+      throw error;
+    }
+    const decided = this.#decide(record, method, value, flow);
+    if (flow.answerBeforeDecision === undefined) return decided;
+    // The caller has its answer; the decision (and its outcome in the log) comes later.
+    decided.catch(() => undefined);
+    return flow.answerBeforeDecision;
+  }
+
+  async #decide<V, R>(record: WalletRequestRecord, method: PromptingMethod, value: V, flow: PromptFlow<V, R>): Promise<R> {
+    try {
       const request: PromptRequest = { id: record.id, method, params: deepClone(record.params), chainId: record.chainId, time: record.time };
       const decision = await this.policy.decide(request);
       record.decision = decision;
+      if (decision === "unrecognizedChain") throw unknownChainError(this.personality, this.#activeChainId);
       if (decision !== "approve") throw decisionError(decision, this.#activeChainId);
       return this.#succeed(record, await flow.perform(value));
     } catch (error) {
