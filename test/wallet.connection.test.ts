@@ -211,6 +211,24 @@ describe("wagmi core's injected connector over walletConnected: false", () => {
     expect(getAccount(fresh).status).to.equal("disconnected");
   });
 
+  it("a connect event does not connect an idle dapp (with walletConnected: true it would)", async () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+    ({ provider } = await createTestChain({ walletConnected: false }));
+    const idle = wagmiConfig();
+    await settle(); // the connector's setup() starts listening for connect
+    provider.emit("connect", { chainId: "0x7a69" });
+    await settle();
+    expect(getAccount(idle).status).to.equal("disconnected");
+    await provider.close();
+
+    ({ provider } = await createTestChain());
+    const eager = wagmiConfig();
+    await settle();
+    provider.emit("connect", { chainId: "0x7a69" });
+    await settle();
+    expect(getAccount(eager).status).to.equal("connected");
+  });
+
   function wagmiConfigParts() {
     return {
       chains: [devChain] as const,
