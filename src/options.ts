@@ -7,12 +7,15 @@ import { z } from "zod";
 import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
 import { DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from "./node/genesis.ts";
+import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
+import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
 import type { DevAccount } from "./node/accounts.ts";
 import type { SupportedHardfork } from "./node/genesis.ts";
+import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
 import type { Hex } from "./rpc/schema.ts";
@@ -36,6 +39,12 @@ export interface ExplicitAccount {
 }
 
 export interface PreconfProviderOptions {
+  /**
+   * What the chain simulates (docs/profiles.md): `dev` (default), or an OP-stack chain — `base`,
+   * `base-sepolia`, `optimism`, `unichain` — with its chain id, fragment cadence, fee parameters,
+   * predeploys, L1 data fee and deposit txs. Options given explicitly override the profile's.
+   */
+  profile?: ProfileName;
   chainId?: number | bigint;
   hardfork?: SupportedHardfork;
   blockGasLimit?: number | bigint;
@@ -84,6 +93,7 @@ export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", 
 export type WalletPersonality = (typeof WALLET_PERSONALITIES)[number];
 
 export interface ResolvedOptions {
+  profile: ProfileName;
   chainId: bigint;
   hardfork: SupportedHardfork;
   blockGasLimit: bigint;
@@ -111,7 +121,9 @@ const positiveInt = z.number().int().positive();
 
 const optionsSchema = z
   .object({
-    chainId: z.union([z.bigint(), z.number().int()]).transform(BigInt).refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec").default(31337n),
+    profile: z.enum(PROFILE_NAMES).default("dev"),
+    // chainId, fragmentIntervalMs, fragmentsPerBlock, coinbase: the profile's when left out.
+    chainId: z.union([z.bigint(), z.number().int()]).transform(BigInt).refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec").optional(),
     hardfork: z.enum(SUPPORTED_HARDFORKS).default(DEFAULT_HARDFORK),
     blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(30_000_000n),
     initialBaseFeePerGas: wei.default(GWEI),
@@ -130,10 +142,10 @@ const optionsSchema = z
       (value) => typeof value === "object" && value !== null && "tickAsync" in value && "setInterval" in value,
       "must be a @sinonjs/fake-timers clock",
     ).optional(),
-    fragmentIntervalMs: positiveInt.default(200),
-    fragmentsPerBlock: positiveInt.default(10),
+    fragmentIntervalMs: positiveInt.optional(),
+    fragmentsPerBlock: positiveInt.optional(),
     mining: z.enum(["interval", "manual"]).default("interval"),
-    coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).default(`0x${"00".repeat(20)}`),
+    coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).optional(),
     minPriorityFeePerGas: wei.default(0n),
     allowUnprotectedTxs: z.boolean().default(false),
     stateHistory: z.union([positiveInt, z.literal("all")]).default(128),
@@ -164,6 +176,10 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
   if (value.state !== undefined && (value.genesis !== undefined || value.chain !== undefined)) {
     throw new InvalidOptionsError("state", "a dump brings its own genesis and blocks: leave out genesis and chain");
   }
+  const profile = PROFILES[value.profile];
+  if (profile.op !== undefined && (value.state !== undefined || value.genesis !== undefined || value.chain !== undefined)) {
+    throw new InvalidOptionsError("profile", `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`);
+  }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))
     : accountsFromMnemonic(value.accounts.mnemonic, value.accounts.count, value.accounts.path).map((account) => ({
@@ -175,7 +191,11 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     accounts,
     clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
     // A given genesis (or a dump's) names the chain.
-    chainId: BigInt((value.state?.genesis ?? value.genesis)?.config.chainId ?? value.chainId),
+    chainId: BigInt((value.state?.genesis ?? value.genesis)?.config.chainId ?? value.chainId ?? profile.chainId),
+    fragmentIntervalMs: value.fragmentIntervalMs ?? profile.fragmentIntervalMs,
+    fragmentsPerBlock: value.fragmentsPerBlock ?? profile.fragmentsPerBlock,
+    // On OP-stack chains the block's fee recipient is the SequencerFeeVault (op-geth).
+    coinbase: value.coinbase ?? (profile.op === undefined ? (`0x${"00".repeat(20)}` as Hex) : SEQUENCER_FEE_VAULT),
     genesis: value.genesis,
     chain: value.chain,
     state: value.state,

@@ -7,6 +7,9 @@ import { EventEmitter } from "node:events";
 import { Chain } from "./node/chain.ts";
 import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
+import { OpStack } from "./node/opstack/execution.ts";
+import { predeployAlloc } from "./node/opstack/predeploys.ts";
+import { nextBaseFee, PROFILES } from "./node/profiles.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
@@ -217,7 +220,11 @@ export class PreconfProvider extends EventEmitter {
  */
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
   const resolved = resolveOptions(options);
+  const profile = PROFILES[resolved.profile];
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
+  if (profile.op !== undefined) for (const [address, account] of predeployAlloc()) alloc.set(address, account);
+  const op = profile.op === undefined ? undefined : new OpStack(profile.op);
+  const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
   const genesis = resolved.state?.genesis ?? resolved.genesis ?? devGethGenesis({
     chainId: resolved.chainId,
@@ -239,12 +246,16 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     chainRlp: resolved.chain,
     state: resolved.state,
+    op,
+    nextBaseFee: eip1559 === undefined ? undefined : (parent) => nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, eip1559, profile.minBaseFee),
+    eips: profile.maxTxGas === undefined ? undefined : [7825],
   }).catch((error: unknown) => {
     // A dump or a chain that cannot be loaded is a bad option: callers (the CLI) report it as such.
     if (error instanceof StateDumpError) throw new InvalidOptionsError(`state.${error.path}`, error.reason);
     if (error instanceof ChainImportError) throw new InvalidOptionsError("chain", error.message);
     throw error;
   });
+  if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);
 }

@@ -13,6 +13,7 @@ import {
   AdmissionMessage,
   admissionError,
   alreadyKnown,
+  gasCapError,
   insufficientFunds,
   nonceTooLow,
   replacementUnderpriced,
@@ -35,6 +36,8 @@ export interface AdmissionContext {
   minTip: bigint;
   allowUnprotectedTxs: boolean;
   pool: Mempool;
+  /** OP stack: the L1 data fee the tx would pay, which the sender must hold on top of its cost. */
+  l1Fee?: ((tx: TypedTransaction) => Promise<bigint>) | undefined;
   /** Nonce and balance of an account in the pre-confirmed state. */
   account(address: Hex): Promise<{ nonce: bigint; balance: bigint }>;
 }
@@ -88,7 +91,7 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
   // ValidateTransactionWithState.
   const account = await ctx.account(sender);
   if (tx.nonce < account.nonce) throw nonceTooLow(account.nonce, tx.nonce);
-  const cost = txCost(tx);
+  const cost = txCost(tx) + (ctx.l1Fee === undefined ? 0n : await ctx.l1Fee(tx));
   const needed = cost + ctx.pool.costOfOthers(sender, tx.nonce);
   if (account.balance < needed) throw insufficientFunds(account.balance, needed);
 
@@ -150,6 +153,8 @@ function decode(raw: Uint8Array, common: Common): TypedTransaction {
     const reason = error instanceof Error ? error.message : String(error);
     if (/chain ?id|EIP155-based V/i.test(reason)) throw admissionError(AdmissionMessage.invalidSender, { reason });
     if (/initcode size/i.test(reason)) throw admissionError(AdmissionMessage.maxInitCodeSize, { reason });
+    const capped = gasCapError(reason);
+    if (capped !== undefined) throw capped;
     if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(reason)) {
       throw admissionError(AdmissionMessage.tipAboveFeeCap);
     }

@@ -12,6 +12,7 @@ import { createVM } from "@ethereumjs/vm";
 import { admitTransaction, feesOf } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { keccak256 } from "./crypto.ts";
+import { decodeDeposit, DEPOSIT_TX_TYPE } from "./opstack/deposit.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { createStateManager } from "./stateManager.ts";
 import { Heap } from "./heap.ts";
@@ -22,9 +23,9 @@ import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
-import { historicalStateUnavailable } from "../rpc/errors.ts";
+import { alreadyKnown, historicalStateUnavailable } from "../rpc/errors.ts";
 
-import type { Block } from "@ethereumjs/block";
+import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, CustomCrypto, GethGenesis } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -33,6 +34,9 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { BlockSelector, Hex } from "../rpc/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
+import type { L1Cost } from "./opstack/l1Fee.ts";
+import type { DepositTx } from "./opstack/deposit.ts";
+import type { OpStack } from "./opstack/execution.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, RestoredState, StateDump } from "./stateDump.ts";
@@ -52,6 +56,12 @@ export interface ChainConfig {
   state?: ParsedStateDump | undefined;
   /** Sealed blocks whose state stays readable (the head's included); undefined keeps every block's. */
   stateHistory?: number | undefined;
+  /** OP-stack execution (profiles.ts); undefined on the `dev` profile. */
+  op?: OpStack | undefined;
+  /** The next block's base fee when the profile has its own EIP-1559 parameters; else ethereumjs'. */
+  nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
+  /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
+  eips?: number[] | undefined;
 }
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
@@ -139,7 +149,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp);
+    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
     return new Chain(config, common, await Chain.#initialState(config, common));
   }
 
@@ -200,6 +210,11 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   get open(): OpenBlock {
     return this.#open;
+  }
+
+  /** The OP-stack execution layer; undefined on the `dev` profile. */
+  get op(): OpStack | undefined {
+    return this.#config.op;
   }
 
   get vm(): VM {
@@ -311,6 +326,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   // ── Writes (all through the queue) ─────────────────────────────────────────────────────────
 
   sendRawTransaction(raw: Uint8Array): Promise<Hex> {
+    // OP stack: an unsigned deposit (type 0x7E), accepted over RPC as anvil --optimism does.
+    if (raw[0] === DEPOSIT_TX_TYPE && this.#config.op !== undefined) {
+      try {
+        return this.sendDeposit(decodeDeposit(raw));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return this.sendTransaction((ctx) => admitTransaction(raw, ctx));
   }
 
@@ -323,6 +346,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         minTip: this.#config.minTip,
         allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
         pool: this.pool,
+        ...(this.#config.op !== undefined && { l1Fee: (tx) => this.#config.op!.l1FeeOf(this.#vm.stateManager, tx) }),
         account: async (address) => {
           const account = await this.#vm.stateManager.getAccount(createAddressFromString(address));
           return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
@@ -336,6 +360,24 @@ export class Chain extends EventEmitter<ChainEvents> {
         await this.#seal();
       }
       return entry.hash;
+    });
+  }
+
+  /**
+   * Queues a deposit tx (OP-stack profiles): the next fragment executes it before any pooled tx.
+   * Its hash is known at once; a deposit already queued or executed is `already known`.
+   */
+  sendDeposit(deposit: DepositTx): Promise<Hex> {
+    return this.#queue.run(async () => {
+      const op = this.#config.op!;
+      const hash = flatHex(deposit.hash());
+      if (this.#txs.has(hash) || op.isQueued(deposit.hash())) throw alreadyKnown();
+      op.queueDeposit(deposit);
+      if (this.#automine) {
+        await this.#executeFragment();
+        await this.#seal();
+      }
+      return hash;
     });
   }
 
@@ -523,6 +565,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#open = restored.open ?? this.#openAfter(this.latest.block);
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
+    this.#config.op?.clear();
     for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() });
     this.#latestEdited = restored.latestEdited;
     const headNumber = this.latest.block.header.number;
@@ -586,13 +629,36 @@ export class Chain extends EventEmitter<ChainEvents> {
     // after every tx; inside this one, each account is flushed once per fragment instead.
     await this.#vm.stateManager.checkpoint();
     try {
-      await this.#runFragmentTxs(heads, offer, executed, open);
+      // OP stack: deposits first; a block's first fragment carries only them (as Base's
+      // flashblock 0), unless automine makes the whole block at once.
+      const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !this.#automine;
+      if (!systemOnly) await this.#runFragmentTxs(heads, offer, executed, open);
     } finally {
       await this.#vm.stateManager.commit();
     }
     const fragment = open.addFragment(executed);
     this.emit("fragment", fragment);
     return fragment;
+  }
+
+  /** Runs the fragment's deposits (opstack/execution.ts); true when this is the block's first fragment. */
+  async #runDeposits(op: OpStack, executed: TxRecord[], open: OpenBlock): Promise<boolean> {
+    const first = open.fragments.length === 0;
+    for (const deposit of await op.fragmentDeposits(this.#vm.stateManager, open.header.timestamp, first)) {
+      const { result, depositNonce } = await op.runDeposit(this.#vm, deposit, open.executionBlock, open.gasUsed);
+      const record = this.#record(deposit.asTyped(), flatHex(deposit.from.bytes), result, open);
+      record.depositNonce = depositNonce;
+      this.#addRecord(record, open, executed);
+    }
+    return first;
+  }
+
+  #addRecord(record: TxRecord, open: OpenBlock, executed: TxRecord[]): void {
+    open.transactions.push(record);
+    open.gasUsed = record.cumulativeGasUsed;
+    if (record.blobGasUsed !== undefined) open.blobGasUsed += record.blobGasUsed;
+    this.#txs.set(record.hash, record);
+    executed.push(record);
   }
 
   async #runFragmentTxs(
@@ -606,13 +672,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       // A tx that no longer fits the block waits for the next one; its sender's later txs too.
       if (entry.tx.gasLimit > open.remainingGas) continue;
       let result: RunTxResult;
+      let l1Cost: L1Cost | undefined;
       try {
-        result = await runTxAllowingAssertedSender(this.#vm, {
-          tx: entry.tx,
-          block: open.executionBlock,
-          blockGasUsed: open.gasUsed,
-          skipHardForkValidation: true,
-        });
+        const opts = { tx: entry.tx, block: open.executionBlock, blockGasUsed: open.gasUsed, skipHardForkValidation: true };
+        if (this.#config.op === undefined) result = await runTxAllowingAssertedSender(this.#vm, opts);
+        else ({ result, l1Cost } = await this.#config.op.runUserTx(this.#vm, opts));
       } catch (error) {
         // State changed since admission (e.g. the balance was spent): the tx can never run as is.
         this.pool.remove(entry.hash);
@@ -621,11 +685,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       }
       this.pool.remove(entry.hash);
       const record = this.#record(entry.tx, entry.sender, result, open);
-      open.transactions.push(record);
-      open.gasUsed = result.receipt.cumulativeBlockGasUsed;
-      if (record.blobGasUsed !== undefined) open.blobGasUsed += record.blobGasUsed;
-      this.#txs.set(record.hash, record);
-      executed.push(record);
+      if (l1Cost !== undefined) record.l1Cost = l1Cost;
+      this.#addRecord(record, open, executed);
       offer(this.pool.at(entry.sender, entry.nonce + 1n));
     }
   }
@@ -668,7 +729,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const open = this.#open;
     const stateRoot = await this.#vm.stateManager.getStateRoot();
     const block = await open.seal(stateRoot);
-    await this.#blockchain.putBlock(block);
+    await this.#blockchain.putBlock(this.#config.op?.storable(block) ?? block);
     const hash = flatHex(block.hash());
     for (const record of open.transactions) record.blockHash = hash;
     const sealed: SealedBlock = { block, hash, transactions: open.transactions, fragmentCount: open.fragments.length };
@@ -733,7 +794,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       parentHash: bytesToHex(parentHash) as Hex,
       timestamp,
       gasLimit: parentHeader.gasLimit,
-      baseFeePerGas: parentHeader.calcNextBaseFee(),
+      baseFeePerGas: this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
       coinbase: this.#config.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
       prevRandao: bytesToHex(keccak256(parentHash)) as Hex,

@@ -93,11 +93,11 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
 }
 
 /** The chain's Common; `chainRlp` (blocks to import) places a merge that the genesis gives by TTD only. */
-export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCrypto, hardfork?: string, chainRlp?: Uint8Array): Common {
+export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCrypto, hardfork?: string, chainRlp?: Uint8Array, eips?: number[]): Common {
   const params = bpoBlobParams(genesis);
   const crypto = customCrypto.kzg === undefined ? { ...customCrypto, kzg: BLOCK_BODY_KZG } : customCrypto;
   const scheduled = withMergeBlock(genesis, chainRlp);
-  return createCommonFromGethGenesis(scheduled, { chain: "preconf", customCrypto: crypto, params, ...(hardfork !== undefined && { hardfork }) });
+  return createCommonFromGethGenesis(scheduled, { chain: "preconf", customCrypto: crypto, params, ...(hardfork !== undefined && { hardfork }), ...(eips !== undefined && { eips }) });
 }
 
 /**

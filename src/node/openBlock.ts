@@ -11,6 +11,7 @@ import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
 import { sha256 } from "@noble/hashes/sha2.js";
 
+import { encodeDepositReceipt } from "./opstack/deposit.ts";
 import { sharedCommon } from "./sharedCommon.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
@@ -123,7 +124,9 @@ export class OpenBlock {
     if (this.transactions.length === 0) return KECCAK256_RLP;
     const trie = new MerklePatriciaTrie({ common: this.#common });
     for (const record of this.transactions) {
-      await trie.put(RLP.encode(record.index), encodeReceipt(record.receipt, record.tx.type));
+      // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
+      const encoded = record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
+      await trie.put(RLP.encode(record.index), encoded);
     }
     return trie.root();
   }

@@ -3,6 +3,7 @@ import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { TxReceipt } from "@ethereumjs/vm";
 import type { Hex } from "../rpc/schema.ts";
+import type { L1Cost } from "./opstack/l1Fee.ts";
 
 export const ZERO_HASH = `0x${"00".repeat(32)}` as Hex;
 
@@ -38,6 +39,10 @@ export interface TxRecord {
   receipt: TxReceipt;
   blobGasUsed: bigint | undefined;
   blobGasPrice: bigint | undefined;
+  /** OP stack: the L1 data fee the tx paid (user txs). */
+  l1Cost?: L1Cost;
+  /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
+  depositNonce?: bigint;
 }
 
 /** One pre-confirmation: the txs a sequencer tick executed in the open block. */

@@ -120,6 +120,18 @@ export const AdmissionMessage = {
 
 export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);
 
+/** EIP-7825's per-tx gas cap (go-ethereum core.ErrGasLimitTooHigh, as its txpool and state transition word it). */
+export const gasLimitTooHigh = (cap: bigint, gas: bigint) =>
+  new RpcError(ErrorCode.server, `transaction gas limit too high (cap: ${cap}, tx: ${gas})`, { cap: quantity(cap), gas: quantity(gas) });
+
+const EIP7825_REFUSAL = /Transaction gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/;
+
+/** ethereumjs refuses to build a tx above EIP-7825's cap: go-ethereum's error, or undefined for another reason. */
+export function gasCapError(reason: string): RpcError | undefined {
+  const match = EIP7825_REFUSAL.exec(reason);
+  return match === null ? undefined : gasLimitTooHigh(BigInt(match[2]!), BigInt(match[1]!));
+}
+
 export const gasRequiredExceedsAllowance = (cap: bigint) =>
   new RpcError(ErrorCode.server, `gas required exceeds allowance (${cap})`);
 
@@ -133,6 +145,8 @@ export const insufficientFundsForTransfer = () => new RpcError(ErrorCode.server,
 export function txConstructionError(error: unknown, field = "params[0]"): RpcError {
   if (isRpcError(error)) return error;
   const reason = (error instanceof Error ? error.message : String(error)).replace(/ \(tx type=.*$/s, "");
+  const capped = gasCapError(reason);
+  if (capped !== undefined) return capped;
   if (/nonce cannot equal or exceed MAX_UINT64/.test(reason)) return new RpcError(ErrorCode.server, "nonce has max value", { reason });
   if (/initcode size/i.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.maxInitCodeSize, { reason });
   if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.tipAboveFeeCap);

@@ -127,7 +127,9 @@ function feeHistory(ctx: MethodContext, count: number, newest: BlockSelector, pe
     gasUsedRatio.push(Number(header.gasUsed) / Number(header.gasLimit));
     if (percentiles !== undefined) {
       const baseFee = header.baseFeePerGas ?? 0n;
+      // OP-stack deposits pay no gas price: they are no sample of the tips paid.
       const tips = sealed.transactions
+        .filter((record) => record.depositNonce === undefined)
         .map((record) => ({ tip: record.effectiveGasPrice - baseFee, gas: record.gasUsed }))
         .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
       reward.push(

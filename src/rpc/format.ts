@@ -6,6 +6,7 @@ import { bigIntToHex, bytesToBigInt, bytesToHex, intToHex, KECCAK256_RLP, KECCAK
 
 import { feesOf } from "../node/admission.ts";
 import { ZERO_HASH } from "../node/records.ts";
+import { DEPOSIT_RECEIPT_VERSION, formatDeposit, isDeposit } from "../node/opstack/deposit.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
@@ -13,6 +14,7 @@ import type { ResolvedBlock } from "../node/chain.ts";
 import type { OpenBlock } from "../node/openBlock.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
 import type { Hex } from "./schema.ts";
+import type { L1Cost } from "../node/opstack/l1Fee.ts";
 
 type Json = Record<string, unknown>;
 
@@ -20,6 +22,7 @@ const q = (value: bigint) => bigIntToHex(value) as Hex;
 const EMPTY_REQUESTS_HASH = "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxRecord | undefined): Json {
+  if (isDeposit(tx)) return { ...formatDeposit(tx, location?.depositNonce), ...locationOf(location) };
   const json = tx.toJSON() as Json;
   const { feeCap } = feesOf(tx);
   const out: Json = {
@@ -65,6 +68,16 @@ function formatAuthorization([chainId, address, nonce, yParity, r, s]: EOACode77
   return { chainId: quantity(chainId), address: bytesToHex(address), nonce: quantity(nonce), yParity: quantity(yParity), r: quantity(r), s: quantity(s) };
 }
 
+/** Where an executed tx is: its block and index (null while pooled). */
+function locationOf(location: TxRecord | undefined): Json {
+  return {
+    blockHash: location === undefined ? null : location.blockHash ?? ZERO_HASH,
+    blockNumber: location === undefined ? null : q(location.blockNumber),
+    ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
+    transactionIndex: location === undefined ? null : intToHex(location.index),
+  };
+}
+
 export const formatExecuted = (record: TxRecord) => formatTransaction(record.tx, record.from, record);
 
 export function formatLog(log: LogRecord, record: TxRecord): Json {
@@ -100,6 +113,22 @@ export function formatReceipt(record: TxRecord): Json {
     // Pre-Byzantium receipts carry the post-state root instead of a status (EIP-658).
     ...("stateRoot" in record.receipt ? { root: bytesToHex(record.receipt.stateRoot) } : { status: intToHex(record.status) }),
     ...(record.blobGasUsed !== undefined && { blobGasUsed: q(record.blobGasUsed), blobGasPrice: q(record.blobGasPrice ?? 0n) }),
+    ...(record.l1Cost !== undefined && l1FeeFields(record.l1Cost)),
+    ...(record.depositNonce !== undefined && { depositNonce: q(record.depositNonce), depositReceiptVersion: q(DEPOSIT_RECEIPT_VERSION) }),
+  };
+}
+
+/** op-geth's L1 fee fields of a user tx's receipt (core/types/receipt.go, Ecotone and Isthmus). */
+function l1FeeFields({ fee, gasUsed, fees }: L1Cost): Json {
+  return {
+    l1GasPrice: q(fees.l1BaseFee),
+    l1GasUsed: q(gasUsed),
+    l1Fee: q(fee),
+    l1BaseFeeScalar: q(fees.baseFeeScalar),
+    l1BlobBaseFee: q(fees.l1BlobBaseFee),
+    l1BlobBaseFeeScalar: q(fees.blobBaseFeeScalar),
+    operatorFeeScalar: q(fees.operatorFeeScalar),
+    operatorFeeConstant: q(fees.operatorFeeConstant),
   };
 }
 

@@ -2,6 +2,7 @@
 import { devMethods, withImpersonation } from "./dev.ts";
 import { ethMethods } from "./eth.ts";
 import { filterMethods } from "./filters.ts";
+import { opstackMethods } from "./opstack.ts";
 import { preconfMethods } from "./preconf.ts";
 import { stateMethods } from "./state.ts";
 import { statusMethods } from "./status.ts";
@@ -21,4 +22,5 @@ export const methods: MethodTable = withImpersonation({
   ...filterMethods,
   ...devMethods,
   ...stateMethods,
+  ...opstackMethods,
 });

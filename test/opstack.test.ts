@@ -1,0 +1,314 @@
+/** OP-stack profiles: predeploys, the L1-attributes deposit, the L1 data fee and its vaults, deposit txs, the gas cap. */
+import { expect } from "chai";
+import FakeTimers from "@sinonjs/fake-timers";
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
+import { createPublicClient, createWalletClient, custom, parseEther, parseGwei, serializeTransaction, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { base } from "viem/chains";
+import { publicActionsL2 } from "viem/op-stack";
+
+import { createPreconfProvider } from "../src/index.ts";
+import { keccak256 } from "../src/node/crypto.ts";
+import { flzCompressLen, l1CostOfSize } from "../src/node/opstack/l1Fee.ts";
+import { nextBaseFee, PROFILES } from "../src/node/profiles.ts";
+import { START_MS } from "./helpers/chain.ts";
+
+import type { Hex } from "viem";
+import type { PreconfProvider } from "../src/index.ts";
+import type { ProfileName } from "../src/node/profiles.ts";
+
+const GPO = "0x420000000000000000000000000000000000000f";
+const L1_BLOCK = "0x4200000000000000000000000000000000000015";
+const SEQUENCER_FEE_VAULT = "0x4200000000000000000000000000000000000011";
+const BASE_FEE_VAULT = "0x4200000000000000000000000000000000000019";
+const L1_FEE_VAULT = "0x420000000000000000000000000000000000001a";
+const DEPOSITOR = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
+
+type Json = Record<string, unknown>;
+
+async function opProvider(profile: ProfileName = "base"): Promise<PreconfProvider> {
+  return createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS), mining: "manual" });
+}
+
+const call = (provider: PreconfProvider, data: Hex, block: Hex | "latest" | "pending" = "latest") =>
+  provider.request({ method: "eth_call", params: [{ to: GPO, data }, block] }) as Promise<Hex>;
+
+const balanceOf = async (provider: PreconfProvider, address: string, block: Hex | "latest" = "latest") =>
+  BigInt((await provider.request({ method: "eth_getBalance", params: [address, block] })) as Hex);
+
+/** ABI-encodes `getL1Fee(bytes)` (selector 0x49948e0e) or `getL1GasUsed(bytes)` (0xde26c4a1) of `data`. */
+function encodeBytesCall(selector: Hex, data: Uint8Array): Hex {
+  const length = data.length.toString(16).padStart(64, "0");
+  const padded = Buffer.concat([Buffer.from(data), Buffer.alloc((32 - (data.length % 32)) % 32)]).toString("hex");
+  return `${selector}${"20".padStart(64, "0")}${length}${padded}` as Hex;
+}
+
+/** A deposit tx's raw bytes: 0x7E || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data]). */
+function rawDeposit(fields: { from: Hex; to: Hex | null; mint: bigint; value: bigint; gas: bigint; data?: Hex; seed?: number }): Hex {
+  const n = (value: bigint) => (value === 0n ? new Uint8Array() : hexToBytes(toHex(value)));
+  const body = RLP.encode([
+    keccak256(Uint8Array.of(fields.seed ?? 1)),
+    hexToBytes(fields.from),
+    fields.to === null ? new Uint8Array() : hexToBytes(fields.to),
+    n(fields.mint),
+    n(fields.value),
+    n(fields.gas),
+    new Uint8Array(),
+    hexToBytes(fields.data ?? "0x"),
+  ]);
+  return bytesToHex(Uint8Array.from([0x7e, ...body])) as Hex;
+}
+
+describe("OP-stack profiles", function () {
+  this.timeout(20_000);
+
+  it("take chain id and cadence from the profile; explicit options win; dev is unchanged", async () => {
+    const cases: [ProfileName, string, number, number][] = [
+      ["dev", "0x7a69", 200, 10],
+      ["base", "0x2105", 200, 10],
+      ["base-sepolia", "0x14a34", 200, 10],
+      ["optimism", "0xa", 250, 8],
+      ["unichain", "0x82", 200, 5],
+    ];
+    for (const [profile, chainId, interval, perBlock] of cases) {
+      const provider = await createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS) });
+      expect(await provider.request({ method: "eth_chainId" }), profile).to.equal(chainId);
+      expect([provider.preconf.fragmentIntervalMs, provider.preconf.fragmentsPerBlock], profile).to.deep.equal([interval, perBlock]);
+      await provider.close();
+    }
+    const custom = await createPreconfProvider({ profile: "base", chainId: 99, fragmentsPerBlock: 3, clock: FakeTimers.createClock(START_MS) });
+    expect(await custom.request({ method: "eth_chainId" })).to.equal("0x63");
+    expect(custom.preconf.fragmentsPerBlock).to.equal(3);
+    await custom.close();
+    const dev = await createPreconfProvider({ clock: FakeTimers.createClock(START_MS) });
+    expect(await dev.request({ method: "eth_getCode", params: [GPO, "latest"] })).to.equal("0x");
+    await dev.close();
+  });
+
+  it("install the predeploys in the genesis, with the SequencerFeeVault as coinbase", async () => {
+    const provider = await opProvider();
+    for (const address of [GPO, L1_BLOCK, SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, "0x4200000000000000000000000000000000000006", "0x4200000000000000000000000000000000000016"]) {
+      expect(((await provider.request({ method: "eth_getCode", params: [address, "earliest"] })) as string).length, address).to.be.greaterThan(100);
+    }
+    await provider.preconf.seal();
+    const block = (await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as Json;
+    expect(block.miner).to.equal(SEQUENCER_FEE_VAULT);
+    // GasPriceOracle: decimals() = 6, isEcotone() and isFjord() true.
+    expect(BigInt(await call(provider, "0x313ce567"))).to.equal(6n);
+    expect(BigInt(await call(provider, "0x4ef6e224"))).to.equal(1n);
+    expect(BigInt(await call(provider, "0x960e3a23"))).to.equal(1n);
+    await provider.close();
+  });
+
+  it("open every block with the L1-attributes deposit, alone in fragment 0", async () => {
+    const provider = await opProvider();
+    const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);
+    const raw = await wallet.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    const hash = await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
+    const first = await provider.preconf.fragment();
+    expect(first.transactions).to.have.length(1);
+    expect(first.transactions[0]!.from).to.equal(DEPOSITOR);
+    const second = await provider.preconf.fragment();
+    expect(second.transactions.map((record) => record.hash)).to.deep.equal([hash]);
+    await provider.preconf.seal();
+    await provider.preconf.seal(); // an empty block still has its deposit
+    for (const number of ["0x1", "0x2"]) {
+      const block = (await provider.request({ method: "eth_getBlockByNumber", params: [number, true] })) as { transactions: Json[]; timestamp: Hex };
+      const deposit = block.transactions[0]!;
+      expect(deposit).to.include({ type: "0x7e", from: DEPOSITOR, to: L1_BLOCK, mint: "0x0", isSystemTx: false, gas: "0xf4240", gasPrice: "0x0" });
+      expect((deposit.input as string).slice(0, 10)).to.equal("0x098999be");
+      expect((deposit.input as string).length).to.equal(2 + 176 * 2);
+      const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [deposit.hash] })) as Json;
+      expect(receipt).to.include({ type: "0x7e", status: "0x1", depositReceiptVersion: "0x1", effectiveGasPrice: "0x0" });
+      expect(receipt.depositNonce).to.equal(number === "0x1" ? "0x0" : "0x1");
+      // L1Block.number(): the simulated L1 moves with the clock, one block per 12 s.
+      const l1Number = await provider.request({ method: "eth_call", params: [{ to: L1_BLOCK, data: "0x8381f58a" }, number] });
+      expect(BigInt(l1Number as Hex)).to.equal(BigInt(block.timestamp) / 12n);
+    }
+    await provider.close();
+  });
+
+  it("answer viem's publicActionsL2 with non-zero L1 fees", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const client = createPublicClient({ chain: base, transport: custom(provider) }).extend(publicActionsL2());
+    const account = provider.accounts[0]!.address;
+    const request = { account, to: provider.accounts[1]!.address, value: 1n, chain: base } as const;
+    expect(await client.getL1BaseFee()).to.equal(parseGwei("1"));
+    expect(await client.estimateL1Gas(request)).to.be.greaterThan(0n);
+    const l1Fee = await client.estimateL1Fee(request);
+    expect(l1Fee).to.be.greaterThan(0n);
+    expect(await client.estimateTotalFee(request)).to.be.greaterThan(l1Fee);
+    await provider.close();
+  });
+
+  it("charge the L1 fee to the sender, credit every fee to its vault and conserve ether", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const sender = provider.accounts[0]!.address;
+    const to = provider.accounts[1]!.address;
+    const watched = [sender, to, SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT];
+    const before = await Promise.all(watched.map((address) => balanceOf(provider, address)));
+    const wallet = createWalletClient({ account: privateKeyToAccount(provider.accounts[0]!.privateKey), chain: base, transport: custom(provider) });
+    const value = parseEther("1");
+    const hash = await wallet.sendTransaction({ to, value, maxPriorityFeePerGas: parseGwei("0.01") });
+    await provider.preconf.fragment(); // fragment 0: the L1-attributes deposit only
+    await provider.preconf.fragment();
+    await provider.preconf.seal();
+    const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Record<string, Hex>;
+    const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as Record<string, Hex>;
+    const block = (await provider.request({ method: "eth_getBlockByNumber", params: [receipt.blockNumber, false] })) as Record<string, Hex>;
+    const after = await Promise.all(watched.map((address) => balanceOf(provider, address)));
+    const [gasUsed, price, l1Fee, baseFee] = [BigInt(receipt.gasUsed!), BigInt(receipt.effectiveGasPrice!), BigInt(receipt.l1Fee!), BigInt(block.baseFeePerGas!)];
+    expect(l1Fee).to.be.greaterThan(0n);
+    expect(receipt).to.include({ l1GasPrice: toHex(parseGwei("1")), l1BaseFeeScalar: toHex(2269), l1BlobBaseFee: "0x1", l1BlobBaseFeeScalar: toHex(1_055_778) });
+    expect(BigInt(receipt.l1GasUsed!)).to.equal(1600n); // the 100-byte minimum × 16
+    // GasPriceOracle.getL1Fee of the tx's unsigned bytes at its block gives the receipt's fee.
+    const unsigned = serializeTransaction({ chainId: 8453, type: "eip1559", nonce: Number(tx.nonce), to, value, gas: BigInt(tx.gas!), maxFeePerGas: BigInt(tx.maxFeePerGas!), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas!) });
+    expect(BigInt(await call(provider, encodeBytesCall("0x49948e0e", hexToBytes(unsigned)), receipt.blockNumber!))).to.equal(l1Fee);
+    const delta = after.map((balance, i) => balance - before[i]!);
+    expect(-delta[0]!).to.equal(gasUsed * price + value + l1Fee);
+    expect(delta[1]).to.equal(value);
+    expect(delta[2]).to.equal(gasUsed * (price - baseFee));
+    expect(delta[3]).to.equal(gasUsed * baseFee);
+    expect(delta[4]).to.equal(l1Fee);
+    expect(delta.reduce((sum, change) => sum + change, 0n)).to.equal(0n);
+    await provider.close();
+  });
+
+  it("count FastLZ in Solidity as in TypeScript, and price getL1Fee by Fjord's formula", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    const inputs = [new Uint8Array(0), new Uint8Array(12).fill(1), new Uint8Array(300), Uint8Array.from({ length: 500 }, random), Uint8Array.from({ length: 2000 }, (_, i) => (i % 40 < 20 ? i % 7 : random()))];
+    const fees = { l1BaseFee: parseGwei("1"), l1BlobBaseFee: 1n, baseFeeScalar: 2269n, blobBaseFeeScalar: 1_055_778n, operatorFeeScalar: 0n, operatorFeeConstant: 0n };
+    for (const input of inputs) {
+      // flzCompressLen(bytes) is public on our GasPriceOracle (selector 0x8f52e0d6 checked below).
+      const onChain = BigInt(await provider.request({ method: "eth_call", params: [{ to: GPO, data: encodeBytesCall(selectorOf("flzCompressLen(bytes)"), input) }, "latest"] }) as Hex);
+      expect(onChain, `length ${input.length}`).to.equal(BigInt(flzCompressLen(input)));
+      const fee = BigInt(await call(provider, encodeBytesCall("0x49948e0e", input)));
+      expect(fee).to.equal(l1CostOfSize(onChain + 68n, fees).fee);
+    }
+    expect(flzCompressLen(new Uint8Array(2000))).to.be.lessThan(100);
+    await provider.close();
+  });
+
+  it("mint a deposit's ether in the next fragment, even when its call fails", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const user = "0x00000000000000000000000000000000000000aa";
+    const mint = parseEther("2");
+    const hash = (await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint, value: parseEther("1"), gas: 100_000n })] })) as Hex;
+    expect(await balanceOf(provider, user)).to.equal(0n);
+    const fragment = await provider.preconf.fragment();
+    expect(fragment.transactions.map((record) => record.from)).to.deep.equal([DEPOSITOR, user]);
+    expect(fragment.transactions[1]!.hash).to.equal(hash);
+    expect(await provider.request({ method: "eth_getBalance", params: [user, "pending"] })).to.equal(toHex(mint));
+    const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Json;
+    expect(receipt).to.include({ type: "0x7e", status: "0x1", depositNonce: "0x0", depositReceiptVersion: "0x1", gasUsed: "0x5208", from: user });
+    expect(receipt).not.to.have.property("l1Fee");
+    const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as Json;
+    expect(tx).to.include({ type: "0x7e", mint: toHex(mint), value: toHex(parseEther("1")), nonce: "0x0", isSystemTx: false });
+    // Value above the balance: the call fails, the mint stays, the nonce moves, all its gas is used.
+    const failing = (await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: DEPOSITOR, mint: 5n, value: parseEther("100"), gas: 50_000n, seed: 2 })] })) as Hex;
+    await provider.preconf.fragment();
+    const failed = (await provider.request({ method: "eth_getTransactionReceipt", params: [failing] })) as Json;
+    expect(failed).to.include({ status: "0x0", gasUsed: toHex(50_000), depositNonce: "0x1" });
+    expect(await provider.request({ method: "eth_getBalance", params: [user, "pending"] })).to.equal(toHex(mint + 5n));
+    expect(await provider.request({ method: "eth_getTransactionCount", params: [user, "pending"] })).to.equal("0x2");
+    const again = rawDeposit({ from: user, to: DEPOSITOR, mint: 5n, value: parseEther("100"), gas: 50_000n, seed: 2 });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [again] }))).to.include({ code: -32000, message: "already known" });
+    await provider.preconf.seal();
+    await provider.close();
+  });
+
+  it("refuse gas above 2^24 where EIP-7825 is active, with go-ethereum's text", async () => {
+    const provider = await opProvider("base");
+    const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);
+    const raw = await wallet.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 2n ** 24n + 1n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({ code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)" });
+    // Estimates search below the cap (geth's DoEstimateGas), whatever gas the request names.
+    expect(await provider.request({ method: "eth_estimateGas", params: [{ from: provider.accounts[0]!.address, to: provider.accounts[1]!.address, gas: toHex(2n ** 24n + 1n) }] })).to.equal("0x5208");
+    await provider.close();
+    const optimism = await opProvider("optimism");
+    const signed = await wallet.signTransaction({ chainId: 10, nonce: 0, to: optimism.accounts[1]!.address, value: 1n, gas: 2n ** 24n + 1n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(await optimism.request({ method: "eth_sendRawTransaction", params: [signed] })).to.match(/^0x[0-9a-f]{64}$/);
+    await optimism.close();
+  });
+
+  it("move the base fee by the profile's EIP-1559 parameters", async () => {
+    for (const profile of ["base", "optimism"] as const) {
+      const provider = await opProvider(profile);
+      await provider.preconf.seal();
+      await provider.preconf.seal();
+      const [parent, child] = (await Promise.all(["0x1", "0x2"].map((n) => provider.request({ method: "eth_getBlockByNumber", params: [n, false] })))) as Record<string, Hex>[];
+      const expected = nextBaseFee({ gasLimit: BigInt(parent!.gasLimit!), gasUsed: BigInt(parent!.gasUsed!), baseFee: BigInt(parent!.baseFeePerGas!) }, PROFILES[profile].eip1559!, 0n);
+      expect(BigInt(child!.baseFeePerGas!), profile).to.equal(expected);
+      expect(expected, profile).to.be.lessThan(BigInt(parent!.baseFeePerGas!));
+      // eth_gasPrice: the open block's base fee (the profile's rule applied to the head) plus the suggested tip.
+      const open = nextBaseFee({ gasLimit: BigInt(child!.gasLimit!), gasUsed: BigInt(child!.gasUsed!), baseFee: BigInt(child!.baseFeePerGas!) }, PROFILES[profile].eip1559!, 0n);
+      expect(await provider.request({ method: "eth_gasPrice" })).to.equal(toHex(open + parseGwei("1")));
+      await provider.close();
+    }
+    // Base: denominator 100, elasticity 5 — a block 1/5 full keeps its fee; an empty one drops it by 1 %.
+    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 6_000_000n, baseFee: 1000n }, PROFILES.base.eip1559!, 0n)).to.equal(1000n);
+    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 0n, baseFee: 1000n }, PROFILES.base.eip1559!, 0n)).to.equal(990n);
+  });
+
+  it("set the simulated L1's fees with preconf_setL1Fees, from the next block on", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    expect(await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: toHex(parseGwei("30")), blobBaseFeeScalar: "0x0" }] }))
+      .to.deep.equal({ baseFee: toHex(parseGwei("30")), blobBaseFee: "0x1", baseFeeScalar: toHex(2269), blobBaseFeeScalar: "0x0" });
+    expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("1")); // l1BaseFee(): this block's
+    await provider.preconf.seal();
+    expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("30"));
+    expect(await rejection(provider.request({ method: "preconf_setL1Fees", params: [{ baseFeeScalar: toHex(2n ** 32n) }] }))).to.include({ code: -32602 });
+    await provider.close();
+    const dev = await createPreconfProvider({ clock: FakeTimers.createClock(START_MS) });
+    expect(await rejection(dev.request({ method: "preconf_setL1Fees", params: [{}] }))).to.include({ code: -32601 });
+    await dev.close();
+  });
+
+  it("refuse deposits on dev and blob txs on OP profiles", async () => {
+    const dev = await createPreconfProvider({ clock: FakeTimers.createClock(START_MS) });
+    expect(await rejection(dev.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 21_000n })] }))).to.include({ code: -32000, message: "transaction type not supported" });
+    await dev.close();
+    const provider = await opProvider();
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: ["0x03c0"] }))).to.include({ code: -32000, message: "transaction type not supported" });
+    await provider.close();
+  });
+
+  it("revert blocks with deposits (evm_snapshot / evm_revert)", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const id = await provider.request({ method: "evm_snapshot" });
+    await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 100_000n, seed: 9 })] });
+    await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: "0x5" }] });
+    await provider.preconf.seal();
+    await provider.preconf.seal();
+    expect(await provider.request({ method: "evm_revert", params: [id] })).to.equal(true);
+    expect(await provider.request({ method: "eth_blockNumber" })).to.equal("0x1");
+    expect(await provider.request({ method: "preconf_getL1Fees" })).to.include({ baseFee: toHex(parseGwei("1")) });
+    await provider.preconf.seal();
+    const block = (await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { transactions: Hex[] };
+    expect(block.transactions).to.have.length(1);
+    await provider.close();
+  });
+});
+
+/** The error a request is rejected with (fails when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Json> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Json;
+  }
+  throw new Error("expected a rejection");
+}
+
+function selectorOf(signature: string): Hex {
+  return bytesToHex(keccak256(new TextEncoder().encode(signature)).subarray(0, 4)) as Hex;
+}
