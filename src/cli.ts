@@ -14,6 +14,9 @@ import { ETHER } from "./options.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
 import { parseOrigins, startServer } from "./server/http.ts";
 
+import { PROFILE_NAMES } from "./node/profiles.ts";
+
+import type { ProfileName } from "./node/profiles.ts";
 import type { Fragment, SealedBlock } from "./node/records.ts";
 import type { PreconfProviderOptions } from "./options.ts";
 
@@ -22,9 +25,10 @@ const USAGE = `Usage: preconf node [options]
 
   --host <address>              interface to bind (127.0.0.1)
   --port <number>               port, 0 for any free one (8545)
-  --chain-id <number>           chain id (31337)
-  --fragment-interval <ms>      time between pre-confirmation fragments (200)
-  --fragments-per-block <n>     fragments before a block seals (10)
+  --profile <name>              dev, base, base-sepolia, optimism or unichain: the chain simulated (dev)
+  --chain-id <number>           chain id (the profile's; dev: 31337)
+  --fragment-interval <ms>      time between pre-confirmation fragments (the profile's; dev: 200)
+  --fragments-per-block <n>     fragments before a block seals (the profile's; dev: 10)
   --mining <interval|manual>    produce fragments on a timer, or only when asked (interval)
   --accounts <n>                dev accounts to derive (20)
   --balance <eth>               balance of each account, in ETH (10000)
@@ -78,6 +82,7 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string", default: "8545" },
       "chain-id": { type: "string" },
+      profile: { type: "string" },
       "fragment-interval": { type: "string" },
       "fragments-per-block": { type: "string" },
       mining: { type: "string" },
@@ -103,6 +108,10 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
     throw new UsageError(`--wallet-policy must be approve, reject or unsupported, got "${walletPolicy}"`);
   }
   if (mining !== undefined && mining !== "interval" && mining !== "manual") throw new UsageError(`--mining must be interval or manual, got "${mining}"`);
+  const profile = values.profile;
+  if (profile !== undefined && !(PROFILE_NAMES as readonly string[]).includes(profile)) {
+    throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${profile}"`);
+  }
   const port = integer("port", values.port)!;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
   const count = integer("accounts", values.accounts);
@@ -126,6 +135,7 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       ...(maxBatch !== undefined && { maxBatch }),
     },
     provider: {
+      profile: profile as ProfileName | undefined,
       chainId: integer("chain-id", values["chain-id"], 1),
       fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
       fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
@@ -190,6 +200,7 @@ async function runNode(command: NodeCommand): Promise<number> {
 
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
   out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
+  if (provider.chain.op !== undefined) out(`Profile ${provider.options.profile}: OP-stack execution (predeploys, L1 data fee, deposit txs)`);
   out("");
   out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
   provider.options.accounts.forEach((account, i) => {

@@ -5,9 +5,11 @@
 import { z } from "zod";
 
 import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
+import { PROFILE_NAMES, PROFILES } from "../node/profiles.ts";
 
 import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";
 import type { SupportedHardfork } from "../node/genesis.ts";
+import type { ProfileName } from "../node/profiles.ts";
 
 /**
  * How blocks are made: `interval` (a fragment every `fragmentIntervalMs`, a block every
@@ -17,7 +19,12 @@ import type { SupportedHardfork } from "../node/genesis.ts";
 export type PreconfMiningMode = "interval" | "manual" | "auto";
 
 export interface PreconfNetworkUserConfig {
-  /** Milliseconds between fragments (200). */
+  /**
+   * The chain simulated (docs/profiles.md): `dev`, or an OP-stack chain (`base`, `base-sepolia`,
+   * `optimism`, `unichain`). Default: `optimism` on a network with `chainType: "op"`, else `dev`.
+   */
+  profile?: ProfileName;
+  /** Milliseconds between fragments (the profile's: 200 on dev). */
   fragmentIntervalMs?: number;
   /** Fragments per block (10: 2 s blocks, as on Base). */
   fragmentsPerBlock?: number;
@@ -35,6 +42,8 @@ export interface PreconfNetworkUserConfig {
 }
 
 export interface PreconfNetworkConfig {
+  /** Undefined: none given and the network's chainType is not "op" (the connection's chainType then decides). */
+  profile: ProfileName | undefined;
   fragmentIntervalMs: number;
   fragmentsPerBlock: number;
   mining: PreconfMiningMode;
@@ -50,6 +59,7 @@ const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().sa
 
 export const preconfUserConfigSchema = z
   .object({
+    profile: z.enum(PROFILE_NAMES).optional(),
     fragmentIntervalMs: z.number().int().positive().optional(),
     fragmentsPerBlock: z.number().int().positive().optional(),
     mining: z.enum(["interval", "manual", "auto"]).optional(),
@@ -90,13 +100,17 @@ export function validatePreconfConfig(value: unknown): ConfigProblem[] {
   }));
 }
 
-export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChainId: number | undefined): PreconfNetworkConfig {
+export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChainId: number | undefined, chainType?: string): PreconfNetworkConfig {
+  // A network declared as an OP chain gets OP-stack execution (Hardhat's chainType "op").
+  const profile = user.profile ?? (chainType === "op" ? "optimism" : undefined);
+  const defaults = PROFILES[profile ?? "dev"];
   return {
-    fragmentIntervalMs: user.fragmentIntervalMs ?? 200,
-    fragmentsPerBlock: user.fragmentsPerBlock ?? 10,
+    profile,
+    fragmentIntervalMs: user.fragmentIntervalMs ?? defaults.fragmentIntervalMs,
+    fragmentsPerBlock: user.fragmentsPerBlock ?? defaults.fragmentsPerBlock,
     mining: user.mining ?? "interval",
     accounts: user.accounts ?? {},
-    chainId: user.chainId ?? networkChainId ?? 31337,
+    chainId: user.chainId ?? networkChainId ?? Number(defaults.chainId),
     walletPolicy: user.walletPolicy ?? "approve",
     clock: user.clock ?? "real",
     hardfork: user.hardfork,
@@ -105,8 +119,10 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
 }
 
 /** The provider options of a resolved block (the fake clock, if any, is made per connection). */
-export function providerOptionsOf(config: PreconfNetworkConfig): Omit<PreconfProviderOptions, "clock"> {
+export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainType?: string): Omit<PreconfProviderOptions, "clock"> {
   return {
+    // network.connect({ chainType: "op" }) on a network that names no profile: OP-stack execution too.
+    profile: config.profile ?? (connectionChainType === "op" ? "optimism" : "dev"),
     chainId: config.chainId,
     fragmentIntervalMs: config.fragmentIntervalMs,
     fragmentsPerBlock: config.fragmentsPerBlock,

@@ -14,10 +14,10 @@ export function preconfConfigOf(connection: NetworkConnection<string>): PreconfN
   return config.type === "http" ? config.preconf : undefined;
 }
 
-export async function createConnectionProvider(config: PreconfNetworkConfig): Promise<PreconfProvider> {
+export async function createConnectionProvider(config: PreconfNetworkConfig, chainType?: string): Promise<PreconfProvider> {
   // A fake clock starts at the real time (contracts compare against it) and moves only when told.
   const clock = config.clock === "fake" ? FakeTimers.createClock(Date.now()) : undefined;
-  const provider = await createPreconfProvider({ ...providerOptionsOf(config), ...(clock !== undefined && { clock }) });
+  const provider = await createPreconfProvider({ ...providerOptionsOf(config, chainType), ...(clock !== undefined && { clock }) });
   if (config.mining === "auto") provider.chain.setAutomine(true);
   return provider;
 }
@@ -34,7 +34,7 @@ export class ConnectionProviders {
     if (existing !== undefined) return existing;
     const config = preconfConfigOf(connection);
     if (config === undefined) return undefined;
-    const created = createConnectionProvider(config);
+    const created = createConnectionProvider(config, connection.chainType);
     this.#providers.set(connection, created);
     return created;
   }

@@ -23,6 +23,13 @@ export default async (): Promise<Partial<ConfigHooks>> => ({
       if (chainId !== undefined && preconfChainId !== undefined && chainId !== preconfChainId) {
         errors.push({ path: [...path, "chainId"], message: `is ${preconfChainId} but the network's chainId is ${chainId}` });
       }
+      const profile = network.preconf?.profile;
+      if (network.chainType === "op" && profile === "dev") {
+        errors.push({ path: [...path, "profile"], message: `is "dev" but the network's chainType is "op": use an OP-stack profile (base, base-sepolia, optimism, unichain)` });
+      }
+      if (network.chainType === "l1" && profile !== undefined && profile !== "dev") {
+        errors.push({ path: [...path, "profile"], message: `is an OP-stack profile but the network's chainType is "l1": use chainType "op"` });
+      }
       if (network.accounts !== undefined && network.accounts !== "remote") {
         errors.push({ path: ["networks", name, "accounts"], message: `a preconf network's keys live in the node: use preconf.accounts instead` });
       }
@@ -35,7 +42,7 @@ export default async (): Promise<Partial<ConfigHooks>> => ({
     for (const [name, network] of Object.entries(userConfig.networks ?? {})) {
       const target = resolved.networks[name];
       if (network.type !== "http" || network.preconf === undefined || target?.type !== "http") continue;
-      target.preconf = resolvePreconfConfig(network.preconf, network.chainId);
+      target.preconf = resolvePreconfConfig(network.preconf, network.chainId, network.chainType);
     }
     return resolved;
   },
