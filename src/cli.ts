@@ -112,6 +112,9 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
   if (profile !== undefined && !(PROFILE_NAMES as readonly string[]).includes(profile)) {
     throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${profile}"`);
   }
+  if (profile !== undefined && profile !== "dev" && values["dump-state"] !== undefined) {
+    throw new UsageError(`--dump-state is not supported with --profile ${profile}: OP-stack blocks hold deposit txs that a dump cannot load back`);
+  }
   const port = integer("port", values.port)!;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
   const count = integer("accounts", values.accounts);

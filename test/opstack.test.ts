@@ -312,3 +312,48 @@ async function rejection(promise: Promise<unknown>): Promise<Json> {
 function selectorOf(signature: string): Hex {
   return bytesToHex(keccak256(new TextEncoder().encode(signature)).subarray(0, 4)) as Hex;
 }
+
+describe("OP-stack profiles: admission and limits", function () {
+  it("require the balance for gas × price + value + the L1 fee", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const poor = privateKeyToAccount(`0x${"11".repeat(32)}`);
+    const fee = parseGwei("1");
+    const l2Cost = 21_000n * fee + 1n;
+    await provider.request({ method: "hardhat_setBalance", params: [poor.address, toHex(l2Cost)] });
+    const raw = await poor.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 21_000n, maxFeePerGas: fee, maxPriorityFeePerGas: 0n });
+    const error = await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }));
+    expect(error).to.include({ code: -32000, message: "insufficient funds for gas * price + value" });
+    const l1Fee = BigInt((error.data as { cost: Hex }).cost) - l2Cost;
+    expect(l1Fee).to.equal(l1CostOfSize(0n, { l1BaseFee: parseGwei("1"), l1BlobBaseFee: 1n, baseFeeScalar: 2269n, blobBaseFeeScalar: 1_055_778n, operatorFeeScalar: 0n, operatorFeeConstant: 0n }).fee);
+    await provider.request({ method: "hardhat_setBalance", params: [poor.address, toHex(l2Cost + l1Fee)] });
+    expect(await provider.request({ method: "eth_sendRawTransaction", params: [raw] })).to.match(/^0x[0-9a-f]{64}$/);
+    await provider.close();
+  });
+
+  it("refuse state dumps, which could not load their deposits back", async () => {
+    const provider = await opProvider();
+    expect(await rejection(provider.request({ method: "preconf_dumpState" }))).to.include({ code: -32000, message: "state dumps are not supported on OP-stack profiles" });
+    await provider.close();
+  });
+});
+
+describe("OP-stack L1 fee arithmetic (op-geth's core/types/rollup_cost_test.go vectors)", () => {
+  it("FastLZ lengths", () => {
+    const contractCall = hexToBytes(
+      "0x02f901550a758302df1483be21b88304743f94f80e51afb613d764fa61751affd3313c190a86bb870151bd62fd12adb8e41ef24f3f000000000000000000000000000000000000000000000000000000000000006e000000000000000000000000af88d065e77c8cc2239327c5edb3a432268e5831000000000000000000000000000000000000000000000000000000000003c1e5000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000a000000000000000000000000000000000000000000000000000000000000000148c89ed219d02f1a5be012c689b4f5b731827bebe000000000000000000000000c001a033fd89cb37c31b2cba46b6466e040c61fc9b2a3675a7f5f493ebd5ad77c497f8a07cdf65680e238392693019b4092f610222e71b7cec06449cb922b93b6a12744e",
+    );
+    expect(flzCompressLen(new Uint8Array())).to.equal(0);
+    expect(flzCompressLen(new Uint8Array(1000).fill(1))).to.equal(21);
+    expect(flzCompressLen(new Uint8Array(1000))).to.equal(21);
+    expect(flzCompressLen(contractCall)).to.equal(202);
+  });
+
+  it("Fjord's cost: the Solidity parity case and the minimum size", () => {
+    const fees = { l1BaseFee: 2_000_000n, l1BlobBaseFee: 3_000_000n, baseFeeScalar: 20n, blobBaseFeeScalar: 15n, operatorFeeScalar: 0n, operatorFeeConstant: 0n };
+    expect(l1CostOfSize(235n, fees)).to.include({ fee: 105_484n, gasUsed: 2463n });
+    // Up to 170 bytes the 100-byte minimum applies: 100 × 16 L1 gas.
+    expect(l1CostOfSize(170n, fees).gasUsed).to.equal(1600n);
+    expect(l1CostOfSize(171n, fees).gasUsed).to.be.greaterThan(1600n);
+  });
+});

@@ -23,7 +23,7 @@ import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
-import { alreadyKnown, historicalStateUnavailable } from "../rpc/errors.ts";
+import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -501,6 +501,8 @@ export class Chain extends EventEmitter<ChainEvents> {
    * timestamp only when it is not the clock's (evm_setNextBlockTimestamp).
    */
   dumpState(): Promise<StateDump> {
+    // A dump's blocks are decoded by ethereumjs at load, which has no deposit tx type.
+    if (this.#config.op !== undefined) return Promise.reject(stateDumpUnsupported());
     return this.#queue.run(() => {
       const head = this.latest;
       const open = this.#open;

@@ -159,6 +159,10 @@ export const transactionTimeout = (hash: string, timeoutMs: number) =>
 
 export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
 
+/** OP-stack profiles: their blocks hold deposit txs, which a dump could not load back. */
+export const stateDumpUnsupported = () =>
+  new RpcError(ErrorCode.server, "state dumps are not supported on OP-stack profiles", { profiles: ["base", "base-sepolia", "optimism", "unichain"] });
+
 /** A block older than the state dump the chain was loaded from: its state was not dumped (geth's wording). */
 export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) =>
   new RpcError(ErrorCode.server, "historical state not available", { block: bigIntToHex(block), loadedAt: bigIntToHex(loadedAt) });
