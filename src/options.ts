@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
-import { DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from "./node/genesis.ts";
+import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
@@ -124,7 +124,8 @@ const optionsSchema = z
     profile: z.enum(PROFILE_NAMES).default("dev"),
     // chainId, fragmentIntervalMs, fragmentsPerBlock, coinbase: the profile's when left out.
     chainId: z.union([z.bigint(), z.number().int()]).transform(BigInt).refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec").optional(),
-    hardfork: z.enum(SUPPORTED_HARDFORKS).default(DEFAULT_HARDFORK),
+    // The profile's when left out (Prague on every profile today).
+    hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
     blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(30_000_000n),
     initialBaseFeePerGas: wei.default(GWEI),
     accounts: z
@@ -192,6 +193,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
     // A given genesis (or a dump's) names the chain.
     chainId: BigInt((value.state?.genesis ?? value.genesis)?.config.chainId ?? value.chainId ?? profile.chainId),
+    hardfork: value.hardfork ?? profile.hardfork,
     fragmentIntervalMs: value.fragmentIntervalMs ?? profile.fragmentIntervalMs,
     fragmentsPerBlock: value.fragmentsPerBlock ?? profile.fragmentsPerBlock,
     // On OP-stack chains the block's fee recipient is the SequencerFeeVault (op-geth).

@@ -4,6 +4,8 @@
  * chain id, fragment cadence, EIP-1559 parameters and per-tx gas cap. This module is the one place
  * these numbers live; docs/profiles.md lists them with the same sources.
  */
+import { DEFAULT_HARDFORK } from "./genesis.ts";
+
 import type { SupportedHardfork } from "./genesis.ts";
 
 export const PROFILE_NAMES = ["dev", "base", "base-sepolia", "optimism", "unichain"] as const;
@@ -67,7 +69,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     eip1559: undefined,
     minBaseFee: 0n,
     maxTxGas: undefined,
-    hardfork: "prague",
+    hardfork: DEFAULT_HARDFORK,
     opHardfork: undefined,
     op: undefined,
   },
