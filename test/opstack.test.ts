@@ -357,3 +357,20 @@ describe("OP-stack L1 fee arithmetic (op-geth's core/types/rollup_cost_test.go v
     expect(l1CostOfSize(171n, fees).gasUsed).to.be.greaterThan(1600n);
   });
 });
+
+describe("OP-stack profiles: the CLI flag and oversized deposits", () => {
+  it("--profile picks the profile; an unknown one or a dump with an OP profile is a usage error", async () => {
+    const { parseNodeArgs } = await import("../src/cli.ts");
+    const command = parseNodeArgs(["--profile", "unichain"]);
+    expect(command !== "help" && command.provider.profile).to.equal("unichain");
+    expect(() => parseNodeArgs(["--profile", "arbitrum"])).to.throw('--profile must be one of dev, base, base-sepolia, optimism, unichain, got "arbitrum"');
+    expect(() => parseNodeArgs(["--profile", "base", "--dump-state", "x.json"])).to.throw("--dump-state is not supported with --profile base");
+  });
+
+  it("refuses a deposit above the pool's size limit, as any tx", async () => {
+    const provider = await opProvider();
+    const raw = rawDeposit({ from: DEPOSITOR, to: null, mint: 0n, value: 0n, gas: 21_000n, data: bytesToHex(new Uint8Array(140_000)) as Hex });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({ code: -32000, message: "oversized data" });
+    await provider.close();
+  });
+});

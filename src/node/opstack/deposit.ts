@@ -10,7 +10,8 @@ import { Capability } from "@ethereumjs/tx";
 import { Address, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from "@ethereumjs/util";
 
 import { keccak256 } from "../crypto.ts";
-import { admissionError } from "../../rpc/errors.ts";
+import { MAX_TX_SIZE } from "../admission.ts";
+import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { TxReceipt } from "@ethereumjs/vm";
@@ -104,6 +105,8 @@ export const isDeposit = (tx: unknown): tx is DepositTx => tx instanceof Deposit
 
 /** Decodes `0x7E || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])`. */
 export function decodeDeposit(raw: Uint8Array): DepositTx {
+  // The pool's size limit applies to deposits sent over RPC too.
+  if (raw.length > MAX_TX_SIZE) throw admissionError(AdmissionMessage.oversizedData, { size: raw.length, limit: MAX_TX_SIZE });
   let fields: Uint8Array[];
   try {
     const decoded = RLP.decode(raw.subarray(1));
