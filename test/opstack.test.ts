@@ -374,3 +374,20 @@ describe("OP-stack profiles: the CLI flag and oversized deposits", () => {
     await provider.close();
   });
 });
+
+describe("OP-stack profiles: reset and sync sends", () => {
+  it("hardhat_reset restores the profile's L1 fees and predeploys; eth_sendRawTransactionSync waits for a deposit", async () => {
+    const provider = await createPreconfProvider({ profile: "base", clock: FakeTimers.createClock(START_MS) });
+    await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: "0x7" }] });
+    await provider.request({ method: "hardhat_reset", params: [] });
+    expect(await provider.request({ method: "preconf_getL1Fees" })).to.include({ baseFee: toHex(parseGwei("1")) });
+    expect(((await provider.request({ method: "eth_getCode", params: [GPO, "latest"] })) as string).length).to.be.greaterThan(100);
+    const user = "0x00000000000000000000000000000000000000bb";
+    const sync = provider.request({ method: "eth_sendRawTransactionSync", params: [rawDeposit({ from: user, to: user, mint: 3n, value: 0n, gas: 30_000n, seed: 5 })] });
+    await provider.preconf.advance(2);
+    const receipt = (await sync) as Json;
+    expect(receipt).to.include({ type: "0x7e", status: "0x1", depositNonce: "0x0" });
+    expect(await provider.request({ method: "eth_getBalance", params: [user, "pending"] })).to.equal("0x3");
+    await provider.close();
+  });
+});

@@ -58,8 +58,10 @@ export class OpStack {
   l1: L1FeeParams;
   /** Deposits sent with eth_sendRawTransaction, executed at the start of the next fragment. */
   #queued: DepositTx[] = [];
+  readonly #initial: L1FeeParams;
 
   constructor(params: OpStackParams) {
+    this.#initial = { ...params.l1 };
     this.l1 = { ...params.l1 };
   }
 
@@ -92,8 +94,10 @@ export class OpStack {
     return this.#queued.length;
   }
 
+  /** Back to the profile's start (hardhat_reset): no queued deposit, the profile's L1 fees. */
   clear(): void {
     this.#queued = [];
+    this.l1 = { ...this.#initial };
   }
 
   /** The deposits a fragment starts with: the L1-attributes deposit first in a block's first fragment, then the queued ones. */
