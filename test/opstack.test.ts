@@ -249,7 +249,9 @@ describe("OP-stack profiles", function () {
       expect(expected, profile).to.be.lessThan(BigInt(parent!.baseFeePerGas!));
       // eth_gasPrice: the open block's base fee (the profile's rule applied to the head) plus the suggested tip.
       const open = nextBaseFee({ gasLimit: BigInt(child!.gasLimit!), gasUsed: BigInt(child!.gasUsed!), baseFee: BigInt(child!.baseFeePerGas!) }, PROFILES[profile].eip1559!, 0n);
-      expect(await provider.request({ method: "eth_gasPrice" })).to.equal(toHex(open + parseGwei("1")));
+      // op-geth's suggested tip while blocks have room: 0.001 gwei (eth/gasprice/gasprice.go DefaultMinSuggestedPriorityFee).
+      expect(await provider.request({ method: "eth_gasPrice" })).to.equal(toHex(open + parseGwei("0.001")));
+      expect(await provider.request({ method: "eth_maxPriorityFeePerGas" })).to.equal(toHex(parseGwei("0.001")));
       await provider.close();
     }
     // Base: denominator 100, elasticity 5 — a block 1/5 full keeps its fee; an empty one drops it by 1 %.
@@ -389,5 +391,18 @@ describe("OP-stack profiles: reset and sync sends", () => {
     expect(receipt).to.include({ type: "0x7e", status: "0x1", depositNonce: "0x0" });
     expect(await provider.request({ method: "eth_getBalance", params: [user, "pending"] })).to.equal("0x3");
     await provider.close();
+  });
+});
+
+describe("OP-stack priority-fee suggestion (op-geth's SuggestOptimismPriorityFee)", () => {
+  it("is the minimum while the head has room, else 10 % over the head's median tip", async () => {
+    const { suggestOptimismPriorityFee } = await import("../src/node/opstack/gasPrice.ts");
+    const head = (gasUsed: bigint, records: { gasUsed: bigint; price: bigint; deposit?: boolean }[]) => ({
+      block: { header: { gasUsed, gasLimit: 1_000_000n, baseFeePerGas: 100n } },
+      transactions: records.map((r) => ({ gasUsed: r.gasUsed, effectiveGasPrice: r.price, depositNonce: r.deposit === true ? 0n : undefined })),
+    }) as never;
+    expect(suggestOptimismPriorityFee(head(500_000n, [{ gasUsed: 400_000n, price: 10n ** 12n }]))).to.equal(1_000_000n);
+    const full = head(990_000n, [{ gasUsed: 50_000n, price: 0n, deposit: true }, { gasUsed: 30_000n, price: 100n + 2_000_000n }, { gasUsed: 30_000n, price: 100n + 3_000_000n }, { gasUsed: 30_000n, price: 100n + 5_000_000n }]);
+    expect(suggestOptimismPriorityFee(full)).to.equal(3_300_000n);
   });
 });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { keccak256 } from "../node/crypto.ts";
 import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
+import { suggestOptimismPriorityFee } from "../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
@@ -21,6 +22,9 @@ import type { MethodTable } from "./table.ts";
 
 /** The suggested tip, as Hardhat and anvil answer eth_maxPriorityFeePerGas. */
 export const SUGGESTED_TIP = 1_000_000_000n;
+
+/** The tip eth_maxPriorityFeePerGas suggests and eth_sendTransaction fills in: op-geth's oracle on OP-stack profiles. */
+const suggestedTip = (chain: MethodContext["chain"]): bigint => (chain.op === undefined ? SUGGESTED_TIP : suggestOptimismPriorityFee(chain.latest));
 export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";
 
 const q = (value: bigint) => bigIntToHex(value) as Hex;
@@ -172,7 +176,7 @@ export function checkSendRequest(ctx: MethodContext, request: SendTransactionReq
   }
   const { header } = ctx.chain.open;
   const gas = request.gas ?? header.gasLimit;
-  const fee = request.gasPrice ?? request.maxFeePerGas ?? 2n * header.baseFeePerGas + (request.maxPriorityFeePerGas ?? SUGGESTED_TIP);
+  const fee = request.gasPrice ?? request.maxFeePerGas ?? 2n * header.baseFeePerGas + (request.maxPriorityFeePerGas ?? suggestedTip(ctx.chain));
   if (gas * fee > MAX_UINT256) throw invalidParams("params[0]", "gas limit × fee per gas exceeds 2^256 - 1");
 }
 
@@ -204,9 +208,10 @@ export async function fillTransaction(ctx: MethodContext, request: SendTransacti
   const nonce = request.nonce ?? (await chain.pendingNonce(request.from));
   const legacy = request.gasPrice !== undefined || request.type === 0n || request.type === 1n;
   const baseFee = chain.open.header.baseFeePerGas;
-  const tip = request.maxPriorityFeePerGas ?? SUGGESTED_TIP;
+  const suggested = suggestedTip(chain);
+  const tip = request.maxPriorityFeePerGas ?? suggested;
   const fees = legacy
-    ? { gasPrice: request.gasPrice ?? baseFee + SUGGESTED_TIP }
+    ? { gasPrice: request.gasPrice ?? baseFee + suggested }
     : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
   const gasLimit =
     request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
@@ -237,8 +242,8 @@ export const ethMethods: MethodTable = {
   eth_coinbase: method(positional(), (_, ctx) => ctx.options.coinbase),
   eth_accounts: method(positional(), (_, ctx) => ctx.accounts.map((account) => account.address)),
   eth_blockNumber: method(positional(), (_, ctx) => q(ctx.chain.latest.block.header.number)),
-  eth_gasPrice: method(positional(), (_, ctx) => q(ctx.chain.open.header.baseFeePerGas + SUGGESTED_TIP)),
-  eth_maxPriorityFeePerGas: method(positional(), () => q(SUGGESTED_TIP)),
+  eth_gasPrice: method(positional(), (_, ctx) => q(ctx.chain.open.header.baseFeePerGas + suggestedTip(ctx.chain))),
+  eth_maxPriorityFeePerGas: method(positional(), (_, ctx) => q(suggestedTip(ctx.chain))),
   eth_blobBaseFee: method(positional(), (_, ctx) => q(ctx.chain.open.executionBlock.header.getBlobGasPrice())),
   eth_feeHistory: method(positional(smallQuantity, blockSelector, z.array(z.number().min(0).max(100)).optional()), ([count, newest, percentiles], ctx) =>
     feeHistory(ctx, count, newest, percentiles),
