@@ -406,3 +406,36 @@ describe("OP-stack priority-fee suggestion (op-geth's SuggestOptimismPriorityFee
     expect(suggestOptimismPriorityFee(full)).to.equal(3_300_000n);
   });
 });
+
+describe("OP-stack predeploys answer their public interfaces", () => {
+  it("WETH9, L2ToL1MessagePasser, the fee vaults, L1BlockNumber and L1Block's guard", async () => {
+    const provider = await opProvider();
+    await provider.preconf.seal();
+    const { parseAbi } = await import("viem");
+    const client = createPublicClient({ chain: base, transport: custom(provider) });
+    const weth = "0x4200000000000000000000000000000000000006";
+    const read = (address: Hex, signature: string, functionName: string, args: unknown[] = []) =>
+      client.readContract({ address, abi: parseAbi([signature]), functionName, args } as never) as Promise<unknown>;
+    expect(await read(weth, "function symbol() view returns (string)", "symbol")).to.equal("WETH");
+    expect(await read(weth, "function decimals() view returns (uint8)", "decimals")).to.equal(18);
+    expect(await read("0x4200000000000000000000000000000000000016", "function messageNonce() view returns (uint256)", "messageNonce")).to.equal(1n << 240n);
+    for (const vault of [SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, "0x420000000000000000000000000000000000001b"] as Hex[]) {
+      expect(await read(vault, "function minWithdrawalAmount() view returns (uint256)", "minWithdrawalAmount"), vault).to.equal(parseEther("10"));
+    }
+    const l1Number = await read(L1_BLOCK, "function number() view returns (uint64)", "number");
+    expect(await read("0x4200000000000000000000000000000000000013", "function getL1BlockNumber() view returns (uint256)", "getL1BlockNumber")).to.equal(l1Number);
+    expect(await read(L1_BLOCK, "function DEPOSITOR_ACCOUNT() view returns (address)", "DEPOSITOR_ACCOUNT")).to.equal("0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001");
+    // Only the depositor account sets the L1 attributes.
+    const error = await rejection(provider.request({ method: "eth_call", params: [{ from: provider.accounts[0]!.address, to: L1_BLOCK, data: `0x098999be${"00".repeat(172)}` }, "latest"] }));
+    expect(String(error.message)).to.match(/^execution reverted/);
+    expect(String(error.data)).to.include(Buffer.from("L1Block: only the depositor account can set L1 block values").toString("hex"));
+    // WETH9: a deposit through the tx path wraps ether.
+    const wallet = createWalletClient({ account: privateKeyToAccount(provider.accounts[0]!.privateKey), chain: base, transport: custom(provider) });
+    await wallet.sendTransaction({ to: weth, value: 5n, data: "0xd0e30db0" });
+    await provider.preconf.fragment();
+    await provider.preconf.fragment();
+    const pending = await client.readContract({ address: weth, abi: parseAbi(["function balanceOf(address) view returns (uint256)"]), functionName: "balanceOf", args: [provider.accounts[0]!.address], blockTag: "pending" });
+    expect(pending).to.equal(5n);
+    await provider.close();
+  });
+});
