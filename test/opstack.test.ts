@@ -34,7 +34,7 @@ async function opProvider(profile: ProfileName = "base"): Promise<PreconfProvide
 const call = (provider: PreconfProvider, data: Hex, block: Hex | "latest" | "pending" = "latest") =>
   provider.request({ method: "eth_call", params: [{ to: GPO, data }, block] }) as Promise<Hex>;
 
-const balanceOf = async (provider: PreconfProvider, address: string, block: Hex | "latest" = "latest") =>
+const balanceOf = async (provider: PreconfProvider, address: string, block: Hex | "latest" | "pending" = "latest") =>
   BigInt((await provider.request({ method: "eth_getBalance", params: [address, block] })) as Hex);
 
 /** ABI-encodes `getL1Fee(bytes)` (selector 0x49948e0e) or `getL1GasUsed(bytes)` (0xde26c4a1) of `data`. */
@@ -263,7 +263,7 @@ describe("OP-stack profiles", function () {
     const provider = await opProvider();
     await provider.preconf.seal();
     expect(await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: toHex(parseGwei("30")), blobBaseFeeScalar: "0x0" }] }))
-      .to.deep.equal({ baseFee: toHex(parseGwei("30")), blobBaseFee: "0x1", baseFeeScalar: toHex(2269), blobBaseFeeScalar: "0x0" });
+      .to.deep.equal({ baseFee: toHex(parseGwei("30")), blobBaseFee: "0x1", baseFeeScalar: toHex(2269), blobBaseFeeScalar: "0x0", operatorFeeScalar: "0x0", operatorFeeConstant: "0x0" });
     expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("1")); // l1BaseFee(): this block's
     await provider.preconf.seal();
     expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("30"));
@@ -436,6 +436,36 @@ describe("OP-stack predeploys answer their public interfaces", () => {
     await provider.preconf.fragment();
     const pending = await client.readContract({ address: weth, abi: parseAbi(["function balanceOf(address) view returns (uint256)"]), functionName: "balanceOf", args: [provider.accounts[0]!.address], blockTag: "pending" });
     expect(pending).to.equal(5n);
+    await provider.close();
+  });
+});
+
+describe("OP-stack operator fee (Isthmus)", () => {
+  it("charges gas × scalar / 1e6 + constant to the sender and credits the OperatorFeeVault", async () => {
+    const provider = await opProvider();
+    const OPERATOR_FEE_VAULT = "0x420000000000000000000000000000000000001b";
+    await provider.request({ method: "preconf_setL1Fees", params: [{ operatorFeeScalar: toHex(2_000_000), operatorFeeConstant: toHex(1000) }] });
+    await provider.preconf.seal();
+    const sender = provider.accounts[0]!.address;
+    const watched = [sender, provider.accounts[1]!.address, SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT];
+    const before = await Promise.all(watched.map((address) => balanceOf(provider, address)));
+    // GasPriceOracle.getOperatorFee(21000) = 21000 × 2 + 1000.
+    expect(BigInt(await call(provider, `0x275aedd2${toHex(21_000n, { size: 32 }).slice(2)}` as Hex))).to.equal(43_000n);
+    const client = createPublicClient({ chain: base, transport: custom(provider) }).extend(publicActionsL2());
+    const request = { account: sender, to: provider.accounts[1]!.address, value: 1n, chain: base } as const;
+    expect(await client.estimateOperatorFee(request)).to.equal(43_000n);
+    const wallet = createWalletClient({ account: privateKeyToAccount(provider.accounts[0]!.privateKey), chain: base, transport: custom(provider) });
+    const hash = await wallet.sendTransaction({ to: provider.accounts[1]!.address, value: 1n, gas: 50_000n });
+    await provider.preconf.fragment();
+    await provider.preconf.fragment();
+    const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Record<string, Hex>;
+    expect(receipt).to.include({ operatorFeeScalar: toHex(2_000_000), operatorFeeConstant: toHex(1000) });
+    const after = await Promise.all(watched.map((address) => balanceOf(provider, address, "pending")));
+    const delta = after.map((balance, i) => balance - before[i]!);
+    const operatorFee = 21_000n * 2n + 1000n;
+    expect(delta[5]).to.equal(operatorFee);
+    expect(-delta[0]!).to.equal(BigInt(receipt.gasUsed!) * BigInt(receipt.effectiveGasPrice!) + 1n + BigInt(receipt.l1Fee!) + operatorFee);
+    expect(delta.reduce((sum, change) => sum + change, 0n)).to.equal(0n);
     await provider.close();
   });
 });

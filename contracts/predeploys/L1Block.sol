@@ -29,9 +29,10 @@ contract L1Block {
     uint256 public l1FeeScalar;
     // slot 7
     uint256 public blobBaseFee;
-    // slot 8: operatorFeeConstant in bytes [24:32), operatorFeeScalar [20:24)
-    uint64 public operatorFeeConstant;
+    // slot 8: operatorFeeScalar at offset 0 (bytes [28:32)), operatorFeeConstant at offset 4
+    // (bytes [20:28)) (specs/protocol/isthmus/exec-engine.md, "Configuring Operator Fee Parameters")
     uint32 public operatorFeeScalar;
+    uint64 public operatorFeeConstant;
 
     function version() external pure returns (string memory) {
         return "1.6.0+preconf";

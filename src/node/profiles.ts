@@ -23,6 +23,9 @@ export interface L1FeeParams {
   blobBaseFee: bigint;
   baseFeeScalar: number;
   blobBaseFeeScalar: number;
+  /** Isthmus' operator fee: gas × scalar / 1e6 + constant (uint32 and uint64). */
+  operatorFeeScalar: number;
+  operatorFeeConstant: bigint;
 }
 
 export interface OpStackParams {
@@ -58,7 +61,7 @@ const GWEI = 10n ** 9n;
  * The simulated L1 starts at 1 gwei base fee and the EIP-4844 minimum blob base fee (1 wei).
  * Our choice: a quiet L1, so that fees are small but non-zero; `preconf_setL1Fees` changes them.
  */
-const QUIET_L1 = { baseFee: GWEI, blobBaseFee: 1n };
+const QUIET_L1 = { baseFee: GWEI, blobBaseFee: 1n, operatorFeeScalar: 0, operatorFeeConstant: 0n };
 
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   dev: {

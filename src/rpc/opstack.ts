@@ -11,10 +11,18 @@ import type { MethodContext } from "./context.ts";
 import type { MethodTable } from "./table.ts";
 
 const uint32 = quantity.refine((value) => value < 1n << 32n, "must fit 32 bits").transform(Number);
+const uint64 = quantity.refine((value) => value < 1n << 64n, "must fit 64 bits");
 const uint256 = quantity.refine((value) => value < 1n << 256n, "must fit 256 bits");
 
 const l1FeesParams = z
-  .object({ baseFee: uint256.optional(), blobBaseFee: uint256.optional(), baseFeeScalar: uint32.optional(), blobBaseFeeScalar: uint32.optional() })
+  .object({
+    baseFee: uint256.optional(),
+    blobBaseFee: uint256.optional(),
+    baseFeeScalar: uint32.optional(),
+    blobBaseFeeScalar: uint32.optional(),
+    operatorFeeScalar: uint32.optional(),
+    operatorFeeConstant: uint64.optional(),
+  })
   .strict();
 
 const formatL1 = (l1: L1FeeParams) => ({
@@ -22,6 +30,8 @@ const formatL1 = (l1: L1FeeParams) => ({
   blobBaseFee: bigIntToHex(l1.blobBaseFee),
   baseFeeScalar: bigIntToHex(BigInt(l1.baseFeeScalar)),
   blobBaseFeeScalar: bigIntToHex(BigInt(l1.blobBaseFeeScalar)),
+  operatorFeeScalar: bigIntToHex(BigInt(l1.operatorFeeScalar)),
+  operatorFeeConstant: bigIntToHex(l1.operatorFeeConstant),
 });
 
 function opOf(ctx: MethodContext, name: string) {

@@ -15,8 +15,8 @@ import { assertSender, runTxAllowingAssertedSender } from "../assertedSender.ts"
 import { keccak256 } from "../crypto.ts";
 import { callBlock } from "../dryRun.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
-import { l1CostOf, readL1BlockFees } from "./l1Fee.ts";
-import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT } from "./predeploys.ts";
+import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
+import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT } from "./predeploys.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
@@ -37,6 +37,7 @@ const SET_L1_BLOCK_VALUES_ISTHMUS = Uint8Array.of(0x09, 0x89, 0x99, 0xbe);
 const L1_BLOCK_ADDRESS = createAddressFromString(L1_BLOCK);
 const L1_FEE_VAULT_ADDRESS = createAddressFromString(L1_FEE_VAULT);
 const BASE_FEE_VAULT_ADDRESS = createAddressFromString(BASE_FEE_VAULT);
+const OPERATOR_FEE_VAULT_ADDRESS = createAddressFromString(OPERATOR_FEE_VAULT);
 const DEPOSITOR = createAddressFromString(DEPOSITOR_ACCOUNT);
 
 export interface DepositRun {
@@ -132,8 +133,8 @@ export class OpStack {
       be(l1.blobBaseFee, 32),
       origin.hash,
       new Uint8Array(32), // batcherHash: there is no batcher
-      be(0n, 4), // operatorFeeScalar: the operator fee is not simulated (docs/profiles.md)
-      be(0n, 8), // operatorFeeConstant
+      be(BigInt(l1.operatorFeeScalar), 4),
+      be(l1.operatorFeeConstant, 8),
     );
     // L1-attributes source hash: keccak256(uint256(1) ++ keccak256(l1BlockHash ++ uint256(seqNumber))).
     const sourceHash = keccak256(concatBytes(be(1n, 32), keccak256(concatBytes(origin.hash, be(sequenceNumber, 32)))));
@@ -177,24 +178,35 @@ export class OpStack {
   }
 
   /**
-   * A user tx with op-geth's fee flows: the L1 fee of its signed encoding is taken from the sender
-   * before execution (so the balance check covers gas × price + value + L1 fee, as op-geth's
-   * buyGas), then credited to the L1FeeVault; the base fee ethereumjs burns goes to the BaseFeeVault.
-   * Throws, changing nothing, when the tx cannot run.
+   * A user tx with op-geth's fee flows: the L1 fee of its signed encoding and the worst-case
+   * operator fee (at the gas limit) are taken from the sender before execution (so the balance
+   * check covers gas × price + value + L1 fee + operator fee, as op-geth's buyGas), the unused
+   * operator fee is refunded after; the L1 fee goes to the L1FeeVault, the operator fee spent to the
+   * OperatorFeeVault, and the base fee ethereumjs burns to the BaseFeeVault (specs/protocol/
+   * isthmus/exec-engine.md "EVM Fee Semantics"). Throws, changing nothing, when the tx cannot run.
    */
   async runUserTx(vm: VM, opts: RunTxOpts): Promise<{ result: RunTxResult; l1Cost: L1Cost }> {
     const state = vm.stateManager;
     const tx = opts.tx;
-    const l1Cost = l1CostOf(tx.serialize(), await readL1BlockFees(state));
+    const fees = await readL1BlockFees(state);
+    const l1Cost = l1CostOf(tx.serialize(), fees);
+    const operatorWorstCase = operatorFeeOf(tx.gasLimit, fees);
+    const upfront = l1Cost.fee + operatorWorstCase;
+    const sender = tx.getSenderAddress();
     await state.checkpoint();
     try {
-      if (l1Cost.fee > 0n) {
-        const sender = tx.getSenderAddress();
+      if (upfront > 0n) {
         const account = (await state.getAccount(sender)) ?? new Account();
-        if (account.balance < l1Cost.fee) throw new Error(`insufficient funds for l1 fee: have ${account.balance} want ${l1Cost.fee}`);
-        await state.putAccount(sender, accountWith(account, { balance: account.balance - l1Cost.fee }));
+        if (account.balance < upfront) throw new Error(`insufficient funds for l1 fee: have ${account.balance} want ${upfront}`);
+        await state.putAccount(sender, accountWith(account, { balance: account.balance - upfront }));
       }
       const result = await runTxAllowingAssertedSender(vm, opts);
+      if (operatorWorstCase > 0n) {
+        // The unused gas's share of the scalar part comes back; the constant is spent.
+        const refund = ((tx.gasLimit - result.totalGasSpent) * fees.operatorFeeScalar) / 1_000_000n;
+        await credit(state, sender, refund);
+        await credit(state, OPERATOR_FEE_VAULT_ADDRESS, operatorWorstCase - refund);
+      }
       await credit(state, L1_FEE_VAULT_ADDRESS, l1Cost.fee);
       await credit(state, BASE_FEE_VAULT_ADDRESS, result.totalGasSpent * (opts.block?.header.baseFeePerGas ?? 0n));
       await state.commit();
@@ -205,9 +217,10 @@ export class OpStack {
     }
   }
 
-  /** The L1 fee a tx would pay now: admission requires it on top of gas × price + value. */
+  /** The L1 fee and worst-case operator fee a tx would pay now: admission requires them on top of gas × price + value. */
   async l1FeeOf(state: StateManagerInterface, tx: TypedTransaction): Promise<bigint> {
-    return l1CostOf(tx.serialize(), await readL1BlockFees(state)).fee;
+    const fees = await readL1BlockFees(state);
+    return l1CostOf(tx.serialize(), fees).fee + operatorFeeOf(tx.gasLimit, fees);
   }
 
   /**

@@ -50,10 +50,19 @@ export async function readL1BlockFees(state: StateManagerInterface): Promise<L1B
     // Slot 3: baseFeeScalar in bytes [16:20), blobBaseFeeScalar in [20:24).
     baseFeeScalar: bytesToBigInt(scalars.subarray(16, 20)),
     blobBaseFeeScalar: bytesToBigInt(scalars.subarray(20, 24)),
-    // Slot 8: operatorFeeScalar in bytes [20:24), operatorFeeConstant in [24:32).
-    operatorFeeScalar: bytesToBigInt(operator.subarray(20, 24)),
-    operatorFeeConstant: bytesToBigInt(operator.subarray(24, 32)),
+    // Slot 8: operatorFeeScalar at offset 0 (bytes [28:32)), operatorFeeConstant at offset 4 ([20:28)).
+    operatorFeeScalar: bytesToBigInt(operator.subarray(28, 32)),
+    operatorFeeConstant: bytesToBigInt(operator.subarray(20, 28)),
   };
+}
+
+/**
+ * Isthmus' operator fee for `gas` gas: gas × operatorFeeScalar / 1e6 + operatorFeeConstant
+ * (specs/protocol/isthmus/exec-engine.md, "Fee Formula").
+ */
+export function operatorFeeOf(gas: bigint, fees: L1BlockFees): bigint {
+  if (fees.operatorFeeScalar === 0n && fees.operatorFeeConstant === 0n) return 0n;
+  return (gas * fees.operatorFeeScalar) / 1_000_000n + fees.operatorFeeConstant;
 }
 
 /**
