@@ -14,7 +14,7 @@ import { ETHER } from "./options.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
 import { parseOrigins, startServer } from "./server/http.ts";
 
-import { PROFILE_NAMES } from "./node/profiles.ts";
+import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 
 import type { ProfileName } from "./node/profiles.ts";
 import type { Fragment, SealedBlock } from "./node/records.ts";
@@ -203,7 +203,9 @@ async function runNode(command: NodeCommand): Promise<number> {
 
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
   out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
-  if (provider.chain.op !== undefined) out(`Profile ${provider.options.profile}: OP-stack execution (predeploys, L1 data fee, deposit txs)`);
+  if (provider.chain.op !== undefined) {
+    out(`Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`);
+  }
   out("");
   out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
   provider.options.accounts.forEach((account, i) => {
