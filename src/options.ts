@@ -18,6 +18,7 @@ import type { SupportedHardfork } from "./node/genesis.ts";
 import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
+import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
 export const ETHER = 10n ** 18n;
@@ -75,6 +76,19 @@ export interface PreconfProviderOptions {
    * blocks, state, open block and pool. Not with `genesis` or `chain`.
    */
   state?: StateDump;
+  /**
+   * Fork a live chain (docs/forking.md): its state at `blockNumber` (its latest block when absent)
+   * is read lazily from `url`, and the chain id is the upstream's. Not with `genesis`, `chain`,
+   * `state` or `chainId`.
+   */
+  fork?: {
+    url: string;
+    blockNumber?: number | bigint | string;
+    /** Extra HTTP headers for the upstream (an API key). */
+    headers?: Record<string, string>;
+    /** Keep the upstream's answers on disk here: a second run asks the upstream nothing. */
+    cacheDir?: string;
+  };
   /** What the simulated wallet answers every prompt with until a test scripts it ("approve"). */
   walletPolicy?: "approve" | "reject" | "unsupported";
   /** An approved wallet_addEthereumChain switches to the chain, as MetaMask does (true). */
@@ -110,6 +124,7 @@ export interface ResolvedOptions {
   genesis: GethGenesis | undefined;
   chain: Uint8Array | undefined;
   state: ParsedStateDump | undefined;
+  fork: ForkOptions | undefined;
   walletPolicy: "approve" | "reject" | "unsupported";
   switchOnAdd: boolean;
   walletConnected: boolean;
@@ -153,6 +168,15 @@ const optionsSchema = z
     genesis: z.custom<GethGenesis>(isGethGenesis, "must be a geth genesis object with config.chainId and alloc").optional(),
     chain: z.instanceof(Uint8Array, { message: "must be a Uint8Array of RLP blocks" }).optional(),
     state: stateDumpSchema.optional(),
+    fork: z
+      .object({
+        url: z.string().regex(/^https?:\/\/\S+$/, "must be an http:// or https:// URL"),
+        blockNumber: wei.optional(),
+        headers: z.record(z.string()).optional(),
+        cacheDir: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     walletPolicy: z.enum(["approve", "reject", "unsupported"]).default("approve"),
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
@@ -181,6 +205,10 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
   if (profile.op !== undefined && (value.state !== undefined || value.genesis !== undefined || value.chain !== undefined)) {
     throw new InvalidOptionsError("profile", `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`);
   }
+  if (value.fork !== undefined) {
+    const other = (["genesis", "chain", "state"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
+    if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id, state and blocks from the upstream: leave out ${other}`);
+  }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))
     : accountsFromMnemonic(value.accounts.mnemonic, value.accounts.count, value.accounts.path).map((account) => ({
@@ -201,6 +229,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     genesis: value.genesis,
     chain: value.chain,
     state: value.state,
+    fork: value.fork,
   };
 }
 

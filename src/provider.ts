@@ -13,6 +13,7 @@ import { nextBaseFee, PROFILES } from "./node/profiles.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
+import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
 import { disconnected, invalidRequest, unauthorized } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
@@ -220,6 +221,12 @@ export class PreconfProvider extends EventEmitter {
  */
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
   const resolved = resolveOptions(options);
+  // A fork is the upstream's chain: its id, and its gas limit and base fee at the fork block.
+  const fork = resolved.fork === undefined ? undefined : await ForkSource.open(resolved.fork);
+  if (fork !== undefined) {
+    resolved.chainId = fork.chainId;
+    resolved.blockGasLimit = BigInt(fork.block.gasLimit as string);
+  }
   const profile = PROFILES[resolved.profile];
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
   if (profile.op !== undefined) for (const [address, account] of predeployAlloc()) alloc.set(address, account);
@@ -249,6 +256,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     op,
     nextBaseFee: eip1559 === undefined ? undefined : (parent) => nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, eip1559, profile.minBaseFee),
     eips: profile.maxTxGas === undefined ? undefined : [7825],
+    fork,
   }).catch((error: unknown) => {
     // A dump or a chain that cannot be loaded is a bad option: callers (the CLI) report it as such.
     if (error instanceof StateDumpError) throw new InvalidOptionsError(`state.${error.path}`, error.reason);

@@ -118,10 +118,11 @@ describe("dev methods", () => {
       }
     });
 
-    it("takes an empty object; forking is refused with -32602 and nothing changes; anvil_reset is an alias", async () => {
+    it("takes an empty object; a malformed forking is refused with -32602 and nothing changes; anvil_reset is an alias", async () => {
       await call(provider, "evm_mine");
-      const error = await rpcError(provider, "hardhat_reset", [{ forking: { jsonRpcUrl: "http://127.0.0.1:1" } }]);
+      const error = await rpcError(provider, "hardhat_reset", [{ forking: { jsonRpcUrl: "ftp://127.0.0.1:1" } }]);
       expect(error.code).to.equal(-32602);
+      expect(error.data).to.deep.equal({ field: "params[0].forking.jsonRpcUrl", reason: "must be an http:// or https:// URL" });
       expect(await call(provider, "eth_blockNumber")).to.equal("0x1");
       expect((await rpcError(provider, "hardhat_reset", [{ unknown: 1 }])).code).to.equal(-32602);
       expect(await call(provider, "anvil_reset", [{}])).to.equal(true);

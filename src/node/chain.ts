@@ -23,6 +23,7 @@ import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
+import { createForkEngine } from "./fork/engine.ts";
 import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
@@ -40,6 +41,7 @@ import type { OpStack } from "./opstack/execution.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, RestoredState, StateDump } from "./stateDump.ts";
+import type { ForkSource } from "./fork/source.ts";
 
 export interface ChainConfig {
   genesis: GethGenesis;
@@ -62,6 +64,8 @@ export interface ChainConfig {
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
   /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
   eips?: number[] | undefined;
+  /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */
+  fork?: ForkSource | undefined;
 }
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
@@ -123,7 +127,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   #keptHeads = new Set<Hex>();
   /** The head's number at the last pruning pass. */
   #prunedAt = 0n;
-  readonly #config: ChainConfig;
+  /** The number of `#sealed[0]`: 0, or the fork block's on a forked chain. */
+  #firstNumber = 0n;
+  #config: ChainConfig;
   readonly #queue = new SerialQueue();
   readonly #sealed: SealedBlock[] = [];
   readonly #byHash = new Map<Hex, SealedBlock>();
@@ -156,6 +162,19 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
   static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
     if (config.state !== undefined) return restoreState(common, config.state);
+    if (config.fork !== undefined) {
+      return {
+        ...(await createForkEngine(config.fork, common, config.genesis.alloc)),
+        open: undefined,
+        pool: [],
+        timeOffset: 0n,
+        nextTimestamp: undefined,
+        latestEdited: false,
+        headStateAvailable: true,
+        genesis: config.genesis,
+        historyFrom: config.fork.blockNumber,
+      };
+    }
     return {
       ...(await Chain.#build(config, common)),
       open: undefined,
@@ -194,8 +213,18 @@ export class Chain extends EventEmitter<ChainEvents> {
    * hardhat_reset: back to the chain this one was created as (its genesis, imported blocks or
    * loaded dump), after every queued change. Time offsets, the pool and snapshots are cleared.
    */
-  reset(): Promise<void> {
-    return this.#queue.run(async () => this.#install(await Chain.#initialState(this.#config, this.common)));
+  reset(fork?: ForkSource): Promise<void> {
+    return this.#queue.run(async () => {
+      // hardhat_reset with `forking`: from now on this is the fork the chain resets to.
+      const config = fork === undefined ? this.#config : { ...this.#config, fork };
+      this.#install(await Chain.#initialState(config, this.common));
+      this.#config = config;
+    });
+  }
+
+  /** The upstream this chain forks, if it is a fork. */
+  get fork(): ForkSource | undefined {
+    return this.#config.fork;
   }
 
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────
@@ -222,7 +251,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   sealedByNumber(number: bigint): SealedBlock | undefined {
-    return number < 0n ? undefined : this.#sealed[Number(number)];
+    return number < this.#firstNumber ? undefined : this.#sealed[Number(number - this.#firstNumber)];
   }
 
   sealedByHash(hash: Hex): SealedBlock | undefined {
@@ -299,7 +328,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   *logs(from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
     const last = to < this.latest.block.header.number ? to : this.latest.block.header.number;
     for (let number = from; number <= last; number++) {
-      for (const record of this.#sealed[Number(number)]?.transactions ?? []) {
+      for (const record of this.sealedByNumber(number)?.transactions ?? []) {
         for (const log of record.logs) yield { log, record };
       }
     }
@@ -555,6 +584,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#shareHeaders(restored.blockchain);
     this.#genesis = restored.genesis;
     this.#sealed.length = 0;
+    this.#firstNumber = restored.sealed[0]!.block.header.number;
     this.#byHash.clear();
     this.#txs.clear();
     for (const sealed of restored.sealed) {
@@ -760,7 +790,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (from <= this.#historyFrom || store === undefined || (stateManager as unknown as { _checkpointCount: number })._checkpointCount > 0) return;
 
     const roots: Uint8Array[] = [liveRoot];
-    for (let number = from; number <= head.block.header.number; number++) roots.push(this.#sealed[Number(number)]!.block.header.stateRoot);
+    for (let number = from; number <= head.block.header.number; number++) roots.push(this.sealedByNumber(number)!.block.header.stateRoot);
     const keptHeads = new Set<Hex>();
     const keep = (sealed: SealedBlock | undefined) => {
       if (sealed === undefined || !this.#hasState(sealed)) return;

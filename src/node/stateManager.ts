@@ -19,12 +19,17 @@ interface MerkleInternals {
 
 export function createStateManager(common: Common): MerkleStateManager {
   const stateManager = new MerkleStateManager({ common, caches: new Caches() });
-  const internals = stateManager as unknown as MerkleInternals;
   const deleteAccount = stateManager.deleteAccount.bind(stateManager);
   stateManager.deleteAccount = async (address: Address) => {
     await deleteAccount(address);
-    // Keyed as _getStorageTrie keys it: the unprefixed hex of keccak(address).
-    delete internals._storageTries[bytesToUnprefixedHex(internals.keccakFunction(address.bytes))];
+    dropStorageTrie(stateManager, address);
   };
   return stateManager;
+}
+
+/** Forgets the cached storage trie of a deleted account (the fix above; a fork's state uses it too). */
+export function dropStorageTrie(stateManager: MerkleStateManager, address: Address): void {
+  const internals = stateManager as unknown as MerkleInternals;
+  // Keyed as _getStorageTrie keys it: the unprefixed hex of keccak(address).
+  delete internals._storageTries[bytesToUnprefixedHex(internals.keccakFunction(address.bytes))];
 }

@@ -12,6 +12,7 @@ import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating
 import { checkSendRequest, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
 import { invalidParams, txConstructionError } from "./errors.ts";
 import { formatTransaction } from "./format.ts";
+import { forkedNetwork, forkForReset, forkingParams } from "./fork.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
 
@@ -49,7 +50,7 @@ function metadata(ctx: MethodContext) {
     instanceId: instanceIdOf(ctx.chain),
     latestBlockNumber: Number(latest.block.header.number),
     latestBlockHash: latest.hash,
-    forkedNetwork: undefined,
+    forkedNetwork: forkedNetwork(ctx),
   };
 }
 
@@ -181,12 +182,9 @@ const hardhatMethods: MethodTable = {
   evm_snapshot: method(positional(), async (_, ctx) => bigIntToHex(BigInt(await ctx.chain.snapshot()))),
   evm_revert: method(positional(quantity), ([id], ctx) => (id > BigInt(Number.MAX_SAFE_INTEGER) ? false : ctx.chain.revert(Number(id)))),
 
-  /** Back to the chain as created; forking has no upstream to reach here, so it is refused. */
-  hardhat_reset: method(positional(z.object({ forking: z.unknown().optional() }).strict().optional()), async ([reset], ctx) => {
-    if (reset?.forking !== undefined) {
-      throw invalidParams("params[0].forking", "forking is not supported: start the chain from a state dump or an imported chain instead");
-    }
-    await ctx.chain.reset();
+  /** Back to the chain as created, or (`forking`) a fork of an upstream block (docs/forking.md). */
+  hardhat_reset: method(positional(z.object({ forking: forkingParams.optional() }).strict().optional()), async ([reset], ctx) => {
+    await ctx.chain.reset(reset?.forking === undefined ? undefined : await forkForReset(ctx, reset.forking));
     // A new node as far as clients can tell (Hardhat changes instanceId); impersonations end with it.
     instanceIds.delete(ctx.chain);
     stopImpersonatingAll(ctx.chain);

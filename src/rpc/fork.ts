@@ -1,0 +1,166 @@
+/**
+ * Lookups a forked chain answers from its upstream: blocks at or below the fork block (the fork
+ * block included: the user sees the upstream's block, not the chain's local copy of it), their
+ * txs, receipts and logs, and account reads at blocks before the fork block. Everything after the
+ * fork block is the chain's own, and an upstream tx or block after the fork block does not exist
+ * here (null), as in Hardhat and anvil. On a chain that is not a fork, each method is unchanged.
+ */
+import { bigIntToHex, hexToBytes, setLengthLeft, bytesToHex } from "@ethereumjs/util";
+import { z } from "zod";
+
+import { ForkSource } from "../node/fork/source.ts";
+import { invalidParams } from "./errors.ts";
+import { quantity } from "./schema.ts";
+
+import type { MethodContext } from "./context.ts";
+import type { LogFilter } from "./eth.ts";
+import type { BlockSelector, Hex } from "./schema.ts";
+import type { MethodSpec, MethodTable } from "./table.ts";
+
+const q = (value: bigint) => bigIntToHex(value) as Hex;
+
+type Handler = MethodSpec["handler"];
+type Forked = (params: never, ctx: MethodContext, fork: ForkSource, local: Handler) => unknown;
+
+/** The upstream block a selector names, when it names one at or below the fork block (`before`: strictly below). */
+function upstreamNumber(ctx: MethodContext, fork: ForkSource, selector: BlockSelector | undefined, before: boolean): bigint | undefined {
+  if (selector === undefined) return undefined;
+  const limit = before ? fork.blockNumber - 1n : fork.blockNumber;
+  if (selector.kind === "tag") return selector.tag === "earliest" ? 0n : undefined;
+  if (selector.kind === "number") return selector.number <= limit ? selector.number : undefined;
+  const local = ctx.chain.sealedByHash(selector.hash);
+  if (local !== undefined && local.block.header.number > fork.blockNumber) return undefined;
+  return local?.block.header.number ?? undefined;
+}
+
+/** An upstream answer about something in a block; null when that block is after the fork block. */
+function withinFork<T extends { blockNumber?: unknown; number?: unknown } | null>(fork: ForkSource, answer: T): T | null {
+  if (answer === null || typeof answer !== "object") return null;
+  const number = answer.blockNumber ?? answer.number;
+  if (typeof number !== "string" || BigInt(number) > fork.blockNumber) return null;
+  return answer;
+}
+
+/** Reads a block the upstream knows by hash (the fork block or older); null otherwise. */
+async function upstreamBlockByHash(fork: ForkSource, blockHash: Hex, full: boolean) {
+  return withinFork(fork, await fork.cached<{ number?: string } | null>("eth_getBlockByHash", [blockHash, full]));
+}
+
+const accountRead = (method: string) =>
+  ((params: [Hex, BlockSelector | undefined], ctx: MethodContext, fork: ForkSource, local: Handler) => {
+    const [who, selector] = params;
+    const number = upstreamNumber(ctx, fork, selector, true);
+    return number === undefined ? local(params, ctx) : fork.cached(method, [who, q(number)]);
+  }) as Forked;
+
+const forked: Record<string, Forked> = {
+  eth_getBlockByNumber: ((params: [BlockSelector, boolean | undefined], ctx, fork, local) => {
+    const number = upstreamNumber(ctx, fork, params[0], false);
+    return number === undefined ? local(params, ctx) : fork.cached("eth_getBlockByNumber", [q(number), params[1] ?? false]);
+  }) as Forked,
+  eth_getBlockByHash: ((params: [Hex, boolean | undefined], ctx, fork, local) => {
+    const sealed = ctx.chain.sealedByHash(params[0]);
+    if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local(params, ctx);
+    return upstreamBlockByHash(fork, params[0], params[1] ?? false);
+  }) as Forked,
+  eth_getBlockTransactionCountByNumber: ((params: [BlockSelector], ctx, fork, local) => {
+    const number = upstreamNumber(ctx, fork, params[0], false);
+    return number === undefined ? local(params, ctx) : fork.cached("eth_getBlockTransactionCountByNumber", [q(number)]);
+  }) as Forked,
+  eth_getTransactionByBlockNumberAndIndex: ((params: [BlockSelector, number], ctx, fork, local) => {
+    const number = upstreamNumber(ctx, fork, params[0], false);
+    return number === undefined ? local(params, ctx) : fork.cached("eth_getTransactionByBlockNumberAndIndex", [q(number), q(BigInt(params[1]))]);
+  }) as Forked,
+  eth_getTransactionByHash: ((params: [Hex], ctx, fork, local) => {
+    const answer = local(params, ctx);
+    if (answer !== null) return answer;
+    return fork.cached<{ blockNumber?: string } | null>("eth_getTransactionByHash", params).then((tx) => withinFork(fork, tx));
+  }) as Forked,
+  eth_getTransactionReceipt: ((params: [Hex], ctx, fork, local) => {
+    const answer = local(params, ctx);
+    if (answer !== null) return answer;
+    return fork.cached<{ blockNumber?: string } | null>("eth_getTransactionReceipt", params).then((receipt) => withinFork(fork, receipt));
+  }) as Forked,
+  eth_getLogs: ((params: [LogFilter], ctx, fork, local) => forkedLogs(params[0], ctx, fork, local)) as Forked,
+  eth_getBalance: accountRead("eth_getBalance"),
+  eth_getCode: accountRead("eth_getCode"),
+  eth_getTransactionCount: accountRead("eth_getTransactionCount"),
+  eth_getStorageAt: ((params: [Hex, bigint, BlockSelector | undefined], ctx, fork, local) => {
+    const [who, slot, selector] = params;
+    const number = upstreamNumber(ctx, fork, selector, true);
+    if (number === undefined) return local(params, ctx);
+    return fork.cached("eth_getStorageAt", [who, bytesToHex(setLengthLeft(hexToBytes(q(slot)), 32)), q(number)]);
+  }) as Forked,
+};
+
+/** Logs at or below the fork block come from the upstream, the later ones from the chain. */
+async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSource, local: Handler): Promise<unknown[]> {
+  const criteria = { ...(filter.address !== undefined && { address: filter.address }), ...(filter.topics !== undefined && { topics: filter.topics }) };
+  if (filter.blockHash !== undefined) {
+    const sealed = ctx.chain.sealedByHash(filter.blockHash);
+    if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local([filter], ctx) as unknown[];
+    return fork.cached<unknown[]>("eth_getLogs", [{ blockHash: filter.blockHash, ...criteria }]);
+  }
+  const head = ctx.chain.latest.block.header.number;
+  const bound = (value: LogFilter["fromBlock"]) =>
+    value === undefined ? head : typeof value === "bigint" ? value : value === "earliest" ? 0n : value === "pending" ? ctx.chain.open.number : head;
+  const from = bound(filter.fromBlock);
+  const to = bound(filter.toBlock);
+  const upstream = from <= fork.blockNumber && from <= to
+    ? await fork.cached<unknown[]>("eth_getLogs", [{ fromBlock: q(from), toBlock: q(to < fork.blockNumber ? to : fork.blockNumber), ...criteria }])
+    : [];
+  if (to <= fork.blockNumber) return upstream;
+  const after = fork.blockNumber + 1n;
+  const own = local([{ ...filter, fromBlock: from > after ? from : after, toBlock: filter.toBlock ?? "latest" }], ctx) as unknown[];
+  return [...upstream, ...own];
+}
+
+/** `table` with the methods above answering from the upstream on a forked chain. */
+export function withForkLookups(table: MethodTable): MethodTable {
+  const out: MethodTable = { ...table };
+  for (const [name, handler] of Object.entries(forked)) {
+    const spec = table[name];
+    if (spec === undefined) continue;
+    out[name] = {
+      params: spec.params,
+      handler: (params, ctx) => {
+        const fork = ctx.chain.fork;
+        return fork === undefined ? spec.handler(params, ctx) : handler(params as never, ctx, fork, spec.handler);
+      },
+    };
+  }
+  return out;
+}
+
+/** hardhat_reset's and anvil_reset's `forking` (Hardhat's shape; `blockNumber` also as hex). */
+export const forkingParams = z
+  .object({
+    jsonRpcUrl: z.string().regex(/^https?:\/\/\S+$/, "must be an http:// or https:// URL"),
+    blockNumber: z.union([z.number().int().nonnegative().safe().transform(BigInt), quantity]).optional(),
+    httpHeaders: z.record(z.string()).optional(),
+  })
+  .strict();
+
+/**
+ * The upstream a reset forks: the chain keeps its id (its wallet, Common and clients know it), so
+ * an upstream of another chain is refused; the disk cache directory carries over.
+ */
+export async function forkForReset(ctx: MethodContext, forking: z.output<typeof forkingParams>): Promise<ForkSource> {
+  const current = ctx.chain.fork?.options;
+  const fork = await ForkSource.open({
+    url: forking.jsonRpcUrl,
+    blockNumber: forking.blockNumber,
+    headers: forking.httpHeaders ?? (current?.url === forking.jsonRpcUrl ? current.headers : undefined),
+    cacheDir: current?.cacheDir,
+  });
+  if (fork.chainId !== ctx.chain.chainId) {
+    throw invalidParams("params[0].forking.jsonRpcUrl", `the upstream's chain id ${fork.chainId} is not this chain's (${ctx.chain.chainId}): start a new provider with the fork option to fork another chain`);
+  }
+  return fork;
+}
+
+/** hardhat_metadata's `forkedNetwork` (Hardhat's fields). */
+export function forkedNetwork(ctx: MethodContext): { chainId: number; forkBlockNumber: number; forkBlockHash: Hex } | undefined {
+  const fork = ctx.chain.fork;
+  return fork === undefined ? undefined : { chainId: Number(fork.chainId), forkBlockNumber: Number(fork.blockNumber), forkBlockHash: fork.block.hash };
+}

@@ -1,0 +1,274 @@
+/**
+ * Forking (docs/forking.md) against an upstream that runs in process: a preconf chain served on
+ * 127.0.0.1 with some history (a token deployed, transfers, storage writes over several blocks) is
+ * forked at a past block by a second chain. No internet.
+ */
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { expect } from "chai";
+import { decodeFunctionResult, encodeDeployData, encodeFunctionData, parseEther } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+
+import { startServer } from "../src/index.ts";
+import { createTestChain, rpcError } from "./helpers/chain.ts";
+import { Token } from "./helpers/contracts.ts";
+
+import type { AddressInfo } from "node:net";
+import type { Hex, TransactionSerializable } from "viem";
+import type { PreconfProvider, RunningServer } from "../src/index.ts";
+
+const CHAIN_ID = 4242;
+const RECIPIENT = "0x000000000000000000000000000000000000dEaD" as Hex;
+const HOLDER = "0x00000000000000000000000000000000000a11ce" as Hex;
+/** Runtime code: returns BLOCKHASH(calldata[0..32]). */
+const BLOCKHASH_READER = "0x60003540600052602060" + "00f3";
+
+type Request = (method: string, params?: unknown[]) => Promise<unknown>;
+const requester = (provider: PreconfProvider): Request => (method, params = []) => provider.request({ method, params });
+
+async function signed(provider: PreconfProvider, chainId: number, from: number, tx: Partial<TransactionSerializable> & { nonce: number }): Promise<Hex> {
+  const account = privateKeyToAccount(provider.accounts[from]!.privateKey);
+  return account.signTransaction({ chainId, gas: 1_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, ...tx } as TransactionSerializable);
+}
+
+const balanceOfCall = (who: Hex) => encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [who] });
+const decodeBalance = (data: unknown) => decodeFunctionResult({ abi: Token.abi, functionName: "balanceOf", data: data as Hex }) as bigint;
+
+describe("fork", function () {
+  this.timeout(20_000);
+  let upstream: PreconfProvider;
+  let server: RunningServer;
+  let up: Request;
+  let token: Hex;
+  let deployTx: Hex;
+  let laterTx: Hex;
+  /** Upstream facts at the fork block (2). */
+  let atFork: { recipient: string; holderTokens: bigint; nonce0: string; code: string; slot: string; hash1: Hex; hash2: Hex };
+
+  before(async () => {
+    upstream = (await createTestChain({ chainId: CHAIN_ID, mining: "manual" })).provider;
+    server = await startServer(upstream, { port: 0 });
+    up = requester(upstream);
+    const send = async (raw: Hex) => (await up("eth_sendRawTransaction", [raw])) as Hex;
+    // Block 1: the token (1000 to account 0) and 1 ETH to RECIPIENT.
+    deployTx = await send(await signed(upstream, CHAIN_ID, 0, { nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["T", "T", 1000n] }) }));
+    await send(await signed(upstream, CHAIN_ID, 0, { nonce: 1, to: RECIPIENT, value: parseEther("1") }));
+    await upstream.preconf.seal();
+    token = ((await up("eth_getTransactionReceipt", [deployTx])) as { contractAddress: Hex }).contractAddress;
+    // Block 2: 300 tokens to HOLDER, 1 more ETH to RECIPIENT.
+    const transfer = encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [HOLDER, 300n] });
+    await send(await signed(upstream, CHAIN_ID, 0, { nonce: 2, to: token, data: transfer }));
+    await send(await signed(upstream, CHAIN_ID, 0, { nonce: 3, to: RECIPIENT, value: parseEther("1") }));
+    await upstream.preconf.seal();
+    // Block 3: after the fork block; the fork must not see it.
+    laterTx = await send(await signed(upstream, CHAIN_ID, 0, { nonce: 4, to: RECIPIENT, value: parseEther("5") }));
+    await upstream.preconf.seal();
+    atFork = {
+      recipient: (await up("eth_getBalance", [RECIPIENT, "0x2"])) as string,
+      holderTokens: decodeBalance(await up("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "0x2"])),
+      nonce0: (await up("eth_getTransactionCount", [upstream.accounts[0]!.address, "0x2"])) as string,
+      code: (await up("eth_getCode", [token, "0x2"])) as string,
+      slot: (await up("eth_getStorageAt", [token, "0x2", "0x2"])) as string,
+      hash1: ((await up("eth_getBlockByNumber", ["0x1", false])) as { hash: Hex }).hash,
+      hash2: ((await up("eth_getBlockByNumber", ["0x2", false])) as { hash: Hex }).hash,
+    };
+  });
+
+  after(async () => {
+    await server.close();
+    await upstream.close();
+  });
+
+  describe("at a past block", () => {
+    let fork: PreconfProvider;
+    let rpc: Request;
+    beforeEach(async () => {
+      fork = (await createTestChain({ fork: { url: server.url, blockNumber: 2 }, mining: "manual" })).provider;
+      rpc = requester(fork);
+    });
+    afterEach(async () => fork.close());
+
+    it("continues the upstream's chain from the fork block, with its chain id", async () => {
+      expect(await rpc("eth_chainId")).to.equal(`0x${CHAIN_ID.toString(16)}`);
+      expect(await rpc("eth_blockNumber")).to.equal("0x2");
+      const sealed = await fork.preconf.seal();
+      expect(sealed.block.header.number).to.equal(3n);
+      const block3 = (await rpc("eth_getBlockByNumber", ["0x3", false])) as { parentHash: Hex; timestamp: Hex; hash: Hex };
+      expect(block3.parentHash).to.equal(atFork.hash2);
+      const upstream2 = (await up("eth_getBlockByNumber", ["0x2", false])) as { timestamp: Hex };
+      expect(BigInt(block3.timestamp) > BigInt(upstream2.timestamp)).to.equal(true);
+      // The upstream's own block 3 is another block.
+      expect(block3.hash).not.to.equal(((await up("eth_getBlockByNumber", ["0x3", false])) as { hash: Hex }).hash);
+      const metadata = (await rpc("hardhat_metadata")) as { forkedNetwork: unknown };
+      expect(metadata.forkedNetwork).to.deep.equal({ chainId: CHAIN_ID, forkBlockNumber: 2, forkBlockHash: atFork.hash2 });
+    });
+
+    it("reads balances, nonces, code and storage as the upstream had them at the fork block", async () => {
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).not.to.equal(await up("eth_getBalance", [RECIPIENT, "latest"]));
+      expect(await rpc("eth_getTransactionCount", [fork.accounts[0]!.address, "latest"])).to.equal(atFork.nonce0);
+      expect(await rpc("eth_getCode", [token, "latest"])).to.equal(atFork.code);
+      expect(await rpc("eth_getStorageAt", [token, "0x2", "latest"])).to.equal(atFork.slot);
+      expect(decodeBalance(await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "latest"]))).to.equal(atFork.holderTokens);
+      // Blocks before the fork block are the upstream's too.
+      expect(await rpc("eth_getBalance", [RECIPIENT, "0x1"])).to.equal(await up("eth_getBalance", [RECIPIENT, "0x1"]));
+      // The dev accounts are funded as on any dev chain.
+      expect(await rpc("eth_getBalance", [fork.accounts[0]!.address, "latest"])).to.equal(`0x${(10_000n * 10n ** 18n).toString(16)}`);
+    });
+
+    it("answers blocks, txs, receipts and logs up to the fork block from the upstream, and nothing after it", async () => {
+      expect(await rpc("eth_getBlockByNumber", ["0x1", true])).to.deep.equal(await up("eth_getBlockByNumber", ["0x1", true]));
+      expect(await rpc("eth_getBlockByHash", [atFork.hash2, false])).to.deep.equal(await up("eth_getBlockByNumber", ["0x2", false]));
+      expect(await rpc("eth_getTransactionByHash", [deployTx])).to.deep.equal(await up("eth_getTransactionByHash", [deployTx]));
+      expect(await rpc("eth_getTransactionReceipt", [deployTx])).to.deep.equal(await up("eth_getTransactionReceipt", [deployTx]));
+      expect(await rpc("eth_getTransactionByHash", [laterTx])).to.equal(null);
+      expect(await rpc("eth_getTransactionReceipt", [laterTx])).to.equal(null);
+      const upstreamLogs = await up("eth_getLogs", [{ fromBlock: "0x0", toBlock: "0x2", address: token }]);
+      expect(upstreamLogs).to.have.length(2);
+      expect(await rpc("eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: token }])).to.deep.equal(upstreamLogs);
+    });
+
+    it("runs new txs on the forked state and leaves the upstream untouched; a slot emptied here reads zero", async () => {
+      const send = async (raw: Hex) => (await rpc("eth_sendRawTransaction", [raw])) as Hex;
+      const nonce = Number(atFork.nonce0);
+      // Account 0 holds 700 tokens at the fork block: all of them go to account 1 (its slot becomes zero).
+      await send(await signed(fork, CHAIN_ID, 0, { nonce, to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }) }));
+      await send(await signed(fork, CHAIN_ID, 0, { nonce: nonce + 1, to: RECIPIENT, value: 7n }));
+      await fork.preconf.seal();
+      const tokensOf = async (request: Request, who: Hex, block = "latest") => decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(who) }, block]));
+      expect(await tokensOf(rpc, fork.accounts[0]!.address)).to.equal(0n);
+      expect(await tokensOf(rpc, fork.accounts[1]!.address)).to.equal(700n);
+      expect(await tokensOf(rpc, HOLDER)).to.equal(300n);
+      expect(BigInt((await rpc("eth_getBalance", [RECIPIENT, "latest"])) as string)).to.equal(BigInt(atFork.recipient) + 7n);
+      // The fork block's state is still the upstream's.
+      expect(await tokensOf(rpc, fork.accounts[0]!.address, "0x2")).to.equal(700n);
+      expect(await tokensOf(up, fork.accounts[0]!.address)).to.equal(700n);
+      expect(await up("eth_blockNumber")).to.equal("0x3");
+    });
+
+    it("pre-confirms on top of the fork: a tx in a fragment is read at pending before the seal", async () => {
+      const raw = await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: RECIPIENT, value: 9n });
+      const hash = await rpc("eth_sendRawTransaction", [raw]);
+      const fragment = await fork.preconf.fragment();
+      expect(fragment.transactions.map((record) => record.hash)).to.deep.equal([hash]);
+      expect(BigInt((await rpc("eth_getBalance", [RECIPIENT, "pending"])) as string)).to.equal(BigInt(atFork.recipient) + 9n);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      expect(((await rpc("eth_getTransactionReceipt", [hash])) as { blockNumber: Hex }).blockNumber).to.equal("0x3");
+    });
+
+    it("BLOCKHASH of forked blocks is the upstream's", async () => {
+      const reader = "0x00000000000000000000000000000000000b10c4";
+      await rpc("hardhat_setCode", [reader, BLOCKHASH_READER]);
+      const blockhash = (number: number) => rpc("eth_call", [{ to: reader, data: `0x${number.toString(16).padStart(64, "0")}` }, "pending"]);
+      expect(await blockhash(1)).to.equal(atFork.hash1);
+      expect(await blockhash(2)).to.equal(atFork.hash2);
+    });
+
+    it("dev methods edit forked accounts; a revert brings back the upstream's values", async () => {
+      const snapshot = await rpc("evm_snapshot");
+      await rpc("hardhat_setBalance", [RECIPIENT, "0x5"]);
+      await rpc("hardhat_setStorageAt", [token, "0x2", `0x${"00".repeat(31)}07`]);
+      await rpc("hardhat_setCode", [token, "0x00"]);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal("0x5");
+      expect(await rpc("eth_getStorageAt", [token, "0x2", "latest"])).to.equal(`0x${"00".repeat(31)}07`);
+      expect(await rpc("eth_getCode", [token, "latest"])).to.equal("0x00");
+      expect(await rpc("evm_revert", [snapshot])).to.equal(true);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      expect(await rpc("eth_getStorageAt", [token, "0x2", "latest"])).to.equal(atFork.slot);
+      expect(await rpc("eth_getCode", [token, "latest"])).to.equal(atFork.code);
+    });
+
+    it("impersonates an upstream account", async () => {
+      await rpc("hardhat_impersonateAccount", [RECIPIENT]);
+      const hash = await rpc("eth_sendTransaction", [{ from: RECIPIENT, to: HOLDER, value: "0x3" }]);
+      await fork.preconf.seal();
+      expect(((await rpc("eth_getTransactionReceipt", [hash])) as { status: Hex }).status).to.equal("0x1");
+      expect(await rpc("eth_getBalance", [HOLDER, "latest"])).to.equal("0x3");
+    });
+
+    it("hardhat_reset with forking moves to another block of the upstream", async () => {
+      await fork.preconf.seal();
+      expect(await rpc("hardhat_reset", [{ forking: { jsonRpcUrl: server.url, blockNumber: 1 } }])).to.equal(true);
+      expect(await rpc("eth_blockNumber")).to.equal("0x1");
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(await up("eth_getBalance", [RECIPIENT, "0x1"]));
+      expect(((await rpc("hardhat_metadata")) as { forkedNetwork: { forkBlockNumber: number } }).forkedNetwork.forkBlockNumber).to.equal(1);
+      // A reset without params returns to that fork.
+      await fork.preconf.seal();
+      await rpc("anvil_reset", []);
+      expect(await rpc("eth_blockNumber")).to.equal("0x1");
+    });
+  });
+
+  it("a disk cache lets a second run ask the upstream nothing", async () => {
+    let requests = 0;
+    const proxy = createServer((req, res) => {
+      requests++;
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        void fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
+          .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const cacheDir = mkdtempSync(join(tmpdir(), "preconf-fork-"));
+    const run = async () => {
+      const fork = (await createTestChain({ fork: { url, blockNumber: 2, cacheDir }, mining: "manual" })).provider;
+      const rpc = requester(fork);
+      const answers = [
+        await rpc("eth_getBalance", [RECIPIENT, "latest"]),
+        await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "latest"]),
+        await rpc("eth_getBlockByNumber", ["0x1", false]),
+      ];
+      await rpc("eth_sendRawTransaction", [await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: RECIPIENT, value: 1n })]);
+      await fork.preconf.seal();
+      await fork.close();
+      return answers;
+    };
+    try {
+      const first = await run();
+      expect(requests).to.be.greaterThan(0);
+      requests = 0;
+      expect(await run()).to.deep.equal(first);
+      expect(requests).to.equal(0);
+    } finally {
+      proxy.close();
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  it("an upstream that is down, or lacks the block, is a clear error", async () => {
+    const down = await createTestChain({ fork: { url: "http://127.0.0.1:1", blockNumber: 1 } }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string },
+    );
+    expect(down?.code).to.equal(-32603);
+    expect(down?.message).to.match(/^fork upstream http:\/\/127\.0\.0\.1:1 is unreachable \(.+\) after 4 attempts$/);
+    const missing = await createTestChain({ fork: { url: server.url, blockNumber: 99 } }).then(
+      () => undefined,
+      (error: unknown) => error as { message: string },
+    );
+    expect(missing?.message).to.equal(`fork upstream ${server.url} has no block 99 (its latest is 3)`);
+  });
+
+  it("refuses a fork option with a chain id, and a reset onto another chain", async () => {
+    const { provider } = await createTestChain();
+    try {
+      const error = await rpcError(provider, "hardhat_reset", [{ forking: { jsonRpcUrl: server.url } }]);
+      expect(error.code).to.equal(-32602);
+      expect(error.data).to.deep.equal({
+        field: "params[0].forking.jsonRpcUrl",
+        reason: `the upstream's chain id ${CHAIN_ID} is not this chain's (31337): start a new provider with the fork option to fork another chain`,
+      });
+    } finally {
+      await provider.close();
+    }
+    let thrown: Error | undefined;
+    await createTestChain({ fork: { url: server.url }, chainId: 5 }).catch((error: Error) => (thrown = error));
+    expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id, state and blocks from the upstream: leave out chainId");
+  });
+});
