@@ -162,9 +162,16 @@ describe("fork", function () {
     it("BLOCKHASH of forked blocks is the upstream's", async () => {
       const reader = "0x00000000000000000000000000000000000b10c4";
       await rpc("hardhat_setCode", [reader, BLOCKHASH_READER]);
-      const blockhash = (number: number) => rpc("eth_call", [{ to: reader, data: `0x${number.toString(16).padStart(64, "0")}` }, "pending"]);
-      expect(await blockhash(1)).to.equal(atFork.hash1);
-      expect(await blockhash(2)).to.equal(atFork.hash2);
+      const blockhash = (number: number, block: string) => rpc("eth_call", [{ to: reader, data: `0x${number.toString(16).padStart(64, "0")}` }, block]);
+      // In the fork block itself (a state view of it), and in the open block on top of it.
+      expect(await blockhash(1, "latest")).to.equal(atFork.hash1);
+      await fork.preconf.fragment();
+      expect(await blockhash(1, "pending")).to.equal(atFork.hash1);
+      expect(await blockhash(2, "pending")).to.equal(atFork.hash2);
+      // Blocks sealed on the fork are the fork's own.
+      const sealed = await fork.preconf.seal();
+      await fork.preconf.fragment();
+      expect(await blockhash(3, "pending")).to.equal(sealed.hash);
     });
 
     it("dev methods edit forked accounts; a revert brings back the upstream's values", async () => {
