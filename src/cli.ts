@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 
 import { createPreconfProvider, InvalidOptionsError } from "./index.ts";
 import { ETHER } from "./options.ts";
+import { ForkUpstreamError } from "./node/fork/upstream.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
 import { parseOrigins, startServer } from "./server/http.ts";
 
@@ -38,6 +39,9 @@ const USAGE = `Usage: preconf node [options]
   --import <file>               import concatenated RLP blocks (geth export) on top of the genesis
   --load-state <file>           start from a state dump (preconf_dumpState, --dump-state; gzip accepted)
   --dump-state <file>           write a state dump to this file on shutdown (Ctrl-C)
+  --fork-url <url>              fork this chain's JSON-RPC endpoint: state is read from it lazily
+  --fork-block-number <n>       the block to fork at (the upstream's latest)
+  --fork-cache-dir <dir>        keep the upstream's answers on disk: a second run needs no upstream
   --cors <origins>              browser origins allowed (CORS, WebSocket): comma-separated or * (none)
   --max-body <bytes>            largest request body / WebSocket message (5242880)
   --max-batch <n>               most requests in one batch, 0 for no limit (1000)
@@ -94,6 +98,9 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       import: { type: "string" },
       "load-state": { type: "string" },
       "dump-state": { type: "string" },
+      "fork-url": { type: "string" },
+      "fork-block-number": { type: "string" },
+      "fork-cache-dir": { type: "string" },
       cors: { type: "string" },
       "max-body": { type: "string" },
       "max-batch": { type: "string" },
@@ -127,6 +134,12 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
   }
   const maxBodyBytes = integer("max-body", values["max-body"], 1);
   const maxBatch = integer("max-batch", values["max-batch"]);
+  const forkUrl = values["fork-url"];
+  const forkBlock = values["fork-block-number"];
+  if (forkUrl === undefined && (forkBlock !== undefined || values["fork-cache-dir"] !== undefined)) {
+    throw new UsageError(`--fork-block-number and --fork-cache-dir need --fork-url`);
+  }
+  if (forkBlock !== undefined && !/^\d+$/.test(forkBlock)) throw new UsageError(`--fork-block-number must be a block number, got "${forkBlock}"`);
   return {
     host: values.host,
     port,
@@ -144,6 +157,9 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
       mining,
       walletPolicy,
+      ...(forkUrl !== undefined && {
+        fork: defined({ url: forkUrl, blockNumber: forkBlock === undefined ? undefined : BigInt(forkBlock), cacheDir: values["fork-cache-dir"] }),
+      }),
       accounts: {
         ...(count !== undefined && { count }),
         ...(balance !== undefined && { balance }),
@@ -202,6 +218,8 @@ async function runNode(command: NodeCommand): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
+  const fork = provider.chain.fork;
+  if (fork !== undefined) out(`Forking ${fork.client.origin} at block ${fork.blockNumber} (${fork.block.hash})`);
   out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
   if (provider.chain.op !== undefined) {
     out(`Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`);
@@ -296,7 +314,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runNode(parsed);
   } catch (error) {
-    if (error instanceof InvalidOptionsError) {
+    // A fork upstream that is down or refuses the fork block: its message says which and why.
+    if (error instanceof InvalidOptionsError || error instanceof ForkUpstreamError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -3,7 +3,9 @@
  * 127.0.0.1 with some history (a token deployed, transfers, storage writes over several blocks) is
  * forked at a past block by a second chain. No internet.
  */
+import { spawn } from "node:child_process";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +15,8 @@ import { decodeFunctionResult, encodeDeployData, encodeFunctionData, parseEther 
 import { privateKeyToAccount } from "viem/accounts";
 
 import { startServer } from "../src/index.ts";
+import { parseNodeArgs } from "../src/cli.ts";
+import { providerOptionsOf, resolvePreconfConfig, validatePreconfConfig } from "../src/hardhat/config.ts";
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
 
@@ -21,6 +25,7 @@ import type { Hex, TransactionSerializable } from "viem";
 import type { PreconfProvider, RunningServer } from "../src/index.ts";
 
 const CHAIN_ID = 4242;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD" as Hex;
 const HOLDER = "0x00000000000000000000000000000000000a11ce" as Hex;
 /** Runtime code: returns BLOCKHASH(calldata[0..32]). */
@@ -277,5 +282,68 @@ describe("fork", function () {
     let thrown: Error | undefined;
     await createTestChain({ fork: { url: server.url }, chainId: 5 }).catch((error: Error) => (thrown = error));
     expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id, state and blocks from the upstream: leave out chainId");
+  });
+
+  describe("configuration", () => {
+    it("--fork-url, --fork-block-number and --fork-cache-dir become the fork option", () => {
+      const command = parseNodeArgs(["--fork-url", "https://base.example/v2/key", "--fork-block-number", "123", "--fork-cache-dir", "/tmp/c"]);
+      expect(command !== "help" && command.provider.fork).to.deep.equal({ url: "https://base.example/v2/key", blockNumber: 123n, cacheDir: "/tmp/c" });
+      expect(() => parseNodeArgs(["--fork-block-number", "1"])).to.throw("--fork-block-number and --fork-cache-dir need --fork-url");
+      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw('--fork-block-number must be a block number, got "latest"');
+    });
+
+    it("Hardhat's `forking` block becomes the fork option (the chain id is then the upstream's)", () => {
+      const config = resolvePreconfConfig({ forking: { url: "https://base.example", blockNumber: 5, httpHeaders: { "x-key": "k" } } }, 8453);
+      const options = providerOptionsOf(config);
+      expect(options.fork).to.deep.equal({ url: "https://base.example", blockNumber: 5n, headers: { "x-key": "k" } });
+      expect(options.chainId).to.equal(undefined);
+      expect(providerOptionsOf(resolvePreconfConfig({ forking: { url: "https://base.example", enabled: false } }, undefined)).fork).to.equal(undefined);
+      expect(validatePreconfConfig({ forking: { jsonRpcUrl: "https://base.example" } })).to.deep.equal([
+        { path: ["forking", "url"], message: "Required" },
+        { path: ["forking"], message: 'unknown option(s) "jsonRpcUrl"' },
+      ]);
+    });
+  });
+
+  it("preconf node --fork-url serves the fork and pre-confirms on top of it; a down upstream exits 1 with the reason", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", server.url, "--fork-block-number", "2", "--fragment-interval", "20"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", () => {
+          // After the banner's chain line, which follows the URL.
+          const match = /listening on (http:\/\/\S+)[^]*Chain id/.exec(output);
+          if (match !== null) resolve(match[1]!);
+        });
+        void exited.then(() => reject(new Error(`exited early:\n${output}`)));
+      });
+      expect(output).to.include(`Forking ${server.url} at block 2 (${atFork.hash2})`);
+      expect(output).to.include(`Chain id ${CHAIN_ID}`);
+      const call = async (method: string, params: unknown[]) => {
+        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+        return ((await response.json()) as { result: unknown }).result;
+      };
+      expect(await call("eth_getBalance", [RECIPIENT, "0x2"])).to.equal(atFork.recipient);
+      expect(await call("eth_getStorageAt", [token, "0x2", "0x2"])).to.equal(atFork.slot);
+      const hash = await call("eth_sendRawTransaction", [await signed(upstream, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: RECIPIENT, value: 11n })]);
+      let receipt = null as { blockNumber: Hex; blockHash: Hex } | null;
+      while (receipt === null) receipt = (await call("eth_getTransactionReceipt", [hash])) as typeof receipt;
+      expect(BigInt(receipt.blockNumber) > 2n).to.equal(true);
+      child.kill("SIGINT");
+      expect(await exited).to.equal(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    const down = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", "http://127.0.0.1:1", "--fork-block-number", "1"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    down.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => down.once("exit", resolve))).to.equal(1);
+    expect(stderr).to.match(/^fork upstream http:\/\/127\.0\.0\.1:1 is unreachable \(.+\) after 4 attempts\n$/);
   });
 });

@@ -39,6 +39,19 @@ export interface PreconfNetworkUserConfig {
   clock?: "fake" | "real";
   hardfork?: SupportedHardfork;
   blockGasLimit?: number | bigint;
+  /** Fork a live chain (Hardhat's `forking` shape; docs/forking.md). The chain id is then the upstream's. */
+  forking?: PreconfForkingUserConfig;
+}
+
+export interface PreconfForkingUserConfig {
+  url: string;
+  /** The block to fork at (the upstream's latest). */
+  blockNumber?: number | bigint;
+  /** false keeps the block without forking (true). */
+  enabled?: boolean;
+  httpHeaders?: Record<string, string>;
+  /** Keep the upstream's answers on disk here (memory only when absent). */
+  cacheDir?: string;
 }
 
 export interface PreconfNetworkConfig {
@@ -53,6 +66,7 @@ export interface PreconfNetworkConfig {
   clock: "fake" | "real";
   hardfork: SupportedHardfork | undefined;
   blockGasLimit: bigint | undefined;
+  forking: { url: string; blockNumber: bigint | undefined; httpHeaders: Record<string, string> | undefined; cacheDir: string | undefined } | undefined;
 }
 
 const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string")]);
@@ -81,6 +95,16 @@ export const preconfUserConfigSchema = z
     clock: z.enum(["fake", "real"]).optional(),
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
     blockGasLimit: z.union([z.bigint(), z.number().int().safe()]).refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000").optional(),
+    forking: z
+      .object({
+        url: z.string().regex(/^https?:\/\/\S+$/, "expected an http:// or https:// URL"),
+        blockNumber: z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe()]).optional(),
+        enabled: z.boolean().optional(),
+        httpHeaders: z.record(z.string()).optional(),
+        cacheDir: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -115,6 +139,14 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
     clock: user.clock ?? "real",
     hardfork: user.hardfork,
     blockGasLimit: user.blockGasLimit === undefined ? undefined : BigInt(user.blockGasLimit),
+    forking: user.forking === undefined || user.forking.enabled === false
+      ? undefined
+      : {
+          url: user.forking.url,
+          blockNumber: user.forking.blockNumber === undefined ? undefined : BigInt(user.forking.blockNumber),
+          httpHeaders: user.forking.httpHeaders,
+          cacheDir: user.forking.cacheDir,
+        },
   };
 }
 
@@ -123,7 +155,17 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
   return {
     // network.connect({ chainType: "op" }) on a network that names no profile: OP-stack execution too.
     profile: config.profile ?? (connectionChainType === "op" ? "optimism" : "dev"),
-    chainId: config.chainId,
+    // A fork's chain id is its upstream's.
+    ...(config.forking === undefined
+      ? { chainId: config.chainId }
+      : {
+          fork: {
+            url: config.forking.url,
+            ...(config.forking.blockNumber !== undefined && { blockNumber: config.forking.blockNumber }),
+            ...(config.forking.httpHeaders !== undefined && { headers: config.forking.httpHeaders }),
+            ...(config.forking.cacheDir !== undefined && { cacheDir: config.forking.cacheDir }),
+          },
+        }),
     fragmentIntervalMs: config.fragmentIntervalMs,
     fragmentsPerBlock: config.fragmentsPerBlock,
     // Automine replaces the timer: a block per tx, and nothing in between.
