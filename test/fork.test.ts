@@ -201,6 +201,19 @@ describe("fork", function () {
       expect(await rpc("eth_getBalance", [HOLDER, "latest"])).to.equal("0x3");
     });
 
+    it("state dumps of a fork are refused with a clear error, and change nothing", async () => {
+      const message = "state dumps of a forked chain are not supported: fork the same block again (with a fork cache directory, no upstream is needed)";
+      expect(await rpcError(fork, "preconf_dumpState", [])).to.deep.equal({ code: -32000, message, data: undefined });
+      const { provider: local } = await createTestChain();
+      try {
+        const dump = await local.request({ method: "preconf_dumpState", params: [] });
+        expect((await rpcError(fork, "preconf_loadState", [dump])).message).to.equal(message);
+        expect(await rpc("eth_blockNumber")).to.equal("0x2");
+      } finally {
+        await local.close();
+      }
+    });
+
     it("hardhat_reset with forking moves to another block of the upstream", async () => {
       await fork.preconf.seal();
       expect(await rpc("hardhat_reset", [{ forking: { jsonRpcUrl: server.url, blockNumber: 1 } }])).to.equal(true);
@@ -289,6 +302,7 @@ describe("fork", function () {
       const command = parseNodeArgs(["--fork-url", "https://base.example/v2/key", "--fork-block-number", "123", "--fork-cache-dir", "/tmp/c"]);
       expect(command !== "help" && command.provider.fork).to.deep.equal({ url: "https://base.example/v2/key", blockNumber: 123n, cacheDir: "/tmp/c" });
       expect(() => parseNodeArgs(["--fork-block-number", "1"])).to.throw("--fork-block-number and --fork-cache-dir need --fork-url");
+      expect(() => parseNodeArgs(["--fork-url", "http://x", "--dump-state", "d.json"])).to.throw("--fork-url cannot be used with --dump-state or --load-state");
       expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw('--fork-block-number must be a block number, got "latest"');
     });
 

@@ -24,7 +24,7 @@ import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
 import { createForkEngine } from "./fork/engine.ts";
-import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
+import { alreadyKnown, forkDumpUnsupported, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -533,6 +533,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     // A dump's blocks are decoded by ethereumjs at load, which has no deposit tx type.
     if (this.#config.op !== undefined) return Promise.reject(stateDumpUnsupported());
     return this.#queue.run(() => {
+      if (this.#config.fork !== undefined) throw forkDumpUnsupported();
       const head = this.latest;
       const open = this.#open;
       const parentTimestamp = head.block.header.timestamp;
@@ -561,6 +562,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   loadState(dump: ParsedStateDump): Promise<void> {
     return this.#queue.run(async () => {
+      if (this.#config.fork !== undefined) throw forkDumpUnsupported();
       if (canonicalJson(dump.genesis.config) !== canonicalJson(this.#genesis.config)) {
         throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
       }
