@@ -280,6 +280,24 @@ describe("fork", function () {
     expect(missing?.message).to.equal(`fork upstream ${server.url} has no block 99 (its latest is 3)`);
   });
 
+  it("an upstream that goes down mid-run: what was read still answers, a new read is a clear error", async () => {
+    const second = await startServer(upstream, { port: 0 });
+    const fork = (await createTestChain({ fork: { url: second.url, blockNumber: 2 }, mining: "manual" })).provider;
+    try {
+      const rpc = requester(fork);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      await second.close();
+      expect(await rpc("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      const error = await rpcError(fork, "eth_getBalance", [HOLDER, "latest"]);
+      expect(error.code).to.equal(-32603);
+      expect(error.message).to.match(new RegExp(`^fork upstream ${second.url} is unreachable \\(.+\\) after 4 attempts$`));
+      const call = await rpcError(fork, "eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "latest"]);
+      expect(call.message).to.match(/^fork upstream .* is unreachable/);
+    } finally {
+      await fork.close();
+    }
+  });
+
   it("refuses a fork option with a chain id, and a reset onto another chain", async () => {
     const { provider } = await createTestChain();
     try {
