@@ -139,9 +139,6 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
   if (forkUrl === undefined && (forkBlock !== undefined || values["fork-cache-dir"] !== undefined)) {
     throw new UsageError(`--fork-block-number and --fork-cache-dir need --fork-url`);
   }
-  if (forkUrl !== undefined && (values["dump-state"] !== undefined || values["load-state"] !== undefined)) {
-    throw new UsageError(`--fork-url cannot be used with --dump-state or --load-state: a forked chain's state is not dumped (use --fork-cache-dir)`);
-  }
   if (forkBlock !== undefined && !/^\d+$/.test(forkBlock)) throw new UsageError(`--fork-block-number must be a block number, got "${forkBlock}"`);
   return {
     host: values.host,

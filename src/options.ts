@@ -78,8 +78,8 @@ export interface PreconfProviderOptions {
   state?: StateDump;
   /**
    * Fork a live chain (docs/forking.md): its state at `blockNumber` (its latest block when absent)
-   * is read lazily from `url`, and the chain id is the upstream's. Not with `genesis`, `chain`,
-   * `state` or `chainId`.
+   * is read lazily from `url`, and the chain id is the upstream's. Not with `genesis`, `chain` or
+   * `chainId`; with `state`, a dump of a fork of the same block continues where it stopped.
    */
   fork?: {
     url: string;
@@ -206,8 +206,8 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     throw new InvalidOptionsError("profile", `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`);
   }
   if (value.fork !== undefined) {
-    const other = (["genesis", "chain", "state"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
-    if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id, state and blocks from the upstream: leave out ${other}`);
+    const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
+    if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
   }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))

@@ -28,6 +28,7 @@ const CHAIN_ID = 4242;
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD" as Hex;
 const HOLDER = "0x00000000000000000000000000000000000a11ce" as Hex;
+const FRESH = "0x000000000000000000000000000000000000beef" as Hex;
 /** Runtime code: returns BLOCKHASH(calldata[0..32]). */
 const BLOCKHASH_READER = "0x60003540600052602060" + "00f3";
 
@@ -201,16 +202,67 @@ describe("fork", function () {
       expect(await rpc("eth_getBalance", [HOLDER, "latest"])).to.equal("0x3");
     });
 
-    it("state dumps of a fork are refused with a clear error, and change nothing", async () => {
-      const message = "state dumps of a forked chain are not supported: fork the same block again (with a fork cache directory, no upstream is needed)";
-      expect(await rpcError(fork, "preconf_dumpState", [])).to.deep.equal({ code: -32000, message, data: undefined });
-      const { provider: local } = await createTestChain();
+    it("a state dump of the fork loads again, into a new fork of the same block or the running one", async () => {
+      const send = async (raw: Hex) => (await rpc("eth_sendRawTransaction", [raw])) as Hex;
+      const nonce = Number(atFork.nonce0);
+      await send(await signed(fork, CHAIN_ID, 0, { nonce, to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }) }));
+      await fork.preconf.seal();
+      await rpc("hardhat_setBalance", [RECIPIENT, "0x5"]);
+      await rpc("hardhat_setStorageAt", [token, "0x9", `0x${"00".repeat(31)}09`]);
+      const pending = await send(await signed(fork, CHAIN_ID, 0, { nonce: nonce + 1, to: FRESH, value: 4n }));
+      await fork.preconf.fragment();
+      const dump = (await rpc("preconf_dumpState")) as { fork: unknown; accounts: Record<string, unknown> };
+      expect(dump.fork).to.deep.equal({ blockNumber: "0x2", blockHash: atFork.hash2 });
+      // Only what the fork wrote is in it (the token's untouched holder is the upstream's).
+      expect(Object.keys(dump.accounts)).not.to.include(HOLDER.toLowerCase());
+
+      const facts = async (request: Request) => ({
+        block: await request("eth_getBlockByNumber", ["0x3", false]),
+        tokens0: decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(fork.accounts[0]!.address) }, "latest"])),
+        tokens1: decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(fork.accounts[1]!.address) }, "latest"])),
+        holderTokens: decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "latest"])),
+        recipient: await request("eth_getBalance", [RECIPIENT, "pending"]),
+        recipientAtHead: await request("eth_getBalance", [RECIPIENT, "latest"]),
+        slot9: await request("eth_getStorageAt", [token, "0x9", "pending"]),
+        freshPending: await request("eth_getBalance", [FRESH, "pending"]),
+        receipt: await request("eth_getTransactionReceipt", [pending]),
+        code: await request("eth_getCode", [token, "latest"]),
+      });
+      const before = await facts(rpc);
+      expect(before).to.deep.include({ tokens0: 0n, tokens1: 700n, holderTokens: 300n, recipient: "0x5", recipientAtHead: atFork.recipient, slot9: `0x${"00".repeat(31)}09`, freshPending: "0x4", code: atFork.code });
+
+      const loaded = (await createTestChain({ fork: { url: server.url, blockNumber: 2 }, state: dump as never, mining: "manual" })).provider;
       try {
-        const dump = await local.request({ method: "preconf_dumpState", params: [] });
-        expect((await rpcError(fork, "preconf_loadState", [dump])).message).to.equal(message);
-        expect(await rpc("eth_blockNumber")).to.equal("0x2");
+        expect(await facts(requester(loaded))).to.deep.equal(before);
+        // And it goes on: the next block follows the dumped one.
+        expect((await loaded.preconf.seal()).block.header.number).to.equal(4n);
+      } finally {
+        await loaded.close();
+      }
+      await rpc("hardhat_setBalance", [RECIPIENT, "0x77"]);
+      expect(await rpc("preconf_loadState", [dump])).to.equal(true);
+      expect(await facts(rpc)).to.deep.equal(before);
+    });
+
+    it("a dump of a fork loads only into a fork of the same block", async () => {
+      const dump = await rpc("preconf_dumpState");
+      const { provider: local } = await createTestChain({ chainId: CHAIN_ID });
+      try {
+        const error = await rpcError(local, "preconf_loadState", [dump]);
+        expect(error.data).to.deep.equal({ field: "params[0].fork", reason: "the dump is of a fork of block 2: load it into a fork of that block (the fork option with the state option)" });
       } finally {
         await local.close();
+      }
+      const other = (await createTestChain({ fork: { url: server.url, blockNumber: 1 }, mining: "manual" })).provider;
+      try {
+        const error = await rpcError(other, "preconf_loadState", [dump]);
+        expect(error.data).to.deep.equal({
+          field: "params[0].fork",
+          reason: `this chain forks block 1 (${atFork.hash1}); the dump is of a fork of block 2 (${atFork.hash2})`,
+        });
+        expect(await requester(other)("eth_blockNumber")).to.equal("0x1");
+      } finally {
+        await other.close();
       }
     });
 
@@ -312,7 +364,7 @@ describe("fork", function () {
     }
     let thrown: Error | undefined;
     await createTestChain({ fork: { url: server.url }, chainId: 5 }).catch((error: Error) => (thrown = error));
-    expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id, state and blocks from the upstream: leave out chainId");
+    expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id and blocks from the upstream: leave out chainId");
   });
 
   describe("configuration", () => {
@@ -320,7 +372,6 @@ describe("fork", function () {
       const command = parseNodeArgs(["--fork-url", "https://base.example/v2/key", "--fork-block-number", "123", "--fork-cache-dir", "/tmp/c"]);
       expect(command !== "help" && command.provider.fork).to.deep.equal({ url: "https://base.example/v2/key", blockNumber: 123n, cacheDir: "/tmp/c" });
       expect(() => parseNodeArgs(["--fork-block-number", "1"])).to.throw("--fork-block-number and --fork-cache-dir need --fork-url");
-      expect(() => parseNodeArgs(["--fork-url", "http://x", "--dump-state", "d.json"])).to.throw("--fork-url cannot be used with --dump-state or --load-state");
       expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw('--fork-block-number must be a block number, got "latest"');
     });
 

@@ -24,7 +24,9 @@ import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
 import { createForkEngine } from "./fork/engine.ts";
-import { alreadyKnown, forkDumpUnsupported, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
+import { forkRestore } from "./fork/dump.ts";
+import { trieOnly } from "./fork/forkState.ts";
+import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -161,7 +163,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
   static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
-    if (config.state !== undefined) return restoreState(common, config.state);
+    if (config.state !== undefined) return restoreState(common, config.state, config.fork === undefined ? undefined : forkRestore(config.fork, common));
     if (config.fork !== undefined) {
       return {
         ...(await createForkEngine(config.fork, common, config.genesis.alloc)),
@@ -216,7 +218,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   reset(fork?: ForkSource): Promise<void> {
     return this.#queue.run(async () => {
       // hardhat_reset with `forking`: from now on this is the fork the chain resets to.
-      const config = fork === undefined ? this.#config : { ...this.#config, fork };
+      // A dump the chain started from is of the old fork block: the new fork starts afresh.
+      const config = fork === undefined ? this.#config : { ...this.#config, fork, state: undefined };
       this.#install(await Chain.#initialState(config, this.common));
       this.#config = config;
     });
@@ -533,14 +536,14 @@ export class Chain extends EventEmitter<ChainEvents> {
     // A dump's blocks are decoded by ethereumjs at load, which has no deposit tx type.
     if (this.#config.op !== undefined) return Promise.reject(stateDumpUnsupported());
     return this.#queue.run(() => {
-      if (this.#config.fork !== undefined) throw forkDumpUnsupported();
       const head = this.latest;
       const open = this.#open;
       const parentTimestamp = head.block.header.timestamp;
       const requested = open.fragments.length > 0
         ? this.#nextTimestamp
         : open.header.timestamp === this.#timestampAfter(parentTimestamp, undefined) ? undefined : open.header.timestamp;
-      return captureState({
+      // A fork's dump holds its trie as it is: what the fork wrote, not what it reads upstream.
+      return trieOnly(this.#vm, () => captureState({
         chainId: this.chainId,
         genesis: this.#genesis,
         sealed: this.#sealed,
@@ -550,8 +553,9 @@ export class Chain extends EventEmitter<ChainEvents> {
         nextTimestamp: requested,
         index: this.#index,
         live: this.#vm,
-        atHead: this.#hasState(head) ? (read) => this.#views.run(head.block, read) : undefined,
-      });
+        atHead: this.#hasState(head) ? (read) => this.#views.run(head.block, (vm) => trieOnly(vm, () => read(vm))) : undefined,
+        fork: this.#config.fork === undefined ? undefined : { blockNumber: this.#config.fork.blockNumber, blockHash: this.#config.fork.block.hash },
+      }));
     });
   }
 
@@ -562,13 +566,12 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   loadState(dump: ParsedStateDump): Promise<void> {
     return this.#queue.run(async () => {
-      if (this.#config.fork !== undefined) throw forkDumpUnsupported();
       if (canonicalJson(dump.genesis.config) !== canonicalJson(this.#genesis.config)) {
         throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
       }
       let restored: RestoredState;
       try {
-        restored = await restoreState(this.common, dump);
+        restored = await restoreState(this.common, dump, this.#config.fork === undefined ? undefined : forkRestore(this.#config.fork, this.common));
       } catch (error) {
         // Restoring moves the shared Common to the dump's open block; the running open block needs its own fork back.
         this.common.setHardforkBy({ blockNumber: this.#open.number, timestamp: this.#open.header.timestamp });

@@ -120,6 +120,12 @@ export interface StateDump {
   pool: { raw: Hex; from: Hex }[];
   /** The latest (pre-confirmed) state: every account, sorted by address. */
   accounts: Record<Hex, DumpAccount>;
+  /**
+   * A forked chain's dump: the upstream block it forks (not the URL, which may hold a key). Its
+   * first block is the fork block, `accounts` hold only what the fork wrote (docs/forking.md), and
+   * it loads only into a fork of that same block.
+   */
+  fork?: { blockNumber: Hex; blockHash: Hex };
 }
 
 // ── Validation (zod; a wrong shape is -32602 naming the field) ───────────────────────────────
@@ -189,6 +195,7 @@ export const stateDumpSchema = z
       .nullable(),
     pool: z.array(z.object({ raw: bytes, from: address }).strict()),
     accounts: z.record(address, dumpAccount),
+    fork: z.object({ blockNumber: quantity, blockHash: hash }).strict().optional(),
   })
   .strict();
 
@@ -288,6 +295,8 @@ export interface DumpSource {
   live: VM;
   /** Runs a read on the head block's state; undefined when that state is not available (loaded dump). */
   atHead: (<T>(read: (vm: VM) => Promise<T>) => Promise<T>) | undefined;
+  /** The upstream block a forked chain forks. */
+  fork?: { blockNumber: bigint; blockHash: Hex } | undefined;
 }
 
 export async function captureState(source: DumpSource): Promise<StateDump> {
@@ -339,6 +348,7 @@ export async function captureState(source: DumpSource): Promise<StateDump> {
     },
     pool: [...source.pool].sort((a, b) => a.seq - b.seq).map((entry) => ({ raw: bytesToHex(entry.tx.serialize()) as Hex, from: entry.sender })),
     accounts: Object.fromEntries(accounts),
+    ...(source.fork !== undefined && { fork: { blockNumber: bigIntToHex(source.fork.blockNumber) as Hex, blockHash: source.fork.blockHash } }),
   };
 }
 
@@ -379,18 +389,39 @@ export interface RestoredState {
   genesis: GethGenesis;
 }
 
+/** How a forked chain's dump is restored (fork/dump.ts): its blocks start at the fork block, its state reads the upstream. */
+export interface ForkRestore {
+  blockNumber: bigint;
+  blockHash: Hex;
+  /** The fork block as the chain holds it (the upstream's hash). */
+  firstBlock(decoded: Block): Block;
+  /** A state manager that takes the dump's accounts as they are. */
+  stateManager(): MerkleStateManager;
+  /** Called once the dump's accounts are written. */
+  stateWritten(stateManager: MerkleStateManager): void;
+  blockchain(blocks: Block[]): Promise<Blockchain>;
+}
+
 /**
  * Rebuilds a chain from `dump` on its own state manager and blockchain: nothing the caller holds
  * changes, so a dump that fails here leaves the running chain as it was. Throws StateDumpError.
  */
-export async function restoreState(common: Common, dump: ParsedStateDump): Promise<RestoredState> {
+export async function restoreState(common: Common, dump: ParsedStateDump, fork?: ForkRestore): Promise<RestoredState> {
   if (dump.chainId !== common.chainId()) throw new StateDumpError("chainId", `the dump is of chain ${dump.chainId}, this chain is ${common.chainId()}`);
+  if (fork === undefined && dump.fork !== undefined) {
+    throw new StateDumpError("fork", `the dump is of a fork of block ${dump.fork.blockNumber}: load it into a fork of that block (the fork option with the state option)`);
+  }
+  if (fork !== undefined && (dump.fork?.blockNumber !== fork.blockNumber || dump.fork.blockHash !== fork.blockHash)) {
+    throw new StateDumpError("fork", `this chain forks block ${fork.blockNumber} (${fork.blockHash}); the dump is ${dump.fork === undefined ? "not of a fork" : `of a fork of block ${dump.fork.blockNumber} (${dump.fork.blockHash})`}`);
+  }
+  const first = fork?.blockNumber ?? 0n;
 
   const blocks = dump.blocks.map((entry, i) => decodeBlock(entry.rlp, common, `blocks[${i}].rlp`));
+  if (fork !== undefined && blocks[0]!.header.number === first) blocks[0] = fork.firstBlock(blocks[0]!);
   const sealed: SealedBlock[] = [];
   blocks.forEach((block, i) => {
     const path = `blocks[${i}]`;
-    if (block.header.number !== BigInt(i)) throw new StateDumpError(`${path}.rlp`, `is block ${block.header.number}, expected block ${i}`);
+    if (block.header.number !== first + BigInt(i)) throw new StateDumpError(`${path}.rlp`, `is block ${block.header.number}, expected block ${first + BigInt(i)}`);
     if (i > 0 && !equalsBytes(block.header.parentHash, blocks[i - 1]!.hash())) throw new StateDumpError(`${path}.rlp`, "does not follow the previous block");
     const receipts = dump.blocks[i]!.receipts;
     if (receipts.length !== block.transactions.length) {
@@ -413,7 +444,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump): Promi
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).
-  const stateManager = createStateManager(common);
+  const stateManager = fork?.stateManager() ?? createStateManager(common);
   const index = AccountIndex.attach(stateManager);
   for (const [who, account] of Object.entries(dump.accounts)) if (account !== undefined) await writeAccount(stateManager, who as Hex, account);
   const liveRoot = await stateManager.getStateRoot();
@@ -427,9 +458,15 @@ export async function restoreState(common: Common, dump: ParsedStateDump): Promi
     headRoot = await stateManager.getStateRoot();
     await stateManager.setStateRoot(liveRoot);
   }
+  fork?.stateWritten(stateManager);
 
-  const blockchain = await createBlockchain({ common, genesisBlock: blocks[0]!, validateBlocks: false, validateConsensus: false });
-  for (const block of blocks.slice(1)) await blockchain.putBlock(block);
+  let blockchain: Blockchain;
+  if (fork !== undefined) {
+    blockchain = await fork.blockchain(blocks);
+  } else {
+    blockchain = await createBlockchain({ common, genesisBlock: blocks[0]!, validateBlocks: false, validateConsensus: false });
+    for (const block of blocks.slice(1)) await blockchain.putBlock(block);
+  }
   const vm = await createVM({ common, stateManager, blockchain });
 
   return {

@@ -167,10 +167,6 @@ export const stateDumpUnsupported = () =>
 export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) =>
   new RpcError(ErrorCode.server, "historical state not available", { block: bigIntToHex(block), loadedAt: bigIntToHex(loadedAt) });
 
-/** A forked chain's state is mostly the upstream's: a dump of it would not hold it (docs/forking.md). */
-export const forkDumpUnsupported = () =>
-  new RpcError(ErrorCode.server, "state dumps of a forked chain are not supported: fork the same block again (with a fork cache directory, no upstream is needed)");
-
 // ── Filters and subscriptions (go-ethereum's texts) ─────────────────────────────────────────────
 
 export const filterNotFound = () => new RpcError(ErrorCode.server, "filter not found");

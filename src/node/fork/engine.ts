@@ -83,9 +83,15 @@ function forkBlockOf(rpc: RpcBlock, stateRoot: Uint8Array, common: Common): Bloc
     data.blobGasUsed = field("blobGasUsed") ?? "0x0";
   }
   const opts = { common, skipConsensusFormatValidation: true };
-  const block = new ForkBlock(createBlockHeader(data, opts), [], [], common.isActivatedEIP(4895) ? [] : undefined, opts);
-  upstreamHashes.set(block, hexToBytes(rpc.hash));
-  return block;
+  return withUpstreamHash(new Block(createBlockHeader(data, opts), [], [], common.isActivatedEIP(4895) ? [] : undefined, opts), rpc.hash);
+}
+
+/** The fork block (built here, or decoded from a dump) answering the upstream's hash. */
+export function withUpstreamHash(block: Block, hash: Hex): Block {
+  const opts = { common: block.common, skipConsensusFormatValidation: true };
+  const forkBlock = new ForkBlock(block.header, [], [], block.withdrawals, opts);
+  upstreamHashes.set(forkBlock, hexToBytes(hash));
+  return forkBlock;
 }
 
 /** Blocks are frozen once built: the fork block's upstream hash is kept beside it. */

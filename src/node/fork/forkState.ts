@@ -24,6 +24,7 @@ import { dropStorageTrie } from "../stateManager.ts";
 
 import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
 import type { Address } from "@ethereumjs/util";
+import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../../rpc/schema.ts";
 import type { ForkSource } from "./source.ts";
 
@@ -43,6 +44,12 @@ interface CopyInternals {
 
 export class ForkStateManager extends MerkleStateManager {
   readonly source: ForkSource;
+  /**
+   * The trie alone, as a plain state: writes go to it as they are (markers included) and reads
+   * never ask the upstream. Set while a dump of a fork is restored (its accounts and its markers
+   * account are written as dumped).
+   */
+  raw = false;
 
   constructor(opts: MerkleStateManagerOpts, source: ForkSource) {
     super(opts);
@@ -51,8 +58,9 @@ export class ForkStateManager extends MerkleStateManager {
 
   /** Writes the markers' account: the first state of a fork (its root is the fork block's, locally). */
   async initialize(): Promise<Uint8Array> {
-    // Nonce 1: never empty, so never removed by EIP-161 when something touches it.
-    await super.putAccount(FILLED_MARKERS, new Account(1n));
+    // Nonce 1: never empty, so never removed by EIP-161 when something touches it. Through the
+    // instance's own putAccount, so that a state dump's account index sees it (stateDump.ts).
+    await this.putAccount(FILLED_MARKERS, new Account(1n));
     await this.flush();
     return this.getStateRoot();
   }
@@ -74,7 +82,7 @@ export class ForkStateManager extends MerkleStateManager {
   // ── Reads: the trie for what is local, the upstream for the rest ──────────────────────────────
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    if (address.equals(FILLED_MARKERS) || (await this.#accountMarker(address)) !== undefined) return super.getAccount(address);
+    if (this.raw || address.equals(FILLED_MARKERS) || (await this.#accountMarker(address)) !== undefined) return super.getAccount(address);
     const upstream = await this.source.account(address.toString() as Hex);
     if (upstream.nonce === 0n && upstream.balance === 0n && upstream.code === "0x") return undefined;
     const codeHash = upstream.code === "0x" ? KECCAK256_NULL : keccak256(hexToBytes(upstream.code));
@@ -83,7 +91,7 @@ export class ForkStateManager extends MerkleStateManager {
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {
-    if ((await this.#accountMarker(address)) !== undefined) return super.getCode(address);
+    if (this.raw || (await this.#accountMarker(address)) !== undefined) return super.getCode(address);
     return hexToBytes((await this.source.account(address.toString() as Hex)).code);
   }
 
@@ -92,7 +100,7 @@ export class ForkStateManager extends MerkleStateManager {
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    if (address.equals(FILLED_MARKERS) || (await this.#slotIsLocal(address, key))) return super.getStorage(address, key);
+    if (this.raw || address.equals(FILLED_MARKERS) || (await this.#slotIsLocal(address, key))) return super.getStorage(address, key);
     const word = hexToBytes(await this.source.storage(address.toString() as Hex, bytesToHex(key) as Hex));
     let start = 0;
     while (start < word.length && word[start] === 0) start++;
@@ -102,32 +110,36 @@ export class ForkStateManager extends MerkleStateManager {
   // ── Writes: the account (and slot) become local first ─────────────────────────────────────────
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    await this.#makeLocal(address);
+    if (!this.raw) await this.#makeLocal(address);
     return super.putAccount(address, account);
   }
 
   override async deleteAccount(address: Address): Promise<void> {
-    await this.#makeLocal(address);
-    await this.#mark(accountMarkerKey(address), LOCAL_WITH_STORAGE);
+    if (!this.raw) {
+      await this.#makeLocal(address);
+      await this.#mark(accountMarkerKey(address), LOCAL_WITH_STORAGE);
+    }
     await super.deleteAccount(address);
     dropStorageTrie(this, address);
   }
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
-    await this.#makeLocal(address);
+    if (!this.raw) await this.#makeLocal(address);
     return super.putCode(address, value);
   }
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    if (address.equals(FILLED_MARKERS)) return super.putStorage(address, key, value);
+    if (address.equals(FILLED_MARKERS) || this.raw) return super.putStorage(address, key, value);
     await this.#makeLocal(address);
     if (!(await this.#slotIsLocal(address, key))) await this.#mark(slotMarkerKey(address, key), LOCAL);
     return super.putStorage(address, key, value);
   }
 
   override async clearStorage(address: Address): Promise<void> {
-    await this.#makeLocal(address);
-    await this.#mark(accountMarkerKey(address), LOCAL_WITH_STORAGE);
+    if (!this.raw) {
+      await this.#makeLocal(address);
+      await this.#mark(accountMarkerKey(address), LOCAL_WITH_STORAGE);
+    }
     return super.clearStorage(address);
   }
 
@@ -154,10 +166,23 @@ export class ForkStateManager extends MerkleStateManager {
     return (await super.getStorage(FILLED_MARKERS, slotMarkerKey(address, key))).length > 0;
   }
 
+  /** Through the instance's putStorage, so that a state dump's account index knows every marker. */
   #mark(key: Uint8Array, value: Uint8Array): Promise<void> {
-    return super.putStorage(FILLED_MARKERS, key, value);
+    return this.putStorage(FILLED_MARKERS, key, value);
   }
 }
 
 const accountMarkerKey = (address: Address) => keccak256(address.bytes);
 const slotMarkerKey = (address: Address, key: Uint8Array) => keccak256(concatBytes(address.bytes, key));
+
+/** Runs `read` on `vm`'s trie alone when its state is a fork's (a state dump reads what the fork wrote). */
+export async function trieOnly<T>(vm: VM, read: () => Promise<T>): Promise<T> {
+  const stateManager = vm.stateManager;
+  if (!(stateManager instanceof ForkStateManager) || stateManager.raw) return read();
+  stateManager.raw = true;
+  try {
+    return await read();
+  } finally {
+    stateManager.raw = false;
+  }
+}
