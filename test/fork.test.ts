@@ -155,6 +155,26 @@ describe("fork", function () {
       expect(await up("eth_blockNumber")).to.equal("0x3");
     });
 
+    it("state roots depend on the txs run, not on the reads made before them", async () => {
+      const other = (await createTestChain({ fork: { url: server.url, blockNumber: 2 }, mining: "manual" })).provider;
+      try {
+        // Reads on one fork only: code, storage and balances of accounts the tx also touches.
+        await rpc("eth_getBalance", [RECIPIENT, "pending"]);
+        await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "pending"]);
+        await rpc("eth_getStorageAt", [token, "0x2", "pending"]);
+        const raw = await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [RECIPIENT, 5n] }) });
+        const sealed = [];
+        for (const provider of [fork, other]) {
+          await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
+          sealed.push(await provider.preconf.seal());
+        }
+        expect(sealed[0]!.block.header.stateRoot).to.deep.equal(sealed[1]!.block.header.stateRoot);
+        expect(sealed[0]!.hash).to.equal(sealed[1]!.hash);
+      } finally {
+        await other.close();
+      }
+    });
+
     it("pre-confirms on top of the fork: a tx in a fragment is read at pending before the seal", async () => {
       const raw = await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: RECIPIENT, value: 9n });
       const hash = await rpc("eth_sendRawTransaction", [raw]);
