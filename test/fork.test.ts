@@ -408,6 +408,26 @@ describe("fork", function () {
     });
   });
 
+  it("a Hardhat network's preconf.forking serves a fork of the upstream", async () => {
+    // Loaded with import(), as the plugin tests do: a require()d copy of Hardhat clashes with the first.
+    const { createHardhatRuntimeEnvironment } = await import("hardhat/hre");
+    const { default: hardhatPreconf } = await import("../src/hardhat/index.ts");
+    const hre = await createHardhatRuntimeEnvironment({
+      plugins: [hardhatPreconf],
+      networks: { forked: { type: "http", url: "http://preconf.invalid", preconf: { clock: "fake", mining: "auto", forking: { url: server.url, blockNumber: 2 } } } },
+    });
+    const connection = await hre.network.create("forked");
+    try {
+      const request = (method: string, params: unknown[] = []) => connection.provider.request({ method, params });
+      expect(await request("eth_chainId")).to.equal(`0x${CHAIN_ID.toString(16)}`);
+      expect(await request("eth_getBalance", [RECIPIENT, "latest"])).to.equal(atFork.recipient);
+      expect(await request("hardhat_reset", [{ forking: { jsonRpcUrl: server.url, blockNumber: 1 } }])).to.equal(true);
+      expect(await request("eth_blockNumber")).to.equal("0x1");
+    } finally {
+      await connection.close();
+    }
+  });
+
   it("preconf node --fork-url serves the fork and pre-confirms on top of it; a down upstream exits 1 with the reason", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", server.url, "--fork-block-number", "2", "--fragment-interval", "20"], {
       cwd: ROOT,
