@@ -44,6 +44,8 @@ export interface UpstreamAccount {
 }
 
 const hex = (value: bigint) => `0x${value.toString(16)}` as Hex;
+/** A cached answer's key: the call as it goes out. */
+const keyOf = (method: string, params: unknown[]) => `${method} ${JSON.stringify(params).slice(1, -1)}`;
 
 class AnswerCache {
   readonly #memory = new Map<string, Promise<unknown>>();
@@ -110,12 +112,20 @@ export class ForkSource {
     const client = new UpstreamClient({ url: options.url, headers: options.headers });
     const endpoints = options.cacheDir === undefined ? undefined : new EndpointIndex(options.cacheDir);
     const urlKey = createHash("sha256").update(options.url).digest("hex");
-    let chainId = endpoints?.chainIdOf(urlKey);
-    if (chainId === undefined) {
-      chainId = BigInt(await client.call<Hex>("eth_chainId", []));
-      endpoints?.remember(urlKey, chainId);
-    }
-    const blockNumber = options.blockNumber ?? BigInt(await client.call<Hex>("eth_blockNumber", []));
+    const knownChainId = endpoints?.chainIdOf(urlKey);
+    // What is needed is asked in one tick, so one batch: the chain id, the latest block number
+    // (no block given) or else the fork block itself (unless the disk cache may hold it).
+    const early = knownChainId === undefined && options.blockNumber !== undefined
+      ? client.call<RpcBlock | null>("eth_getBlockByNumber", [hex(options.blockNumber), false])
+      : undefined;
+    early?.catch(() => {}); // its failure is reported where it is awaited (or by the chain id's)
+    const [chainIdAnswer, latest] = await Promise.all([
+      knownChainId === undefined ? client.call<Hex>("eth_chainId", []) : undefined,
+      options.blockNumber === undefined ? client.call<Hex>("eth_blockNumber", []) : undefined,
+    ]);
+    const chainId = knownChainId ?? BigInt(chainIdAnswer!);
+    if (knownChainId === undefined) endpoints?.remember(urlKey, chainId);
+    const blockNumber = options.blockNumber ?? BigInt(latest!);
     let file: string | undefined;
     if (options.cacheDir !== undefined) {
       const dir = join(options.cacheDir, chainId.toString());
@@ -123,7 +133,8 @@ export class ForkSource {
       file = join(dir, `${blockNumber}.jsonl`);
     }
     const cache = new AnswerCache(file);
-    const block = (await cache.get(`eth_getBlockByNumber ${hex(blockNumber)}`, () => client.call("eth_getBlockByNumber", [hex(blockNumber), false]))) as RpcBlock | null;
+    const params = [hex(blockNumber), false];
+    const block = (await cache.get(keyOf("eth_getBlockByNumber", params), () => early ?? client.call("eth_getBlockByNumber", params))) as RpcBlock | null;
     if (block === null) {
       const head = BigInt(await client.call<Hex>("eth_blockNumber", []));
       throw new ForkUpstreamError(`fork upstream ${client.origin} has no block ${blockNumber} (its latest is ${head})`);
@@ -133,7 +144,7 @@ export class ForkSource {
 
   /** A call whose answer never changes (state at the fork block, blocks and txs at or below it). */
   cached<T>(method: string, params: unknown[]): Promise<T> {
-    return this.#cache.get(`${method} ${JSON.stringify(params).slice(1, -1)}`, () => this.client.call(method, params)) as Promise<T>;
+    return this.#cache.get(keyOf(method, params), () => this.client.call(method, params)) as Promise<T>;
   }
 
   /** An account at the fork block: three calls, which go out in one batch. */
