@@ -130,6 +130,13 @@ describe("fork", function () {
       expect(await rpc("eth_getBlockByHash", [atFork.hash2, false])).to.deep.equal(await up("eth_getBlockByNumber", ["0x2", false]));
       expect(await rpc("eth_getTransactionByHash", [deployTx])).to.deep.equal(await up("eth_getTransactionByHash", [deployTx]));
       expect(await rpc("eth_getTransactionReceipt", [deployTx])).to.deep.equal(await up("eth_getTransactionReceipt", [deployTx]));
+      expect(await rpc("eth_getBlockTransactionCountByHash", [atFork.hash2])).to.equal("0x2");
+      expect(await rpc("eth_getBlockTransactionCountByNumber", ["0x1"])).to.equal("0x2");
+      expect(await rpc("eth_getTransactionByBlockHashAndIndex", [atFork.hash1, "0x0"])).to.deep.equal(await up("eth_getTransactionByHash", [deployTx]));
+      expect(await rpc("eth_getTransactionByBlockNumberAndIndex", ["0x1", "0x0"])).to.deep.equal(await up("eth_getTransactionByHash", [deployTx]));
+      const upstream3 = ((await up("eth_getBlockByNumber", ["0x3", false])) as { hash: Hex }).hash;
+      expect(await rpc("eth_getBlockByHash", [upstream3, false])).to.equal(null);
+      expect(await rpc("eth_getBlockTransactionCountByHash", [upstream3])).to.equal(null);
       expect(await rpc("eth_getTransactionByHash", [laterTx])).to.equal(null);
       expect(await rpc("eth_getTransactionReceipt", [laterTx])).to.equal(null);
       const upstreamLogs = await up("eth_getLogs", [{ fromBlock: "0x0", toBlock: "0x2", address: token }]);

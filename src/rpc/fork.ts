@@ -41,6 +41,12 @@ function withinFork<T extends { blockNumber?: unknown; number?: unknown } | null
   return answer;
 }
 
+/** A block sealed here, after the fork block (the fork block itself is the upstream's). */
+function isLocalBlock(ctx: MethodContext, fork: ForkSource, blockHash: Hex): boolean {
+  const sealed = ctx.chain.sealedByHash(blockHash);
+  return sealed !== undefined && sealed.block.header.number > fork.blockNumber;
+}
+
 /** Reads a block the upstream knows by hash (the fork block or older); null otherwise. */
 async function upstreamBlockByHash(fork: ForkSource, blockHash: Hex, full: boolean) {
   return withinFork(fork, await fork.cached<{ number?: string } | null>("eth_getBlockByHash", [blockHash, full]));
@@ -58,11 +64,8 @@ const forked: Record<string, Forked> = {
     const number = upstreamNumber(ctx, fork, params[0], false);
     return number === undefined ? local(params, ctx) : fork.cached("eth_getBlockByNumber", [q(number), params[1] ?? false]);
   }) as Forked,
-  eth_getBlockByHash: ((params: [Hex, boolean | undefined], ctx, fork, local) => {
-    const sealed = ctx.chain.sealedByHash(params[0]);
-    if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local(params, ctx);
-    return upstreamBlockByHash(fork, params[0], params[1] ?? false);
-  }) as Forked,
+  eth_getBlockByHash: ((params: [Hex, boolean | undefined], ctx, fork, local) =>
+    isLocalBlock(ctx, fork, params[0]) ? local(params, ctx) : upstreamBlockByHash(fork, params[0], params[1] ?? false)) as Forked,
   eth_getBlockTransactionCountByNumber: ((params: [BlockSelector], ctx, fork, local) => {
     const number = upstreamNumber(ctx, fork, params[0], false);
     return number === undefined ? local(params, ctx) : fork.cached("eth_getBlockTransactionCountByNumber", [q(number)]);
@@ -70,6 +73,14 @@ const forked: Record<string, Forked> = {
   eth_getTransactionByBlockNumberAndIndex: ((params: [BlockSelector, number], ctx, fork, local) => {
     const number = upstreamNumber(ctx, fork, params[0], false);
     return number === undefined ? local(params, ctx) : fork.cached("eth_getTransactionByBlockNumberAndIndex", [q(number), q(BigInt(params[1]))]);
+  }) as Forked,
+  eth_getBlockTransactionCountByHash: ((params: [Hex], ctx, fork, local) => {
+    if (isLocalBlock(ctx, fork, params[0])) return local(params, ctx);
+    return upstreamBlockByHash(fork, params[0], false).then((block) => (block === null ? null : fork.cached("eth_getBlockTransactionCountByHash", params)));
+  }) as Forked,
+  eth_getTransactionByBlockHashAndIndex: ((params: [Hex, number], ctx, fork, local) => {
+    if (isLocalBlock(ctx, fork, params[0])) return local(params, ctx);
+    return upstreamBlockByHash(fork, params[0], false).then((block) => (block === null ? null : fork.cached("eth_getTransactionByBlockHashAndIndex", [params[0], q(BigInt(params[1]))])));
   }) as Forked,
   eth_getTransactionByHash: ((params: [Hex], ctx, fork, local) => {
     const answer = local(params, ctx);
