@@ -121,6 +121,11 @@ describe("fork", function () {
       expect(decodeBalance(await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "latest"]))).to.equal(atFork.holderTokens);
       // Blocks before the fork block are the upstream's too.
       expect(await rpc("eth_getBalance", [RECIPIENT, "0x1"])).to.equal(await up("eth_getBalance", [RECIPIENT, "0x1"]));
+      // So are calls there.
+      const atBlock1 = await up("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "0x1"]);
+      expect(decodeBalance(atBlock1)).to.equal(0n);
+      expect(await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "0x1"])).to.equal(atBlock1);
+      expect(await rpc("eth_estimateGas", [{ to: RECIPIENT, value: "0x1" }, "0x1"])).to.equal("0x5208");
       // The dev accounts are funded as on any dev chain.
       expect(await rpc("eth_getBalance", [fork.accounts[0]!.address, "latest"])).to.equal(`0x${(10_000n * 10n ** 18n).toString(16)}`);
     });
@@ -435,7 +440,9 @@ describe("fork", function () {
     }
   });
 
-  it("preconf node --fork-url serves the fork and pre-confirms on top of it; a down upstream exits 1 with the reason", async () => {
+  it("preconf node --fork-url serves the fork and pre-confirms on top of it; a down upstream exits 1 with the reason", async function () {
+    // Two CLI processes, each compiling the sources through tsx: slow on a busy machine.
+    this.timeout(90_000);
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", server.url, "--fork-block-number", "2", "--fragment-interval", "20"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

@@ -126,9 +126,44 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
   return [...upstream, ...own];
 }
 
+/**
+ * eth_call and eth_estimateGas at a block before the fork block: the upstream runs them there, on
+ * the request as the caller gave it (these take the raw params: a parsed request is not what the
+ * upstream reads).
+ */
+const forkedRaw: Record<string, (raw: unknown[], parsed: [unknown, BlockSelector | undefined], ctx: MethodContext, fork: ForkSource) => unknown> = {
+  eth_call: (raw, [, selector], ctx, fork) => {
+    const number = upstreamNumber(ctx, fork, selector, true);
+    return number === undefined ? undefined : fork.cached("eth_call", [raw[0], q(number), ...raw.slice(2)]);
+  },
+  eth_estimateGas: (raw, [, selector], ctx, fork) => {
+    const number = upstreamNumber(ctx, fork, selector, true);
+    return number === undefined ? undefined : fork.cached("eth_estimateGas", [raw[0], q(number)]);
+  },
+};
+
 /** `table` with the methods above answering from the upstream on a forked chain. */
 export function withForkLookups(table: MethodTable): MethodTable {
   const out: MethodTable = { ...table };
+  for (const [name, forward] of Object.entries(forkedRaw)) {
+    const spec = table[name];
+    if (spec === undefined) continue;
+    out[name] = {
+      // The parsed params, and the raw ones beside them (issues keep their paths, as positional's).
+      params: z.unknown().transform((raw, ctx) => {
+        const parsed = spec.params.safeParse(raw);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
+          return z.NEVER;
+        }
+        return { raw: raw as unknown[], parsed: parsed.data as [unknown, BlockSelector | undefined] };
+      }),
+      handler: ({ raw, parsed }: { raw: unknown[]; parsed: [unknown, BlockSelector | undefined] }, ctx) => {
+        const fork = ctx.chain.fork;
+        return (fork === undefined ? undefined : forward(raw, parsed, ctx, fork)) ?? spec.handler(parsed, ctx);
+      },
+    };
+  }
   for (const [name, handler] of Object.entries(forked)) {
     const spec = table[name];
     if (spec === undefined) continue;
