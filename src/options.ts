@@ -208,6 +208,8 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
   if (value.fork !== undefined) {
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
+    // Not yet: an OP-stack profile's per-block deposit and fees on top of the upstream's predeploys are untested.
+    if (value.profile !== "dev") throw new InvalidOptionsError("fork", `the ${value.profile} profile cannot be used with a fork yet: a fork runs with the dev profile's rules`);
   }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))

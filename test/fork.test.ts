@@ -397,6 +397,9 @@ describe("fork", function () {
     let thrown: Error | undefined;
     await createTestChain({ fork: { url: server.url }, chainId: 5 }).catch((error: Error) => (thrown = error));
     expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id and blocks from the upstream: leave out chainId");
+    thrown = undefined;
+    await createTestChain({ fork: { url: server.url }, profile: "base" }).catch((error: Error) => (thrown = error));
+    expect((thrown as Error | undefined)?.message).to.equal("Invalid hardhat-preconf option fork: the base profile cannot be used with a fork yet: a fork runs with the dev profile's rules");
   });
 
   describe("configuration", () => {
