@@ -39,6 +39,8 @@ export interface PreconfNetworkUserConfig {
   clock?: "fake" | "real";
   hardfork?: SupportedHardfork;
   blockGasLimit?: number | bigint;
+  /** A block may have its parent's timestamp, as Hardhat's `allowBlocksWithSameTimestamp` (false). */
+  allowBlocksWithSameTimestamp?: boolean;
 }
 
 export interface PreconfNetworkConfig {
@@ -53,6 +55,7 @@ export interface PreconfNetworkConfig {
   clock: "fake" | "real";
   hardfork: SupportedHardfork | undefined;
   blockGasLimit: bigint | undefined;
+  allowBlocksWithSameTimestamp: boolean;
 }
 
 const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string")]);
@@ -81,6 +84,7 @@ export const preconfUserConfigSchema = z
     clock: z.enum(["fake", "real"]).optional(),
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
     blockGasLimit: z.union([z.bigint(), z.number().int().safe()]).refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000").optional(),
+    allowBlocksWithSameTimestamp: z.boolean().optional(),
   })
   .strict();
 
@@ -115,6 +119,7 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
     clock: user.clock ?? "real",
     hardfork: user.hardfork,
     blockGasLimit: user.blockGasLimit === undefined ? undefined : BigInt(user.blockGasLimit),
+    allowBlocksWithSameTimestamp: user.allowBlocksWithSameTimestamp ?? false,
   };
 }
 
@@ -130,6 +135,7 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
     mining: config.mining === "interval" ? "interval" : "manual",
     accounts: config.accounts,
     walletPolicy: config.walletPolicy,
+    allowBlocksWithSameTimestamp: config.allowBlocksWithSameTimestamp,
     ...(config.hardfork !== undefined && { hardfork: config.hardfork }),
     ...(config.blockGasLimit !== undefined && { blockGasLimit: config.blockGasLimit }),
   };

@@ -62,6 +62,24 @@ export interface ChainConfig {
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
   /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
   eips?: number[] | undefined;
+  /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
+  allowBlocksWithSameTimestamp?: boolean | undefined;
+}
+
+/**
+ * Header fields dev methods set for the next block only (hardhat_setNextBlockBaseFeePerGas,
+ * hardhat_setPrevRandao, evm_setNextBlockTimestamp), as Hardhat/EDR take them for the next block
+ * they mine.
+ */
+export interface NextBlockFields {
+  baseFeePerGas?: bigint;
+  prevRandao?: Hex;
+}
+
+/** Header fields that hold for every block from the next one on (hardhat_setCoinbase, evm_setBlockGasLimit). */
+export interface BlockDefaults {
+  coinbase?: Hex;
+  gasLimit?: bigint;
 }
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
@@ -96,7 +114,15 @@ interface Snapshot {
   pool: PooledTx[];
   timeOffset: bigint;
   nextTimestamp: bigint | undefined;
+  nextFields: NextBlockFields;
+  openFields: OpenFields;
+  defaults: Required<BlockDefaults>;
   parts: (() => void)[];
+}
+
+/** What the open block was opened with, so that re-opening it (no fragment yet) keeps it. */
+interface OpenFields extends NextBlockFields {
+  timestamp?: bigint;
 }
 
 /** A chain's whole state at creation, load or reset; `historyFrom`: the first block with state (default: the head's). */
@@ -131,6 +157,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   #open!: OpenBlock;
   /** Set by evm_setNextBlockTimestamp: the next block's timestamp. */
   #nextTimestamp: bigint | undefined;
+  /** One-block header overrides for the next block to open. */
+  #nextFields: NextBlockFields = {};
+  /** The overrides the open block took (re-applied when it is re-opened before its first fragment). */
+  #openFields: OpenFields = {};
+  /** Coinbase and gas limit of every block from the next one on. */
+  #defaults!: Required<BlockDefaults>;
   /** Seconds added to the clock by evm_increaseTime. */
   #timeOffset = 0n;
   /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
@@ -342,7 +374,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#queue.run(async () => {
       const { entry, replaces } = await admit({
         common: this.common,
-        blockGasLimit: this.#open.header.gasLimit,
+        // evm_setBlockGasLimit's limit holds from the next block on, and the pool keeps txs for it.
+        blockGasLimit: this.#defaults.gasLimit,
         minTip: this.#config.minTip,
         allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
         pool: this.pool,
@@ -421,9 +454,42 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#queue.run(() => {
       if (change.increaseBy !== undefined) this.#timeOffset += change.increaseBy;
       if (change.nextTimestamp !== undefined) this.#nextTimestamp = change.nextTimestamp;
-      if (this.#open.fragments.length === 0) this.#open = this.#openAfter(this.latest.block);
+      this.#reopenIfEmpty();
       return this.#timeOffset;
     });
+  }
+
+  /**
+   * Header overrides (hardhat_setNextBlockBaseFeePerGas, hardhat_setPrevRandao: the next block;
+   * hardhat_setCoinbase, evm_setBlockGasLimit: every block from the next on). They apply to the
+   * next block that opens, and to the open block itself while it has no fragment (nothing has
+   * been pre-confirmed against its header yet). A lower gas limit drops pooled txs above it.
+   */
+  setBlockFields(next: NextBlockFields, defaults: BlockDefaults = {}): Promise<void> {
+    return this.#queue.run(() => {
+      this.#nextFields = { ...this.#nextFields, ...next };
+      this.#defaults = { ...this.#defaults, ...defaults };
+      this.#reopenIfEmpty();
+      if (defaults.gasLimit !== undefined) {
+        for (const entry of [...this.pool.all()]) {
+          if (entry.tx.gasLimit > defaults.gasLimit && this.pool.remove(entry.hash) !== undefined) this.emit("dropped", entry, "exceeds block gas limit");
+        }
+      }
+    });
+  }
+
+  /** The coinbase of the blocks to come (eth_coinbase). */
+  get coinbase(): Hex {
+    return this.#defaults.coinbase;
+  }
+
+  /** Opens the open block again with the current overrides, unless it already pre-confirmed something. */
+  #reopenIfEmpty(): void {
+    if (this.#open.fragments.length > 0) return;
+    const kept = this.#openFields;
+    this.#nextFields = { baseFeePerGas: kept.baseFeePerGas, prevRandao: kept.prevRandao, ...dropUndefined(this.#nextFields) };
+    if (this.#nextTimestamp === undefined) this.#nextTimestamp = kept.timestamp;
+    this.#open = this.#openAfter(this.latest.block);
   }
 
   /** Records everything a revert restores: state, sealed chain, open block, pool and time. */
@@ -444,6 +510,9 @@ export class Chain extends EventEmitter<ChainEvents> {
         pool: [...this.pool.all()],
         timeOffset: this.#timeOffset,
         nextTimestamp: this.#nextTimestamp,
+        nextFields: this.#nextFields,
+        openFields: this.#openFields,
+        defaults: this.#defaults,
         parts: this.#parts.map((part) => part.capture()),
       });
       return id;
@@ -482,6 +551,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const entry of snap.pool) this.pool.add(entry);
       this.#timeOffset = snap.timeOffset;
       this.#nextTimestamp = snap.nextTimestamp;
+      this.#nextFields = snap.nextFields;
+      this.#openFields = snap.openFields;
+      this.#defaults = snap.defaults;
       await this.#vm.stateManager.setStateRoot(snap.stateRoot);
       // The snapshot may hold dev edits that no sealed block has.
       this.#latestEdited = true;
@@ -564,6 +636,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     this.#timeOffset = restored.timeOffset;
     this.#nextTimestamp = restored.nextTimestamp;
+    this.#nextFields = {};
+    this.#openFields = {};
+    this.#defaults = { coinbase: this.#config.coinbase, gasLimit: this.latest.block.header.gasLimit };
     this.#open = restored.open ?? this.#openAfter(this.latest.block);
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
@@ -781,13 +856,23 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
   #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined): bigint {
     const wanted = requested ?? BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
+    if (this.#config.allowBlocksWithSameTimestamp === true) return wanted >= parentTimestamp ? wanted : parentTimestamp;
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
+  }
+
+  /** Whether a block may have its parent's timestamp. */
+  get allowsSameTimestamp(): boolean {
+    return this.#config.allowBlocksWithSameTimestamp === true;
   }
 
   #openAfter(parent: Block): OpenBlock {
     const parentHeader = parent.header;
-    const timestamp = this.#timestampAfter(parentHeader.timestamp, this.#nextTimestamp);
+    const requested = this.#nextTimestamp;
+    const timestamp = this.#timestampAfter(parentHeader.timestamp, requested);
+    const fields = this.#nextFields;
     this.#nextTimestamp = undefined;
+    this.#nextFields = {};
+    this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -795,11 +880,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       number: parentHeader.number + 1n,
       parentHash: bytesToHex(parentHash) as Hex,
       timestamp,
-      gasLimit: parentHeader.gasLimit,
-      baseFeePerGas: this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
-      coinbase: this.#config.coinbase,
+      gasLimit: this.#defaults.gasLimit,
+      baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
+      coinbase: this.#defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
-      prevRandao: bytesToHex(keccak256(parentHash)) as Hex,
+      prevRandao: fields.prevRandao ?? (bytesToHex(keccak256(parentHash)) as Hex),
       excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
     });
   }
@@ -811,6 +896,10 @@ export class Chain extends EventEmitter<ChainEvents> {
  */
 function flatHex(bytes: Uint8Array): Hex {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
 }
 
 /** JSON with sorted keys, so that two objects compare by content. */

@@ -9,9 +9,9 @@ import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
-import { checkSendRequest, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
-import { invalidParams, txConstructionError } from "./errors.ts";
-import { formatTransaction } from "./format.ts";
+import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
+import { devMethodError, ErrorCode, invalidParams, RpcError, txConstructionError } from "./errors.ts";
+import { formatExecuted, formatTransaction } from "./format.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
 
@@ -71,12 +71,19 @@ function checkTimestamp(timestamp: bigint, field: string): void {
   if (timestamp > MAX_TIMESTAMP) throw invalidParams(field, `timestamp ${timestamp} exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
 }
 
+/** Hardhat's (EDR's) texts: network helpers' users match on them. */
+function checkAfterLast(chain: Chain, timestamp: bigint, field: string): void {
+  const last = lastTimestamp(chain);
+  const data = { field, timestamp: bigIntToHex(timestamp), previousTimestamp: bigIntToHex(last) };
+  if (timestamp < last) throw devMethodError(`Timestamp ${timestamp} is lower than the previous block's timestamp ${last}`, data);
+  if (timestamp === last && !chain.allowsSameTimestamp) {
+    throw devMethodError(`Timestamp ${timestamp} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`, data);
+  }
+}
+
 async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: string): Promise<void> {
   checkTimestamp(timestamp, field);
-  const last = lastTimestamp(ctx.chain);
-  if (timestamp <= last) {
-    throw invalidParams(field, `timestamp ${timestamp} is lower than or equal to previous block's timestamp ${last}`);
-  }
+  checkAfterLast(ctx.chain, timestamp, field);
   await ctx.chain.adjustTime({ nextTimestamp: timestamp });
 }
 
@@ -134,14 +141,15 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
  */
 async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
   checkSendRequest(ctx, request);
-  const { type, fields } = await fillTransaction(ctx, request);
-  let tx: ReturnType<typeof impersonatedTransaction>;
-  try {
-    tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
-  } catch (error) {
-    throw txConstructionError(error);
-  }
-  return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+  return fillAndAdmit(ctx, request, ({ type, fields }) => {
+    let tx: ReturnType<typeof impersonatedTransaction>;
+    try {
+      tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
+    } catch (error) {
+      throw txConstructionError(error);
+    }
+    return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+  });
 }
 
 /** The `from` of eth_sendTransaction's first param, before any schema runs. */
@@ -240,7 +248,9 @@ const hardhatMethods: MethodTable = {
   hardhat_setNonce: method(positional(address, quantity), ([who, nonce], ctx) =>
     editAccount(ctx, who, (account) => {
       // Hardhat refuses to move a nonce backwards: txs already counted on it would repeat.
-      if (nonce < account.nonce) throw invalidParams("params[1]", `new nonce ${nonce} must not be smaller than the existing nonce ${account.nonce}`);
+      if (nonce < account.nonce) {
+        throw devMethodError(`New nonce (${nonce}) must not be smaller than the existing nonce (${account.nonce})`, { field: "params[1]", nonce: bigIntToHex(account.nonce) });
+      }
       // EIP-2681: an account nonce is at most 2^64 - 1.
       if (nonce > 0xffffffffffffffffn) throw invalidParams("params[1]", "nonce exceeds 2^64 - 1 (EIP-2681)");
       account.nonce = nonce;
@@ -271,10 +281,50 @@ const hardhatMethods: MethodTable = {
 
   hardhat_dropTransaction: method(positional(hash), ([txHash], ctx) => {
     if (ctx.chain.transaction(txHash) !== undefined) {
-      throw invalidParams("params[0]", `transaction ${txHash} cannot be dropped because it is already pre-confirmed or mined`);
+      // EDR's text and code (-32602); pre-confirmed txs are as final as mined ones here.
+      throw new RpcError(ErrorCode.invalidParams, `Transaction ${txHash} cannot be dropped because it's already mined`, { field: "params[0]", hash: txHash });
     }
     return ctx.chain.dropTransaction(txHash);
   }),
+
+  /**
+   * Header overrides, Hardhat's semantics mapped onto fragments: each applies to the next block
+   * that opens, and to the open block itself while it has no fragment (nothing was pre-confirmed
+   * against its header yet). Base fee and prevRandao hold for one block; coinbase and gas limit
+   * for every block from then on.
+   */
+  hardhat_setNextBlockBaseFeePerGas: method(positional(quantity), async ([baseFee], ctx) => {
+    if (!ctx.chain.common.isActivatedEIP(1559)) throw devMethodError("hardhat_setNextBlockBaseFeePerGas is disabled because EIP-1559 is not active");
+    await ctx.chain.setBlockFields({ baseFeePerGas: baseFee });
+    return true;
+  }),
+  hardhat_setPrevRandao: method(positional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")), async ([value], ctx) => {
+    await ctx.chain.setBlockFields({ prevRandao: value.toLowerCase() as Hex });
+    return true;
+  }),
+  hardhat_setCoinbase: method(positional(address), async ([coinbase], ctx) => {
+    await ctx.chain.setBlockFields({}, { coinbase });
+    return true;
+  }),
+  evm_setBlockGasLimit: method(positional(quantity), async ([gasLimit], ctx) => {
+    if (gasLimit === 0n) throw devMethodError("Block gas limit must be greater than 0", { field: "params[0]" });
+    // Hardhat takes a u64; ethereumjs' header field is a u64 as well.
+    if (gasLimit > 0xffffffffffffffffn) throw invalidParams("params[0]", "gas limit exceeds 2^64 - 1");
+    await ctx.chain.setBlockFields({}, { gasLimit });
+    return true;
+  }),
+  /** Only pre-London chains have a minimum gas price (EDR's text); every supported fork has EIP-1559. */
+  hardhat_setMinGasPrice: method(positional(quantity), (_, ctx) => {
+    if (ctx.chain.common.isActivatedEIP(1559)) throw devMethodError("hardhat_setMinGasPrice is not supported when EIP-1559 is active");
+    return true;
+  }),
+  /** The node logs nothing (no console): accepted so that Hardhat scripts run unchanged. */
+  hardhat_setLoggingEnabled: method(positional(z.boolean()), () => true),
+  /** Hardhat: the txs not yet in a mined block. Here: those pre-confirmed in the open block, then the pool's. */
+  eth_pendingTransactions: method(positional(), (_, ctx) => [
+    ...ctx.chain.open.transactions.map((record) => formatExecuted(record)),
+    ...[...ctx.chain.pool.all()].map((entry) => formatTransaction(entry.tx, entry.sender, undefined)),
+  ]),
 
   txpool_content: method(positional(), async (_, ctx) => {
     const { pending, queued } = await poolByState(ctx);
@@ -303,6 +353,11 @@ const ANVIL_ALIASES: Record<string, keyof typeof hardhatMethods> = {
   anvil_increaseTime: "evm_increaseTime",
   anvil_setNextBlockTimestamp: "evm_setNextBlockTimestamp",
   anvil_snapshot: "evm_snapshot",
+  anvil_setNextBlockBaseFeePerGas: "hardhat_setNextBlockBaseFeePerGas",
+  anvil_setCoinbase: "hardhat_setCoinbase",
+  anvil_setBlockGasLimit: "evm_setBlockGasLimit",
+  anvil_setMinGasPrice: "hardhat_setMinGasPrice",
+  anvil_setLoggingEnabled: "hardhat_setLoggingEnabled",
   anvil_revert: "evm_revert",
 };
 

@@ -75,6 +75,13 @@ export const methodNotFound = (method: string) =>
 export const invalidParams = (field: string, reason: string) =>
   new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
 
+/**
+ * A dev method (hardhat_, evm_, anvil_) refusing a value it parsed: Hardhat's human text in the
+ * message (tests match on it, e.g. "Timestamp X is lower than the previous block's timestamp Y")
+ * under EDR's code (-32000), the facts in `data`.
+ */
+export const devMethodError = (message: string, data?: Record<string, unknown>) => new RpcError(ErrorCode.server, message, data);
+
 export const internalError = (cause: unknown) =>
   new RpcError(ErrorCode.internalError, "Internal error", {
     reason: cause instanceof Error ? cause.message : String(cause),
