@@ -24,6 +24,7 @@ import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
 import { StateViews } from "./stateViews.ts";
 import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
+import { ZERO_HASH } from "./records.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -82,6 +83,9 @@ export interface BlockDefaults {
   gasLimit?: bigint;
 }
 
+/** Reserved blocks a state dump builds and writes at most (see #everySealed). */
+const MAX_DUMPED_RESERVED_BLOCKS = 100_000;
+
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
 
@@ -120,6 +124,28 @@ interface Snapshot {
   parts: (() => void)[];
 }
 
+/**
+ * A run of empty blocks that hardhat_mine reserved without building them (EDR's reservations,
+ * edr_evm blockchain/storage/reservable.rs): block `n` is built on its first read, with the
+ * state, gas limit, coinbase and base fee of the block before the run, `interval` seconds per
+ * block after it, and (as EDR) a zero parent hash, which keeps a block independent of the ones
+ * before it in the run.
+ */
+interface Reservation {
+  first: bigint;
+  last: bigint;
+  interval: bigint;
+  parentTimestamp: bigint;
+  stateRoot: Uint8Array;
+  gasLimit: bigint;
+  baseFeePerGas: bigint;
+  coinbase: Hex;
+  excessBlobGas: bigint | undefined;
+}
+
+/** hardhat_mine builds runs shorter than this block by block (EDR: 6). */
+const MIN_RESERVED_BLOCKS = 6n;
+
 /** What the open block was opened with, so that re-opening it (no fragment yet) keeps it. */
 interface OpenFields extends NextBlockFields {
   timestamp?: bigint;
@@ -151,7 +177,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   #prunedAt = 0n;
   readonly #config: ChainConfig;
   readonly #queue = new SerialQueue();
-  readonly #sealed: SealedBlock[] = [];
+  /** Sealed blocks by number; a hole is a reserved empty block (`#reservations`) not read yet. */
+  readonly #sealed: (SealedBlock | undefined)[] = [];
+  #reservations: Reservation[] = [];
   readonly #byHash = new Map<Hex, SealedBlock>();
   readonly #txs = new Map<Hex, TxRecord>();
   #open!: OpenBlock;
@@ -237,7 +265,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   get latest(): SealedBlock {
-    return this.#sealed[this.#sealed.length - 1]!;
+    return this.#sealed[this.#sealed.length - 1] ?? this.sealedByNumber(BigInt(this.#sealed.length - 1))!;
+  }
+
+  /** The number of the newest sealed block (reserved ones included). */
+  get headNumber(): bigint {
+    return BigInt(this.#sealed.length - 1);
   }
 
   get open(): OpenBlock {
@@ -254,7 +287,45 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   sealedByNumber(number: bigint): SealedBlock | undefined {
-    return number < 0n ? undefined : this.#sealed[Number(number)];
+    if (number < 0n || number >= BigInt(this.#sealed.length)) return undefined;
+    return this.#sealed[Number(number)] ?? this.#buildReserved(number);
+  }
+
+  /**
+   * When block `number` is a reserved block not built yet: the last number of its run, so that a
+   * walk over many blocks (logs, block filters) can skip empty blocks nobody has read.
+   */
+  unbuiltRunEnd(number: bigint): bigint | undefined {
+    if (number < 0n || number >= BigInt(this.#sealed.length) || this.#sealed[Number(number)] !== undefined) return undefined;
+    return this.#reservationOf(number)?.last;
+  }
+
+  #reservationOf(number: bigint): Reservation | undefined {
+    return this.#reservations.find((reservation) => reservation.first <= number && number <= reservation.last);
+  }
+
+  /** Builds reserved block `number` (once: it is indexed like any sealed block from then on). */
+  #buildReserved(number: bigint): SealedBlock | undefined {
+    const reservation = this.#reservationOf(number);
+    if (reservation === undefined) return undefined;
+    const block = OpenBlock.emptyBlock(
+      this.common,
+      {
+        number,
+        parentHash: ZERO_HASH,
+        timestamp: reservation.parentTimestamp + reservation.interval * (number - reservation.first + 1n),
+        gasLimit: reservation.gasLimit,
+        baseFeePerGas: reservation.baseFeePerGas,
+        coinbase: reservation.coinbase,
+        prevRandao: ZERO_HASH,
+        excessBlobGas: reservation.excessBlobGas,
+      },
+      reservation.stateRoot,
+    );
+    const sealed: SealedBlock = { block, hash: flatHex(block.hash()), transactions: [], fragmentCount: 0 };
+    this.#sealed[Number(number)] = sealed;
+    this.#byHash.set(sealed.hash, sealed);
+    return sealed;
   }
 
   sealedByHash(hash: Hex): SealedBlock | undefined {
@@ -272,7 +343,7 @@ export class Chain extends EventEmitter<ChainEvents> {
           case "pending":
             return this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest };
           case "earliest":
-            return { kind: "sealed", sealed: this.#sealed[0]! };
+            return { kind: "sealed", sealed: this.sealedByNumber(0n)! };
           default:
             // A dev chain finalizes at once: safe and finalized are the head (as Hardhat and anvil).
             return { kind: "sealed", sealed: this.latest };
@@ -316,6 +387,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     const manager = blockchain.dbManager;
     const decode = manager.getHeader.bind(manager);
     manager.getHeader = async (hash, number) => this.#byHash.get(flatHex(hash))?.block.header ?? decode(hash, number);
+    // The EVM asks the blockchain for blocks only for BLOCKHASH (pre-EIP-7709): answered from our
+    // own index, reserved blocks included, so sealed blocks are never written into its database.
+    const read = blockchain.getBlock.bind(blockchain);
+    blockchain.getBlock = async (id) => {
+      const sealed = id instanceof Uint8Array ? this.#byHash.get(flatHex(id)) : this.sealedByNumber(BigInt(id));
+      return sealed?.block ?? read(id);
+    };
   }
 
   /** The one rule for which sealed blocks' states can be read. */
@@ -329,8 +407,14 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */
   *logs(from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
-    const last = to < this.latest.block.header.number ? to : this.latest.block.header.number;
+    const last = to < this.headNumber ? to : this.headNumber;
     for (let number = from; number <= last; number++) {
+      // A reserved run has no logs: skip it whole.
+      const runEnd = this.unbuiltRunEnd(number);
+      if (runEnd !== undefined) {
+        number = runEnd;
+        continue;
+      }
       for (const record of this.#sealed[Number(number)]?.transactions ?? []) {
         for (const log of record.logs) yield { log, record };
       }
@@ -527,15 +611,18 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const later of [...this.#snapshots.keys()]) if (later >= id) this.#snapshots.delete(later);
 
       const dropped = this.#sealed.splice(snap.sealedCount);
+      this.#reservations = this.#reservations
+        .filter((reservation) => reservation.first < BigInt(snap.sealedCount))
+        .map((reservation) => (reservation.last < BigInt(snap.sealedCount) ? reservation : { ...reservation, last: BigInt(snap.sealedCount) - 1n }));
       // Blocks sealed after the revert have their state again; those pruned below the head stay gone.
       const next = this.latest.block.header.number + 1n;
       if (this.#historyFrom > next) this.#historyFrom = next;
       if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
       for (const sealed of dropped) {
+        if (sealed === undefined) continue; // a reserved block never read
         this.#byHash.delete(sealed.hash);
         for (const record of sealed.transactions) this.#txs.delete(record.hash);
       }
-      if (dropped[0] !== undefined) await this.#blockchain.delBlock(dropped[0].block.hash());
       if (this.#open !== snap.open) for (const record of this.#open.transactions) this.#txs.delete(record.hash);
 
       const open = snap.open;
@@ -562,6 +649,55 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
+  /**
+   * hardhat_mine, EDR's algorithm (edr_provider data.rs, mine_and_commit_blocks): the first block
+   * at its usual time; blocks `interval` seconds apart while the pool still fills them; one more;
+   * then a run of empty blocks that is reserved, not built (`Reservation`), and a last block after
+   * it. Time and memory stay bounded whatever `count` is.
+   */
+  mine(count: bigint, interval: bigint): Promise<void> {
+    return this.#queue.run(async () => {
+      if (count === 0n) return;
+      if (this.#open.fragments.length === 0) await this.#executeFragment();
+      let last = await this.#seal();
+      let mined = 1n;
+      const mineNext = async () => {
+        this.#nextTimestamp = this.latest.block.header.timestamp + interval;
+        this.#reopenIfEmpty();
+        await this.#executeFragment();
+        last = await this.#seal();
+        mined++;
+      };
+      while (mined < count && this.pool.size > 0 && last.transactions.length > 0) await mineNext();
+      if (mined < count) await mineNext();
+      const remaining = count - mined;
+      if (remaining < MIN_RESERVED_BLOCKS) {
+        while (mined < count) await mineNext();
+        return;
+      }
+      this.#reserve(remaining - 1n, interval);
+      await mineNext();
+    });
+  }
+
+  /** Reserves `count` empty blocks after the head (the open block, still empty, is re-opened after them). */
+  #reserve(count: bigint, interval: bigint): void {
+    const parent = this.latest.block.header;
+    const { header } = this.#open;
+    this.#reservations.push({
+      first: parent.number + 1n,
+      last: parent.number + count,
+      interval,
+      parentTimestamp: parent.timestamp,
+      stateRoot: parent.stateRoot,
+      gasLimit: header.gasLimit,
+      baseFeePerGas: header.baseFeePerGas,
+      coinbase: header.coinbase,
+      excessBlobGas: header.excessBlobGas,
+    });
+    this.#sealed.length += Number(count);
+  }
+
   /** Adds something evm_snapshot / evm_revert also cover (they call it inside the writer queue). */
   addSnapshotPart(part: SnapshotPart): void {
     this.#parts.push(part);
@@ -585,7 +721,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       return captureState({
         chainId: this.chainId,
         genesis: this.#genesis,
-        sealed: this.#sealed,
+        sealed: this.#everySealed(),
         open,
         pool: [...this.pool.all()],
         timeOffset: this.#timeOffset,
@@ -619,6 +755,15 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
+  /** Every sealed block, reserved ones built: a dump lists them all. */
+  #everySealed(): SealedBlock[] {
+    const reserved = this.#reservations.reduce((sum, reservation) => sum + reservation.last - reservation.first + 1n, 0n);
+    if (reserved > BigInt(MAX_DUMPED_RESERVED_BLOCKS)) {
+      throw new StateDumpError("blocks", `the chain has ${reserved} empty blocks from hardhat_mine; a dump writes every block, and at most ${MAX_DUMPED_RESERVED_BLOCKS} of those`);
+    }
+    return Array.from({ length: this.#sealed.length }, (_, number) => this.sealedByNumber(BigInt(number))!);
+  }
+
   #install(restored: InitialState): void {
     this.#vm = restored.vm;
     this.#blockchain = restored.blockchain;
@@ -627,6 +772,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#shareHeaders(restored.blockchain);
     this.#genesis = restored.genesis;
     this.#sealed.length = 0;
+    this.#reservations = [];
     this.#byHash.clear();
     this.#txs.clear();
     for (const sealed of restored.sealed) {
@@ -806,7 +952,6 @@ export class Chain extends EventEmitter<ChainEvents> {
     const open = this.#open;
     const stateRoot = await this.#vm.stateManager.getStateRoot();
     const block = await open.seal(stateRoot);
-    await this.#blockchain.putBlock(this.#config.op?.storable(block) ?? block);
     const hash = flatHex(block.hash());
     for (const record of open.transactions) record.blockHash = hash;
     const sealed: SealedBlock = { block, hash, transactions: open.transactions, fragmentCount: open.fragments.length };
@@ -835,7 +980,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (from <= this.#historyFrom || store === undefined || (stateManager as unknown as { _checkpointCount: number })._checkpointCount > 0) return;
 
     const roots: Uint8Array[] = [liveRoot];
-    for (let number = from; number <= head.block.header.number; number++) roots.push(this.#sealed[Number(number)]!.block.header.stateRoot);
+    for (let number = from; number <= head.block.header.number; number++) roots.push(this.sealedByNumber(number)!.block.header.stateRoot);
     const keptHeads = new Set<Hex>();
     const keep = (sealed: SealedBlock | undefined) => {
       if (sealed === undefined || !this.#hasState(sealed)) return;

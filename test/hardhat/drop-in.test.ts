@@ -59,6 +59,19 @@ describe("a preconf network as a drop-in Hardhat network", () => {
     expect(await counter.read.count()).to.equal(4n);
   });
 
+  it("networkHelpers.mine(1_000_000) mines a million blocks at once", async () => {
+    const { networkHelpers, viem } = connection;
+    const height = await networkHelpers.time.latestBlock();
+    const latest = await networkHelpers.time.latest();
+    await networkHelpers.mine(1_000_000, { interval: 12 });
+    expect(await networkHelpers.time.latestBlock()).to.equal(height + 1_000_000);
+    const publicClient = await viem.getPublicClient();
+    const middle = await publicClient.getBlock({ blockNumber: BigInt(height + 500_000) });
+    const head = await publicClient.getBlock();
+    expect(Number(head.timestamp - middle.timestamp)).to.equal(12 * 500_000);
+    expect(Number(head.timestamp)).to.be.greaterThan(latest + 12 * 999_998);
+  });
+
   describe("revert reasons", () => {
     it("reach hardhat-viem's ContractFunctionExecutionError for reads (eth_call, code 3)", async () => {
       const reverter = await connection.viem.deployContract("Reverter");
