@@ -30,7 +30,7 @@ export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";
 
 const q = (value: bigint) => bigIntToHex(value) as Hex;
 
-function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBlock {
+export function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBlock {
   const resolved = ctx.chain.resolve(selector);
   if (resolved === undefined) {
     throw unknownBlock(selector.kind === "hash" ? selector.hash : selector.kind === "number" ? q(selector.number) : selector.tag);
@@ -39,7 +39,7 @@ function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBl
 }
 
 /** The block a dry run executes in: the open block's header, or a sealed block's. */
-function executionBlockOf(resolved: ResolvedBlock): Block {
+export function executionBlockOf(resolved: ResolvedBlock): Block {
   return resolved.kind === "open" ? resolved.open.executionBlock : resolved.sealed.block;
 }
 

@@ -102,6 +102,28 @@ describe("a preconf network as a drop-in Hardhat network", () => {
   });
 });
 
+describe("debug_traceTransaction through Hardhat's provider", () => {
+  it("traces a reverted tx: struct logs end in REVERT, callTracer gives the reason", async () => {
+    const connection = await network.create("preconf");
+    try {
+      const { viem, provider } = connection;
+      const reverter = await viem.deployContract("Reverter");
+      const [wallet] = await viem.getWalletClients();
+      // An explicit gas limit: the send skips the estimate (which would refuse it) and mines, reverted.
+      const hash = await wallet!.sendTransaction({ to: reverter.address, data: "0x5b2dd100" /* revertWithReason() */, gas: 100_000n });
+      const receipt = await (await viem.getPublicClient()).getTransactionReceipt({ hash });
+      expect(receipt.status).to.equal("reverted");
+      const trace = (await provider.request({ method: "debug_traceTransaction", params: [hash] })) as { failed: boolean; structLogs: { op: string }[] };
+      expect(trace.failed).to.equal(true);
+      expect(trace.structLogs.at(-1)!.op).to.equal("REVERT");
+      const frame = (await provider.request({ method: "debug_traceTransaction", params: [hash, { tracer: "callTracer" }] })) as Record<string, unknown>;
+      expect(frame).to.include({ type: "CALL", error: "execution reverted", revertReason: "nope" });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe("the network's gas, gasPrice, gasMultiplier and from settings", () => {
   it("gasMultiplier multiplies the estimate of eth_sendTransaction", async () => {
     const connection = await network.create("preconfMultiplied");
