@@ -73,6 +73,18 @@ describe("hardhat_mine of many blocks", () => {
     expect((await block(provider, hex(5))).number).to.equal(hex(5));
   });
 
+  it("10^9 blocks: mined, read at both ends and reverted without walking the run", async () => {
+    const id = await call<string>(provider, "evm_snapshot");
+    await call(provider, "hardhat_mine", [hex(1_000_000_000)]);
+    expect(await call(provider, "eth_blockNumber")).to.equal(hex(1_000_000_000));
+    const built = await block(provider, hex(123_456_789));
+    expect(built.number).to.equal(hex(123_456_789));
+    expect(await call(provider, "evm_revert", [id])).to.equal(true);
+    expect(await call(provider, "eth_blockNumber")).to.equal("0x0");
+    expect(await call(provider, "eth_getBlockByHash", [built.hash, false])).to.equal(null);
+    expect(await block(provider, hex(123_456_789))).to.equal(null);
+  });
+
   it("pooled txs go into the first blocks; short runs are built block by block", async () => {
     await send(provider, await signTx(provider, 0, { nonce: 0 }));
     await call(provider, "hardhat_mine", [hex(3), hex(5)]);

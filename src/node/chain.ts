@@ -180,6 +180,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Sealed blocks by number; a hole is a reserved empty block (`#reservations`) not read yet. */
   readonly #sealed: (SealedBlock | undefined)[] = [];
   #reservations: Reservation[] = [];
+  /** Reserved blocks built so far (a revert drops them without walking the whole run). */
+  readonly #builtReserved = new Set<number>();
   readonly #byHash = new Map<Hex, SealedBlock>();
   readonly #txs = new Map<Hex, TxRecord>();
   #open!: OpenBlock;
@@ -324,6 +326,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     );
     const sealed: SealedBlock = { block, hash: flatHex(block.hash()), transactions: [], fragmentCount: 0 };
     this.#sealed[Number(number)] = sealed;
+    this.#builtReserved.add(Number(number));
     this.#byHash.set(sealed.hash, sealed);
     return sealed;
   }
@@ -610,7 +613,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (snap === undefined) return false;
       for (const later of [...this.#snapshots.keys()]) if (later >= id) this.#snapshots.delete(later);
 
-      const dropped = this.#sealed.splice(snap.sealedCount);
+      const dropped = this.#dropSealedFrom(snap.sealedCount);
       this.#reservations = this.#reservations
         .filter((reservation) => reservation.first < BigInt(snap.sealedCount))
         .map((reservation) => (reservation.last < BigInt(snap.sealedCount) ? reservation : { ...reservation, last: BigInt(snap.sealedCount) - 1n }));
@@ -619,7 +622,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (this.#historyFrom > next) this.#historyFrom = next;
       if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
       for (const sealed of dropped) {
-        if (sealed === undefined) continue; // a reserved block never read
         this.#byHash.delete(sealed.hash);
         for (const record of sealed.transactions) this.#txs.delete(record.hash);
       }
@@ -755,6 +757,31 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
+  /**
+   * Cuts the sealed chain to `count` blocks and answers the blocks it held beyond: reserved runs
+   * are skipped whole (their built blocks are in `#builtReserved`), so a revert past a run of 10^9
+   * empty blocks does not walk it.
+   */
+  #dropSealedFrom(count: number): SealedBlock[] {
+    const dropped: SealedBlock[] = [];
+    for (let number = count; number < this.#sealed.length; number++) {
+      const reservation = this.#reservationOf(BigInt(number));
+      if (reservation !== undefined) {
+        number = Number(reservation.last);
+        continue;
+      }
+      const sealed = this.#sealed[number];
+      if (sealed !== undefined) dropped.push(sealed);
+    }
+    for (const number of [...this.#builtReserved]) {
+      if (number < count) continue;
+      dropped.push(this.#sealed[number]!);
+      this.#builtReserved.delete(number);
+    }
+    this.#sealed.length = count;
+    return dropped;
+  }
+
   /** Every sealed block, reserved ones built: a dump lists them all. */
   #everySealed(): SealedBlock[] {
     const reserved = this.#reservations.reduce((sum, reservation) => sum + reservation.last - reservation.first + 1n, 0n);
@@ -773,6 +800,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#genesis = restored.genesis;
     this.#sealed.length = 0;
     this.#reservations = [];
+    this.#builtReserved.clear();
     this.#byHash.clear();
     this.#txs.clear();
     for (const sealed of restored.sealed) {
