@@ -32,5 +32,26 @@ export default defineConfig({
         mining: "auto",
       },
     },
+    // The network settings Hardhat's request handlers apply (test/hardhat/drop-in.test.ts).
+    preconfMultiplied: {
+      type: "http",
+      url: "http://preconf.invalid",
+      gasMultiplier: 2,
+      preconf: { clock: "fake", mining: "auto" },
+    },
+    preconfFixed: {
+      type: "http",
+      url: "http://preconf.invalid",
+      chainId: 31337,
+      gas: 200_000,
+      gasPrice: 7_000_000_000,
+      from: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      preconf: { clock: "fake", mining: "auto" },
+    },
+    preconfSameTimestamp: {
+      type: "http",
+      url: "http://preconf.invalid",
+      preconf: { clock: "fake", mining: "auto", allowBlocksWithSameTimestamp: true },
+    },
   },
 });

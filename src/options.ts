@@ -62,6 +62,8 @@ export interface PreconfProviderOptions {
   minPriorityFeePerGas?: number | bigint;
   /** Accept legacy txs without EIP-155 chain id (go-ethereum's --rpc.allow-unprotected-txs). */
   allowUnprotectedTxs?: boolean;
+  /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp; false). */
+  allowBlocksWithSameTimestamp?: boolean;
   /** Sealed blocks whose state stays readable (128, as geth's in-memory tries); `"all"` never prunes. */
   stateHistory?: number | "all";
   /**
@@ -120,6 +122,7 @@ export interface ResolvedOptions {
   coinbase: Hex;
   minPriorityFeePerGas: bigint;
   allowUnprotectedTxs: boolean;
+  allowBlocksWithSameTimestamp: boolean;
   stateHistory: number | "all";
   genesis: GethGenesis | undefined;
   chain: Uint8Array | undefined;
@@ -164,6 +167,7 @@ const optionsSchema = z
     coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).optional(),
     minPriorityFeePerGas: wei.default(0n),
     allowUnprotectedTxs: z.boolean().default(false),
+    allowBlocksWithSameTimestamp: z.boolean().default(false),
     stateHistory: z.union([positiveInt, z.literal("all")]).default(128),
     genesis: z.custom<GethGenesis>(isGethGenesis, "must be a geth genesis object with config.chainId and alloc").optional(),
     chain: z.instanceof(Uint8Array, { message: "must be a Uint8Array of RLP blocks" }).optional(),

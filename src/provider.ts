@@ -250,6 +250,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     coinbase: resolved.coinbase,
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
+    allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     chainRlp: resolved.chain,
     state: resolved.state,

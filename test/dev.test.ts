@@ -172,9 +172,13 @@ describe("dev methods", () => {
       await call(provider, "evm_setNextBlockTimestamp", [next]);
       await call(provider, "hardhat_mine");
       expect(Number((await latestBlock(provider)).timestamp)).to.equal(next);
-      const error = await rpcError(provider, "evm_setNextBlockTimestamp", [next]);
-      expect(error.code).to.equal(-32602);
-      expect(JSON.stringify(error.data)).to.include("lower than or equal to previous block's timestamp");
+      // Hardhat's (EDR's) texts and code: network helpers' users match on the message.
+      expect(await rpcError(provider, "evm_setNextBlockTimestamp", [next])).to.deep.equal({
+        code: -32000,
+        message: `Timestamp ${next} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`,
+        data: { field: "params[0]", timestamp: `0x${next.toString(16)}`, previousTimestamp: `0x${next.toString(16)}` },
+      });
+      expect(await rpcError(provider, "evm_mine", [next - 1])).to.include({ code: -32000, message: `Timestamp ${next - 1} is lower than the previous block's timestamp ${next}` });
     });
   });
 
@@ -230,7 +234,7 @@ describe("dev methods", () => {
     it("hardhat_setNonce moves the nonce forward only", async () => {
       await call(provider, "hardhat_setNonce", [dev0, "0x5"]);
       expect(await call(provider, "eth_getTransactionCount", [dev0, "latest"])).to.equal("0x5");
-      expect((await rpcError(provider, "hardhat_setNonce", [dev0, "0x1"])).code).to.equal(-32602);
+      expect(await rpcError(provider, "hardhat_setNonce", [dev0, "0x1"])).to.include({ code: -32000, message: "New nonce (1) must not be smaller than the existing nonce (5)" });
       const hash = await call<string>(provider, "eth_sendTransaction", [{ from: dev0, to: STRANGER }]);
       expect(await call<{ nonce: string }>(provider, "eth_getTransactionByHash", [hash])).to.include({ nonce: "0x5" });
     });

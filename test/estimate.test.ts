@@ -197,7 +197,7 @@ describe("eth_estimateGas", () => {
     it("eth_call takes the same state and gives the same revert error", async () => {
       const passes = await provider.request({ method: "eth_call", params: [pass(), "pending"] });
       expect(BigInt(passes as string)).to.equal(1n);
-      expect(await rpcError(provider, "eth_call", [pass(), "latest"])).to.deep.equal({ code: -32000, message: "execution reverted", data: GATE_CLOSED });
+      expect(await rpcError(provider, "eth_call", [pass(), "latest"])).to.deep.equal({ code: 3, message: "execution reverted: Gate: closed", data: GATE_CLOSED });
     });
 
     it("numbers and hashes (EIP-1898) select blocks; the open block's number is pre-confirmed state", async () => {

@@ -59,6 +59,8 @@ const ALLOWED_CODES = new Set<number>([
   ErrorCode.methodNotFound,
   ErrorCode.invalidParams,
   ErrorCode.server,
+  // eth_call reverts (go-ethereum's code 3, DECISIONS §2).
+  ErrorCode.executionReverted,
   ErrorCode.notificationsUnsupported,
   ErrorCode.timeout,
   ErrorCode.userRejected,

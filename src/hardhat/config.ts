@@ -39,6 +39,8 @@ export interface PreconfNetworkUserConfig {
   clock?: "fake" | "real";
   hardfork?: SupportedHardfork;
   blockGasLimit?: number | bigint;
+  /** A block may have its parent's timestamp, as Hardhat's `allowBlocksWithSameTimestamp` (false). */
+  allowBlocksWithSameTimestamp?: boolean;
   /** Fork a live chain (Hardhat's `forking` shape; docs/forking.md). The chain id is then the upstream's. */
   forking?: PreconfForkingUserConfig;
 }
@@ -67,6 +69,7 @@ export interface PreconfNetworkConfig {
   hardfork: SupportedHardfork | undefined;
   blockGasLimit: bigint | undefined;
   forking: { url: string; blockNumber: bigint | undefined; httpHeaders: Record<string, string> | undefined; cacheDir: string | undefined } | undefined;
+  allowBlocksWithSameTimestamp: boolean;
 }
 
 const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string")]);
@@ -105,6 +108,7 @@ export const preconfUserConfigSchema = z
       })
       .strict()
       .optional(),
+    allowBlocksWithSameTimestamp: z.boolean().optional(),
   })
   .strict();
 
@@ -147,6 +151,7 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
           httpHeaders: user.forking.httpHeaders,
           cacheDir: user.forking.cacheDir,
         },
+    allowBlocksWithSameTimestamp: user.allowBlocksWithSameTimestamp ?? false,
   };
 }
 
@@ -172,6 +177,7 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
     mining: config.mining === "interval" ? "interval" : "manual",
     accounts: config.accounts,
     walletPolicy: config.walletPolicy,
+    allowBlocksWithSameTimestamp: config.allowBlocksWithSameTimestamp,
     ...(config.hardfork !== undefined && { hardfork: config.hardfork }),
     ...(config.blockGasLimit !== undefined && { blockGasLimit: config.blockGasLimit }),
   };

@@ -27,6 +27,7 @@ import { createForkEngine } from "./fork/engine.ts";
 import { forkRestore } from "./fork/dump.ts";
 import { trieOnly } from "./fork/forkState.ts";
 import { alreadyKnown, historicalStateUnavailable, stateDumpUnsupported } from "../rpc/errors.ts";
+import { ZERO_HASH } from "./records.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -68,7 +69,28 @@ export interface ChainConfig {
   eips?: number[] | undefined;
   /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */
   fork?: ForkSource | undefined;
+  /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
+  allowBlocksWithSameTimestamp?: boolean | undefined;
 }
+
+/**
+ * Header fields dev methods set for the next block only (hardhat_setNextBlockBaseFeePerGas,
+ * hardhat_setPrevRandao, evm_setNextBlockTimestamp), as Hardhat/EDR take them for the next block
+ * they mine.
+ */
+export interface NextBlockFields {
+  baseFeePerGas?: bigint;
+  prevRandao?: Hex;
+}
+
+/** Header fields that hold for every block from the next one on (hardhat_setCoinbase, evm_setBlockGasLimit). */
+export interface BlockDefaults {
+  coinbase?: Hex;
+  gasLimit?: bigint;
+}
+
+/** Reserved blocks a state dump builds and writes at most (see #everySealed). */
+const MAX_DUMPED_RESERVED_BLOCKS = 100_000;
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
@@ -102,7 +124,37 @@ interface Snapshot {
   pool: PooledTx[];
   timeOffset: bigint;
   nextTimestamp: bigint | undefined;
+  nextFields: NextBlockFields;
+  openFields: OpenFields;
+  defaults: Required<BlockDefaults>;
   parts: (() => void)[];
+}
+
+/**
+ * A run of empty blocks that hardhat_mine reserved without building them (EDR's reservations,
+ * edr_evm blockchain/storage/reservable.rs): block `n` is built on its first read, with the
+ * state, gas limit, coinbase and base fee of the block before the run, `interval` seconds per
+ * block after it, and (as EDR) a zero parent hash, which keeps a block independent of the ones
+ * before it in the run.
+ */
+interface Reservation {
+  first: bigint;
+  last: bigint;
+  interval: bigint;
+  parentTimestamp: bigint;
+  stateRoot: Uint8Array;
+  gasLimit: bigint;
+  baseFeePerGas: bigint;
+  coinbase: Hex;
+  excessBlobGas: bigint | undefined;
+}
+
+/** hardhat_mine builds runs shorter than this block by block (EDR: 6). */
+const MIN_RESERVED_BLOCKS = 6n;
+
+/** What the open block was opened with, so that re-opening it (no fragment yet) keeps it. */
+interface OpenFields extends NextBlockFields {
+  timestamp?: bigint;
 }
 
 /** A chain's whole state at creation, load or reset; `historyFrom`: the first block with state (default: the head's). */
@@ -133,12 +185,22 @@ export class Chain extends EventEmitter<ChainEvents> {
   #firstNumber = 0n;
   #config: ChainConfig;
   readonly #queue = new SerialQueue();
-  readonly #sealed: SealedBlock[] = [];
+  /** Sealed blocks by number - #firstNumber; a hole is a reserved empty block (`#reservations`) not read yet. */
+  readonly #sealed: (SealedBlock | undefined)[] = [];
+  #reservations: Reservation[] = [];
+  /** Reserved blocks built so far (a revert drops them without walking the whole run). */
+  readonly #builtReserved = new Set<number>();
   readonly #byHash = new Map<Hex, SealedBlock>();
   readonly #txs = new Map<Hex, TxRecord>();
   #open!: OpenBlock;
   /** Set by evm_setNextBlockTimestamp: the next block's timestamp. */
   #nextTimestamp: bigint | undefined;
+  /** One-block header overrides for the next block to open. */
+  #nextFields: NextBlockFields = {};
+  /** The overrides the open block took (re-applied when it is re-opened before its first fragment). */
+  #openFields: OpenFields = {};
+  /** Coinbase and gas limit of every block from the next one on. */
+  #defaults!: Required<BlockDefaults>;
   /** Seconds added to the clock by evm_increaseTime. */
   #timeOffset = 0n;
   /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
@@ -237,7 +299,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   get latest(): SealedBlock {
-    return this.#sealed[this.#sealed.length - 1]!;
+    return this.#sealed[this.#sealed.length - 1] ?? this.sealedByNumber(this.headNumber)!;
+  }
+
+  /** The number of the newest sealed block (reserved ones included). */
+  get headNumber(): bigint {
+    return this.#firstNumber + BigInt(this.#sealed.length - 1);
   }
 
   get open(): OpenBlock {
@@ -254,7 +321,49 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   sealedByNumber(number: bigint): SealedBlock | undefined {
-    return number < this.#firstNumber ? undefined : this.#sealed[Number(number - this.#firstNumber)];
+    const index = number - this.#firstNumber;
+    if (index < 0n || index >= BigInt(this.#sealed.length)) return undefined;
+    return this.#sealed[Number(index)] ?? this.#buildReserved(number);
+  }
+
+  /**
+   * When block `number` is a reserved block not built yet: the last number of its run, so that a
+   * walk over many blocks (logs, block filters) can skip empty blocks nobody has read.
+   */
+  unbuiltRunEnd(number: bigint): bigint | undefined {
+    const index = number - this.#firstNumber;
+    if (index < 0n || index >= BigInt(this.#sealed.length) || this.#sealed[Number(index)] !== undefined) return undefined;
+    return this.#reservationOf(number)?.last;
+  }
+
+  #reservationOf(number: bigint): Reservation | undefined {
+    return this.#reservations.find((reservation) => reservation.first <= number && number <= reservation.last);
+  }
+
+  /** Builds reserved block `number` (once: it is indexed like any sealed block from then on). */
+  #buildReserved(number: bigint): SealedBlock | undefined {
+    const reservation = this.#reservationOf(number);
+    if (reservation === undefined) return undefined;
+    const block = OpenBlock.emptyBlock(
+      this.common,
+      {
+        number,
+        parentHash: ZERO_HASH,
+        timestamp: reservation.parentTimestamp + reservation.interval * (number - reservation.first + 1n),
+        gasLimit: reservation.gasLimit,
+        baseFeePerGas: reservation.baseFeePerGas,
+        coinbase: reservation.coinbase,
+        prevRandao: ZERO_HASH,
+        excessBlobGas: reservation.excessBlobGas,
+      },
+      reservation.stateRoot,
+    );
+    const sealed: SealedBlock = { block, hash: flatHex(block.hash()), transactions: [], fragmentCount: 0 };
+    const index = Number(number - this.#firstNumber);
+    this.#sealed[index] = sealed;
+    this.#builtReserved.add(index);
+    this.#byHash.set(sealed.hash, sealed);
+    return sealed;
   }
 
   sealedByHash(hash: Hex): SealedBlock | undefined {
@@ -272,7 +381,7 @@ export class Chain extends EventEmitter<ChainEvents> {
           case "pending":
             return this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest };
           case "earliest":
-            return { kind: "sealed", sealed: this.#sealed[0]! };
+            return { kind: "sealed", sealed: this.sealedByNumber(0n)! };
           default:
             // A dev chain finalizes at once: safe and finalized are the head (as Hardhat and anvil).
             return { kind: "sealed", sealed: this.latest };
@@ -316,6 +425,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     const manager = blockchain.dbManager;
     const decode = manager.getHeader.bind(manager);
     manager.getHeader = async (hash, number) => this.#byHash.get(flatHex(hash))?.block.header ?? decode(hash, number);
+    // The EVM asks the blockchain for blocks only for BLOCKHASH (pre-EIP-7709): answered from our
+    // own index, reserved blocks included, so sealed blocks are never written into its database.
+    const read = blockchain.getBlock.bind(blockchain);
+    blockchain.getBlock = async (id) => {
+      const sealed = id instanceof Uint8Array ? this.#byHash.get(flatHex(id)) : this.sealedByNumber(BigInt(id));
+      return sealed?.block ?? read(id);
+    };
   }
 
   /** The one rule for which sealed blocks' states can be read. */
@@ -329,8 +445,14 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */
   *logs(from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
-    const last = to < this.latest.block.header.number ? to : this.latest.block.header.number;
+    const last = to < this.headNumber ? to : this.headNumber;
     for (let number = from; number <= last; number++) {
+      // A reserved run has no logs: skip it whole.
+      const runEnd = this.unbuiltRunEnd(number);
+      if (runEnd !== undefined) {
+        number = runEnd;
+        continue;
+      }
       for (const record of this.sealedByNumber(number)?.transactions ?? []) {
         for (const log of record.logs) yield { log, record };
       }
@@ -374,7 +496,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#queue.run(async () => {
       const { entry, replaces } = await admit({
         common: this.common,
-        blockGasLimit: this.#open.header.gasLimit,
+        // evm_setBlockGasLimit's limit holds from the next block on, and the pool keeps txs for it.
+        blockGasLimit: this.#defaults.gasLimit,
         minTip: this.#config.minTip,
         allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
         pool: this.pool,
@@ -453,9 +576,42 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#queue.run(() => {
       if (change.increaseBy !== undefined) this.#timeOffset += change.increaseBy;
       if (change.nextTimestamp !== undefined) this.#nextTimestamp = change.nextTimestamp;
-      if (this.#open.fragments.length === 0) this.#open = this.#openAfter(this.latest.block);
+      this.#reopenIfEmpty();
       return this.#timeOffset;
     });
+  }
+
+  /**
+   * Header overrides (hardhat_setNextBlockBaseFeePerGas, hardhat_setPrevRandao: the next block;
+   * hardhat_setCoinbase, evm_setBlockGasLimit: every block from the next on). They apply to the
+   * next block that opens, and to the open block itself while it has no fragment (nothing has
+   * been pre-confirmed against its header yet). A lower gas limit drops pooled txs above it.
+   */
+  setBlockFields(next: NextBlockFields, defaults: BlockDefaults = {}): Promise<void> {
+    return this.#queue.run(() => {
+      this.#nextFields = { ...this.#nextFields, ...next };
+      this.#defaults = { ...this.#defaults, ...defaults };
+      this.#reopenIfEmpty();
+      if (defaults.gasLimit !== undefined) {
+        for (const entry of [...this.pool.all()]) {
+          if (entry.tx.gasLimit > defaults.gasLimit && this.pool.remove(entry.hash) !== undefined) this.emit("dropped", entry, "exceeds block gas limit");
+        }
+      }
+    });
+  }
+
+  /** The coinbase of the blocks to come (eth_coinbase). */
+  get coinbase(): Hex {
+    return this.#defaults.coinbase;
+  }
+
+  /** Opens the open block again with the current overrides, unless it already pre-confirmed something. */
+  #reopenIfEmpty(): void {
+    if (this.#open.fragments.length > 0) return;
+    const kept = this.#openFields;
+    this.#nextFields = { baseFeePerGas: kept.baseFeePerGas, prevRandao: kept.prevRandao, ...dropUndefined(this.#nextFields) };
+    if (this.#nextTimestamp === undefined) this.#nextTimestamp = kept.timestamp;
+    this.#open = this.#openAfter(this.latest.block);
   }
 
   /** Records everything a revert restores: state, sealed chain, open block, pool and time. */
@@ -476,6 +632,9 @@ export class Chain extends EventEmitter<ChainEvents> {
         pool: [...this.pool.all()],
         timeOffset: this.#timeOffset,
         nextTimestamp: this.#nextTimestamp,
+        nextFields: this.#nextFields,
+        openFields: this.#openFields,
+        defaults: this.#defaults,
         parts: this.#parts.map((part) => part.capture()),
       });
       return id;
@@ -489,7 +648,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (snap === undefined) return false;
       for (const later of [...this.#snapshots.keys()]) if (later >= id) this.#snapshots.delete(later);
 
-      const dropped = this.#sealed.splice(snap.sealedCount);
+      const dropped = this.#dropSealedFrom(snap.sealedCount);
+      const firstDropped = this.#firstNumber + BigInt(snap.sealedCount);
+      this.#reservations = this.#reservations
+        .filter((reservation) => reservation.first < firstDropped)
+        .map((reservation) => (reservation.last < firstDropped ? reservation : { ...reservation, last: firstDropped - 1n }));
       // Blocks sealed after the revert have their state again; those pruned below the head stay gone.
       const next = this.latest.block.header.number + 1n;
       if (this.#historyFrom > next) this.#historyFrom = next;
@@ -498,7 +661,6 @@ export class Chain extends EventEmitter<ChainEvents> {
         this.#byHash.delete(sealed.hash);
         for (const record of sealed.transactions) this.#txs.delete(record.hash);
       }
-      if (dropped[0] !== undefined) await this.#blockchain.delBlock(dropped[0].block.hash());
       if (this.#open !== snap.open) for (const record of this.#open.transactions) this.#txs.delete(record.hash);
 
       const open = snap.open;
@@ -514,12 +676,64 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const entry of snap.pool) this.pool.add(entry);
       this.#timeOffset = snap.timeOffset;
       this.#nextTimestamp = snap.nextTimestamp;
+      this.#nextFields = snap.nextFields;
+      this.#openFields = snap.openFields;
+      this.#defaults = snap.defaults;
       await this.#vm.stateManager.setStateRoot(snap.stateRoot);
       // The snapshot may hold dev edits that no sealed block has.
       this.#latestEdited = true;
       for (const restore of snap.parts) restore();
       return true;
     });
+  }
+
+  /**
+   * hardhat_mine, EDR's algorithm (edr_provider data.rs, mine_and_commit_blocks): the first block
+   * at its usual time; blocks `interval` seconds apart while the pool still fills them; one more;
+   * then a run of empty blocks that is reserved, not built (`Reservation`), and a last block after
+   * it. Time and memory stay bounded whatever `count` is.
+   */
+  mine(count: bigint, interval: bigint): Promise<void> {
+    return this.#queue.run(async () => {
+      if (count === 0n) return;
+      if (this.#open.fragments.length === 0) await this.#executeFragment();
+      let last = await this.#seal();
+      let mined = 1n;
+      const mineNext = async () => {
+        this.#nextTimestamp = this.latest.block.header.timestamp + interval;
+        this.#reopenIfEmpty();
+        await this.#executeFragment();
+        last = await this.#seal();
+        mined++;
+      };
+      while (mined < count && this.pool.size > 0 && last.transactions.length > 0) await mineNext();
+      if (mined < count) await mineNext();
+      const remaining = count - mined;
+      if (remaining < MIN_RESERVED_BLOCKS) {
+        while (mined < count) await mineNext();
+        return;
+      }
+      this.#reserve(remaining - 1n, interval);
+      await mineNext();
+    });
+  }
+
+  /** Reserves `count` empty blocks after the head (the open block, still empty, is re-opened after them). */
+  #reserve(count: bigint, interval: bigint): void {
+    const parent = this.latest.block.header;
+    const { header } = this.#open;
+    this.#reservations.push({
+      first: parent.number + 1n,
+      last: parent.number + count,
+      interval,
+      parentTimestamp: parent.timestamp,
+      stateRoot: parent.stateRoot,
+      gasLimit: header.gasLimit,
+      baseFeePerGas: header.baseFeePerGas,
+      coinbase: header.coinbase,
+      excessBlobGas: header.excessBlobGas,
+    });
+    this.#sealed.length += Number(count);
   }
 
   /** Adds something evm_snapshot / evm_revert also cover (they call it inside the writer queue). */
@@ -546,7 +760,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       return trieOnly(this.#vm, () => captureState({
         chainId: this.chainId,
         genesis: this.#genesis,
-        sealed: this.#sealed,
+        sealed: this.#everySealed(),
         open,
         pool: [...this.pool.all()],
         timeOffset: this.#timeOffset,
@@ -581,6 +795,40 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 
+  /**
+   * Cuts the sealed chain to `count` blocks and answers the blocks it held beyond: reserved runs
+   * are skipped whole (their built blocks are in `#builtReserved`), so a revert past a run of 10^9
+   * empty blocks does not walk it.
+   */
+  #dropSealedFrom(count: number): SealedBlock[] {
+    const dropped: SealedBlock[] = [];
+    for (let index = count; index < this.#sealed.length; index++) {
+      const reservation = this.#reservationOf(this.#firstNumber + BigInt(index));
+      if (reservation !== undefined) {
+        index = Number(reservation.last - this.#firstNumber);
+        continue;
+      }
+      const sealed = this.#sealed[index];
+      if (sealed !== undefined) dropped.push(sealed);
+    }
+    for (const index of [...this.#builtReserved]) {
+      if (index < count) continue;
+      dropped.push(this.#sealed[index]!);
+      this.#builtReserved.delete(index);
+    }
+    this.#sealed.length = count;
+    return dropped;
+  }
+
+  /** Every sealed block, reserved ones built: a dump lists them all. */
+  #everySealed(): SealedBlock[] {
+    const reserved = this.#reservations.reduce((sum, reservation) => sum + reservation.last - reservation.first + 1n, 0n);
+    if (reserved > BigInt(MAX_DUMPED_RESERVED_BLOCKS)) {
+      throw new StateDumpError("blocks", `the chain has ${reserved} empty blocks from hardhat_mine; a dump writes every block, and at most ${MAX_DUMPED_RESERVED_BLOCKS} of those`);
+    }
+    return Array.from({ length: this.#sealed.length }, (_, index) => this.sealedByNumber(this.#firstNumber + BigInt(index))!);
+  }
+
   #install(restored: InitialState): void {
     this.#vm = restored.vm;
     this.#blockchain = restored.blockchain;
@@ -590,6 +838,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#genesis = restored.genesis;
     this.#sealed.length = 0;
     this.#firstNumber = restored.sealed[0]!.block.header.number;
+    this.#reservations = [];
+    this.#builtReserved.clear();
     this.#byHash.clear();
     this.#txs.clear();
     for (const sealed of restored.sealed) {
@@ -599,6 +849,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     this.#timeOffset = restored.timeOffset;
     this.#nextTimestamp = restored.nextTimestamp;
+    this.#nextFields = {};
+    this.#openFields = {};
+    this.#defaults = { coinbase: this.#config.coinbase, gasLimit: this.latest.block.header.gasLimit };
     this.#open = restored.open ?? this.#openAfter(this.latest.block);
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
@@ -766,7 +1019,6 @@ export class Chain extends EventEmitter<ChainEvents> {
     const open = this.#open;
     const stateRoot = await this.#vm.stateManager.getStateRoot();
     const block = await open.seal(stateRoot);
-    await this.#blockchain.putBlock(this.#config.op?.storable(block) ?? block);
     const hash = flatHex(block.hash());
     for (const record of open.transactions) record.blockHash = hash;
     const sealed: SealedBlock = { block, hash, transactions: open.transactions, fragmentCount: open.fragments.length };
@@ -816,13 +1068,23 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
   #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined): bigint {
     const wanted = requested ?? BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
+    if (this.#config.allowBlocksWithSameTimestamp === true) return wanted >= parentTimestamp ? wanted : parentTimestamp;
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
+  }
+
+  /** Whether a block may have its parent's timestamp. */
+  get allowsSameTimestamp(): boolean {
+    return this.#config.allowBlocksWithSameTimestamp === true;
   }
 
   #openAfter(parent: Block): OpenBlock {
     const parentHeader = parent.header;
-    const timestamp = this.#timestampAfter(parentHeader.timestamp, this.#nextTimestamp);
+    const requested = this.#nextTimestamp;
+    const timestamp = this.#timestampAfter(parentHeader.timestamp, requested);
+    const fields = this.#nextFields;
     this.#nextTimestamp = undefined;
+    this.#nextFields = {};
+    this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -830,11 +1092,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       number: parentHeader.number + 1n,
       parentHash: bytesToHex(parentHash) as Hex,
       timestamp,
-      gasLimit: parentHeader.gasLimit,
-      baseFeePerGas: this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
-      coinbase: this.#config.coinbase,
+      gasLimit: this.#defaults.gasLimit,
+      baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
+      coinbase: this.#defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
-      prevRandao: bytesToHex(keccak256(parentHash)) as Hex,
+      prevRandao: fields.prevRandao ?? (bytesToHex(keccak256(parentHash)) as Hex),
       excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
     });
   }
@@ -846,6 +1108,10 @@ export class Chain extends EventEmitter<ChainEvents> {
  */
 function flatHex(bytes: Uint8Array): Hex {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
 }
 
 /** JSON with sorted keys, so that two objects compare by content. */

@@ -13,7 +13,7 @@ import { assertSender, runTxAllowingAssertedSender } from "./assertedSender.ts";
 import {
   AdmissionMessage,
   ErrorCode,
-  executionReverted,
+  callReverted,
   insufficientFunds,
   insufficientFundsForTransfer,
   RpcError,
@@ -219,6 +219,6 @@ export function callOutcome(run: DryRun): string {
   const { execResult } = run.result;
   const failure = execResult.exceptionError;
   if (failure === undefined) return bytesToHex(execResult.returnValue);
-  if (failure.error === "revert") throw executionReverted(bytesToHex(execResult.returnValue));
+  if (failure.error === "revert") throw callReverted(bytesToHex(execResult.returnValue));
   throw new RpcError(ErrorCode.server, failure.error);
 }

@@ -16,6 +16,7 @@ import { sharedCommon } from "./sharedCommon.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../rpc/schema.ts";
 import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
 
@@ -101,23 +102,15 @@ export class OpenBlock {
     const txs = this.transactions.map((record) => record.tx);
     const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
     const receiptTrie = await this.#receiptTrie();
-    const header: HeaderData = {
-      ...this.#headerData(),
-      stateRoot,
-      transactionsTrie,
-      receiptTrie,
-      logsBloom: this.logsBloom(),
-      gasUsed: this.gasUsed,
-    };
-    if (common.isActivatedEIP(4844)) header.blobGasUsed = this.blobGasUsed;
-    // EIP-7685: no deposit, withdrawal or consolidation requests on a dev chain, so the hash of
-    // the empty list (the request system contracts are not deployed).
-    if (common.isActivatedEIP(7685)) header.requestsHash = genRequestsRoot([], common.customCrypto.sha256 ?? sha256);
-    const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
-    // The executed tx objects as they are: createBlock would rebuild each one from its fields
-    // (a Common copy and a re-validation per tx).
-    const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
-    return new Block(createBlockHeader(header, opts), txs, [], withdrawals, opts);
+    return buildBlock(common, this.#headerData(), { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.gasUsed, blobGasUsed: this.blobGasUsed }, txs);
+  }
+
+  /**
+   * An empty block with `header`, built at once and without executing anything (hardhat_mine's
+   * reserved blocks): every trie is the empty one and the state is its parent's.
+   */
+  static emptyBlock(common: Common, header: OpenBlockHeader, stateRoot: Uint8Array): Block {
+    return buildBlock(common, headerDataOf(common, header), { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n }, []);
   }
 
   async #receiptTrie(): Promise<Uint8Array> {
@@ -132,24 +125,47 @@ export class OpenBlock {
   }
 
   #headerData(): HeaderData {
-    const { header } = this;
-    const data: HeaderData = {
-      number: header.number,
-      parentHash: header.parentHash,
-      timestamp: header.timestamp,
-      gasLimit: header.gasLimit,
-      baseFeePerGas: header.baseFeePerGas,
-      coinbase: header.coinbase,
-      mixHash: header.prevRandao,
-      difficulty: 0n,
-    };
-    if (header.excessBlobGas !== undefined) {
-      data.excessBlobGas = header.excessBlobGas;
-      data.blobGasUsed = 0n;
-    }
-    if (this.#common.isActivatedEIP(4788)) data.parentBeaconBlockRoot = new Uint8Array(32);
-    return data;
+    return headerDataOf(this.#common, this.header);
   }
+}
+
+/** The header of a sealed block: the open block's fields and what executing it produced. */
+function buildBlock(
+  common: Common,
+  base: HeaderData,
+  sealed: { stateRoot: Uint8Array; transactionsTrie: Uint8Array; receiptTrie: Uint8Array; logsBloom?: Uint8Array; gasUsed: bigint; blobGasUsed: bigint },
+  txs: TypedTransaction[],
+): Block {
+  const { blobGasUsed, ...fields } = sealed;
+  const header: HeaderData = { ...base, ...fields };
+  if (common.isActivatedEIP(4844)) header.blobGasUsed = blobGasUsed;
+  // EIP-7685: no deposit, withdrawal or consolidation requests on a dev chain, so the hash of
+  // the empty list (the request system contracts are not deployed).
+  if (common.isActivatedEIP(7685)) header.requestsHash = genRequestsRoot([], common.customCrypto.sha256 ?? sha256);
+  const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
+  // The executed tx objects as they are: createBlock would rebuild each one from its fields
+  // (a Common copy and a re-validation per tx).
+  const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
+  return new Block(createBlockHeader(header, opts), txs, [], withdrawals, opts);
+}
+
+function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
+  const data: HeaderData = {
+    number: header.number,
+    parentHash: header.parentHash,
+    timestamp: header.timestamp,
+    gasLimit: header.gasLimit,
+    baseFeePerGas: header.baseFeePerGas,
+    coinbase: header.coinbase,
+    mixHash: header.prevRandao,
+    difficulty: 0n,
+  };
+  if (header.excessBlobGas !== undefined) {
+    data.excessBlobGas = header.excessBlobGas;
+    data.blobGasUsed = 0n;
+  }
+  if (common.isActivatedEIP(4788)) data.parentBeaconBlockRoot = new Uint8Array(32);
+  return data;
 }
 
 export const hexOfBigInt = (value: bigint) => bigIntToHex(value) as Hex;

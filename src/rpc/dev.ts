@@ -9,9 +9,9 @@ import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
-import { checkSendRequest, CLIENT_VERSION, fillTransaction, sendTransactionParams } from "./eth.ts";
-import { invalidParams, txConstructionError } from "./errors.ts";
-import { formatTransaction } from "./format.ts";
+import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
+import { devMethodError, ErrorCode, invalidParams, RpcError, txConstructionError } from "./errors.ts";
+import { formatExecuted, formatTransaction } from "./format.ts";
 import { forkedNetwork, forkForReset, forkingParams } from "./fork.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
@@ -65,28 +65,30 @@ function lastTimestamp(chain: Chain): bigint {
  * (each a second later than its parent) before that point.
  */
 export const MAX_TIMESTAMP = 2n ** 52n;
-/** hardhat_mine seals every block it mines (~1.5 ms and a few KiB each): more would stall the node. */
-export const MAX_MINE_BLOCKS = 100_000n;
+/**
+ * hardhat_mine reserves long runs of empty blocks instead of building them (Chain.mine), so its
+ * cost does not grow with the count; EDR's own tests mine 10^9 blocks at once.
+ */
+export const MAX_MINE_BLOCKS = 1_000_000_000n;
 
 function checkTimestamp(timestamp: bigint, field: string): void {
   if (timestamp > MAX_TIMESTAMP) throw invalidParams(field, `timestamp ${timestamp} exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
 }
 
-async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: string): Promise<void> {
-  checkTimestamp(timestamp, field);
-  const last = lastTimestamp(ctx.chain);
-  if (timestamp <= last) {
-    throw invalidParams(field, `timestamp ${timestamp} is lower than or equal to previous block's timestamp ${last}`);
+/** Hardhat's (EDR's) texts: network helpers' users match on them. */
+function checkAfterLast(chain: Chain, timestamp: bigint, field: string): void {
+  const last = lastTimestamp(chain);
+  const data = { field, timestamp: bigIntToHex(timestamp), previousTimestamp: bigIntToHex(last) };
+  if (timestamp < last) throw devMethodError(`Timestamp ${timestamp} is lower than the previous block's timestamp ${last}`, data);
+  if (timestamp === last && !chain.allowsSameTimestamp) {
+    throw devMethodError(`Timestamp ${timestamp} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`, data);
   }
-  await ctx.chain.adjustTime({ nextTimestamp: timestamp });
 }
 
-/** hardhat_mine: `count` blocks, the first at the usual time and each next `interval` (≥ 1) seconds later. */
-async function mineBlocks(ctx: MethodContext, count: bigint, interval: bigint): Promise<void> {
-  for (let i = 0n; i < count; i++) {
-    if (i > 0n) await ctx.chain.adjustTime({ nextTimestamp: ctx.chain.latest.block.header.timestamp + interval });
-    await ctx.chain.seal();
-  }
+async function setNextTimestamp(ctx: MethodContext, timestamp: bigint, field: string): Promise<void> {
+  checkTimestamp(timestamp, field);
+  checkAfterLast(ctx.chain, timestamp, field);
+  await ctx.chain.adjustTime({ nextTimestamp: timestamp });
 }
 
 function editAccount(ctx: MethodContext, who: Hex, edit: (account: Account) => void): Promise<boolean> {
@@ -135,14 +137,15 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
  */
 async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
   checkSendRequest(ctx, request);
-  const { type, fields } = await fillTransaction(ctx, request);
-  let tx: ReturnType<typeof impersonatedTransaction>;
-  try {
-    tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
-  } catch (error) {
-    throw txConstructionError(error);
-  }
-  return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+  return fillAndAdmit(ctx, request, ({ type, fields }) => {
+    let tx: ReturnType<typeof impersonatedTransaction>;
+    try {
+      tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
+    } catch (error) {
+      throw txConstructionError(error);
+    }
+    return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
+  });
 }
 
 /** The `from` of eth_sendTransaction's first param, before any schema runs. */
@@ -199,11 +202,12 @@ const hardhatMethods: MethodTable = {
   hardhat_mine: method(positional(quantity.optional(), quantity.optional()), async ([count, interval], ctx) => {
     const blocks = count ?? 1n;
     if (blocks > MAX_MINE_BLOCKS) throw invalidParams("params[0]", `at most ${MAX_MINE_BLOCKS} blocks per call`);
-    const step = interval !== undefined && interval > 0n ? interval : 1n;
+    // Interval 0 keeps the timestamp only where blocks may share one (allowBlocksWithSameTimestamp).
+    const step = interval !== undefined && (interval > 0n || ctx.chain.allowsSameTimestamp) ? interval : 1n;
     // Checked up front from the open block's own time (it may be a set next timestamp): a later
     // block past the limit would leave the first ones mined.
     if (blocks > 1n) checkTimestamp(ctx.chain.open.header.timestamp + step * (blocks - 1n), "params[1]");
-    await mineBlocks(ctx, blocks, step);
+    await ctx.chain.mine(blocks, step);
     return true;
   }),
 
@@ -238,7 +242,9 @@ const hardhatMethods: MethodTable = {
   hardhat_setNonce: method(positional(address, quantity), ([who, nonce], ctx) =>
     editAccount(ctx, who, (account) => {
       // Hardhat refuses to move a nonce backwards: txs already counted on it would repeat.
-      if (nonce < account.nonce) throw invalidParams("params[1]", `new nonce ${nonce} must not be smaller than the existing nonce ${account.nonce}`);
+      if (nonce < account.nonce) {
+        throw devMethodError(`New nonce (${nonce}) must not be smaller than the existing nonce (${account.nonce})`, { field: "params[1]", nonce: bigIntToHex(account.nonce) });
+      }
       // EIP-2681: an account nonce is at most 2^64 - 1.
       if (nonce > 0xffffffffffffffffn) throw invalidParams("params[1]", "nonce exceeds 2^64 - 1 (EIP-2681)");
       account.nonce = nonce;
@@ -269,10 +275,50 @@ const hardhatMethods: MethodTable = {
 
   hardhat_dropTransaction: method(positional(hash), ([txHash], ctx) => {
     if (ctx.chain.transaction(txHash) !== undefined) {
-      throw invalidParams("params[0]", `transaction ${txHash} cannot be dropped because it is already pre-confirmed or mined`);
+      // EDR's text and code (-32602); pre-confirmed txs are as final as mined ones here.
+      throw new RpcError(ErrorCode.invalidParams, `Transaction ${txHash} cannot be dropped because it's already mined`, { field: "params[0]", hash: txHash });
     }
     return ctx.chain.dropTransaction(txHash);
   }),
+
+  /**
+   * Header overrides, Hardhat's semantics mapped onto fragments: each applies to the next block
+   * that opens, and to the open block itself while it has no fragment (nothing was pre-confirmed
+   * against its header yet). Base fee and prevRandao hold for one block; coinbase and gas limit
+   * for every block from then on.
+   */
+  hardhat_setNextBlockBaseFeePerGas: method(positional(quantity), async ([baseFee], ctx) => {
+    if (!ctx.chain.common.isActivatedEIP(1559)) throw devMethodError("hardhat_setNextBlockBaseFeePerGas is disabled because EIP-1559 is not active");
+    await ctx.chain.setBlockFields({ baseFeePerGas: baseFee });
+    return true;
+  }),
+  hardhat_setPrevRandao: method(positional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")), async ([value], ctx) => {
+    await ctx.chain.setBlockFields({ prevRandao: value.toLowerCase() as Hex });
+    return true;
+  }),
+  hardhat_setCoinbase: method(positional(address), async ([coinbase], ctx) => {
+    await ctx.chain.setBlockFields({}, { coinbase });
+    return true;
+  }),
+  evm_setBlockGasLimit: method(positional(quantity), async ([gasLimit], ctx) => {
+    if (gasLimit === 0n) throw devMethodError("Block gas limit must be greater than 0", { field: "params[0]" });
+    // Hardhat takes a u64; ethereumjs' header field is a u64 as well.
+    if (gasLimit > 0xffffffffffffffffn) throw invalidParams("params[0]", "gas limit exceeds 2^64 - 1");
+    await ctx.chain.setBlockFields({}, { gasLimit });
+    return true;
+  }),
+  /** Only pre-London chains have a minimum gas price (EDR's text); every supported fork has EIP-1559. */
+  hardhat_setMinGasPrice: method(positional(quantity), (_, ctx) => {
+    if (ctx.chain.common.isActivatedEIP(1559)) throw devMethodError("hardhat_setMinGasPrice is not supported when EIP-1559 is active");
+    return true;
+  }),
+  /** The node logs nothing (no console): accepted so that Hardhat scripts run unchanged. */
+  hardhat_setLoggingEnabled: method(positional(z.boolean()), () => true),
+  /** Hardhat: the txs not yet in a mined block. Here: those pre-confirmed in the open block, then the pool's. */
+  eth_pendingTransactions: method(positional(), (_, ctx) => [
+    ...ctx.chain.open.transactions.map((record) => formatExecuted(record)),
+    ...[...ctx.chain.pool.all()].map((entry) => formatTransaction(entry.tx, entry.sender, undefined)),
+  ]),
 
   txpool_content: method(positional(), async (_, ctx) => {
     const { pending, queued } = await poolByState(ctx);
@@ -301,6 +347,11 @@ const ANVIL_ALIASES: Record<string, keyof typeof hardhatMethods> = {
   anvil_increaseTime: "evm_increaseTime",
   anvil_setNextBlockTimestamp: "evm_setNextBlockTimestamp",
   anvil_snapshot: "evm_snapshot",
+  anvil_setNextBlockBaseFeePerGas: "hardhat_setNextBlockBaseFeePerGas",
+  anvil_setCoinbase: "hardhat_setCoinbase",
+  anvil_setBlockGasLimit: "evm_setBlockGasLimit",
+  anvil_setMinGasPrice: "hardhat_setMinGasPrice",
+  anvil_setLoggingEnabled: "hardhat_setLoggingEnabled",
   anvil_revert: "evm_revert",
 };
 

@@ -12,6 +12,8 @@ export const ErrorCode = {
   internalError: -32603,
   /** go-ethereum's generic server error, used for every admission and execution error. */
   server: -32000,
+  /** go-ethereum: an eth_call that reverted (the revert bytes in `data`). */
+  executionReverted: 3,
   /** go-ethereum: eth_subscribe over a transport that cannot push notifications. */
   notificationsUnsupported: -32001,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
@@ -75,6 +77,13 @@ export const methodNotFound = (method: string) =>
 export const invalidParams = (field: string, reason: string) =>
   new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
 
+/**
+ * A dev method (hardhat_, evm_, anvil_) refusing a value it parsed: Hardhat's human text in the
+ * message (tests match on it, e.g. "Timestamp X is lower than the previous block's timestamp Y")
+ * under EDR's code (-32000), the facts in `data`.
+ */
+export const devMethodError = (message: string, data?: Record<string, unknown>) => new RpcError(ErrorCode.server, message, data);
+
 export const internalError = (cause: unknown) =>
   new RpcError(ErrorCode.internalError, "Internal error", {
     reason: cause instanceof Error ? cause.message : String(cause),
@@ -86,6 +95,42 @@ const quantity = (value: bigint) => bigIntToHex(value);
 
 export const executionReverted = (returnData: string) =>
   new RpcError(ErrorCode.server, "execution reverted", returnData);
+
+/**
+ * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
+ * code 3, `execution reverted: <reason>` when the data is `Error(string)`, the revert bytes as data.
+ * viem decodes code 3 into ContractFunctionRevertedError, whatever provider carries it.
+ */
+export const callReverted = (returnData: string) => {
+  const reason = errorStringOf(returnData);
+  return new RpcError(ErrorCode.executionReverted, reason === undefined ? "execution reverted" : `execution reverted: ${reason}`, returnData);
+};
+
+/**
+ * The revert error of an estimate (-32000 `execution reverted`, the interface's) in go-ethereum's
+ * revert shape (code 3, as geth's eth_estimateGas answers it too), for transports whose clients
+ * only decode code 3: viem through Hardhat's provider. Any other error is returned as is.
+ */
+export function asRevertError(error: unknown): unknown {
+  if (!isRpcError(error) || error.code !== ErrorCode.server || error.message !== "execution reverted" || typeof error.data !== "string") return error;
+  return callReverted(error.data);
+}
+
+/** The `Error(string)` selector, keccak256("Error(string)")[0..4]. */
+const ERROR_STRING_SELECTOR = "0x08c379a0";
+
+/** The reason of `Error(string)` revert data (ABI: offset, length, bytes); undefined for anything else. */
+export function errorStringOf(returnData: string): string | undefined {
+  if (!returnData.toLowerCase().startsWith(ERROR_STRING_SELECTOR) || returnData.length < 10 + 128) return undefined;
+  const body = Buffer.from(returnData.slice(10), "hex");
+  const word = (at: number) => (at + 32 <= body.length ? BigInt(`0x${body.subarray(at, at + 32).toString("hex")}`) : undefined);
+  const offset = word(0);
+  if (offset === undefined || offset > BigInt(body.length)) return undefined;
+  const length = word(Number(offset));
+  const start = Number(offset) + 32;
+  if (length === undefined || BigInt(start) + length > BigInt(body.length)) return undefined;
+  return new TextDecoder().decode(body.subarray(start, start + Number(length)));
+}
 
 export const nonceTooLow = (nextNonce: bigint, txNonce: bigint) =>
   new RpcError(ErrorCode.server, "nonce too low", { nextNonce: quantity(nextNonce), txNonce: quantity(txNonce) });

@@ -10,6 +10,7 @@ import { suggestOptimismPriorityFee } from "../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
+import { serialPerSender } from "./senderQueue.ts";
 import { method, positional } from "./table.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -29,7 +30,7 @@ export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";
 
 const q = (value: bigint) => bigIntToHex(value) as Hex;
 
-function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBlock {
+export function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBlock {
   const resolved = ctx.chain.resolve(selector);
   if (resolved === undefined) {
     throw unknownBlock(selector.kind === "hash" ? selector.hash : selector.kind === "number" ? q(selector.number) : selector.tag);
@@ -38,7 +39,7 @@ function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBl
 }
 
 /** The block a dry run executes in: the open block's header, or a sealed block's. */
-function executionBlockOf(resolved: ResolvedBlock): Block {
+export function executionBlockOf(resolved: ResolvedBlock): Block {
   return resolved.kind === "open" ? resolved.open.executionBlock : resolved.sealed.block;
 }
 
@@ -188,14 +189,24 @@ export async function signAndSend(ctx: MethodContext, request: SendTransactionRe
   const account = ctx.accounts.find((candidate) => candidate.address === request.from);
   if (account === undefined) throw admissionError("unknown account", { address: request.from });
   checkSendRequest(ctx, request);
-  const { type, fields } = await fillTransaction(ctx, request);
-  let signed: Uint8Array;
-  try {
-    signed = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey)).serialize();
-  } catch (error) {
-    throw txConstructionError(error);
-  }
-  return ctx.chain.sendRawTransaction(signed);
+  return fillAndAdmit(ctx, request, async ({ type, fields }) => {
+    let signed: Uint8Array;
+    try {
+      signed = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey)).serialize();
+    } catch (error) {
+      throw txConstructionError(error);
+    }
+    return ctx.chain.sendRawTransaction(signed);
+  });
+}
+
+/**
+ * Fills the request in and admits it (`admit`): one at a time per sender when the nonce is filled
+ * in (senderQueue.ts), so un-awaited sends from one account get consecutive nonces.
+ */
+export function fillAndAdmit(ctx: MethodContext, request: SendTransactionRequest, admit: (filled: { type: number; fields: TypedTxData }) => Promise<Hex>): Promise<Hex> {
+  const run = async () => admit(await fillTransaction(ctx, request));
+  return request.nonce !== undefined ? run() : serialPerSender(ctx.chain, request.from, run);
 }
 
 /**
@@ -239,7 +250,7 @@ export const ethMethods: MethodTable = {
   eth_syncing: method(positional(), () => false),
   eth_mining: method(positional(), (_, ctx) => ctx.sequencer.mode === "interval"),
   eth_hashrate: method(positional(), () => "0x0"),
-  eth_coinbase: method(positional(), (_, ctx) => ctx.options.coinbase),
+  eth_coinbase: method(positional(), (_, ctx) => ctx.chain.coinbase),
   eth_accounts: method(positional(), (_, ctx) => ctx.accounts.map((account) => account.address)),
   eth_blockNumber: method(positional(), (_, ctx) => q(ctx.chain.latest.block.header.number)),
   eth_gasPrice: method(positional(), (_, ctx) => q(ctx.chain.open.header.baseFeePerGas + suggestedTip(ctx.chain))),

@@ -74,7 +74,12 @@ export class FilterManager {
         return filter.hashes.splice(0);
       case "blocks": {
         const hashes: Hex[] = [];
-        for (let number = filter.cursor + 1n; number <= head; number++) hashes.push(this.#chain.sealedByNumber(number)!.hash);
+        for (let number = filter.cursor + 1n; number <= head; number++) {
+          // hardhat_mine's reserved empty blocks are not announced (as EDR's filters).
+          const runEnd = this.#chain.unbuiltRunEnd(number);
+          if (runEnd !== undefined) number = runEnd;
+          else hashes.push(this.#chain.sealedByNumber(number)!.hash);
+        }
         filter.cursor = head;
         return hashes;
       }

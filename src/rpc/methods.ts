@@ -1,4 +1,5 @@
 /** Every method family, in one table. */
+import { debugMethods } from "./debug.ts";
 import { devMethods, withImpersonation } from "./dev.ts";
 import { ethMethods } from "./eth.ts";
 import { filterMethods } from "./filters.ts";
@@ -23,6 +24,7 @@ export const methods: MethodTable = withForkLookups(withImpersonation({
   ...subscriptionMethods,
   ...filterMethods,
   ...devMethods,
+  ...debugMethods,
   ...stateMethods,
   ...opstackMethods,
 }));

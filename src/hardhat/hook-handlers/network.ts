@@ -1,16 +1,20 @@
 /**
  * Network hooks: a connection to a preconf network gets its own provider in `newConnection`,
  * every request is answered by it in `onRequest` (never `next`: the placeholder url is never
- * contacted), and `closeConnection` closes it.
+ * contacted) after the network's `from`, `gas`, `gasPrice` and `gasMultiplier` were applied as
+ * Hardhat's own handlers apply them (requestHandlers.ts), and `closeConnection` closes it.
  */
 import { HardhatPluginError } from "hardhat/plugins";
 
+import { asRevertError } from "../../rpc/errors.ts";
 import { toJsonRpcError } from "../../server/jsonrpc.ts";
 import { ConnectionProviders } from "../connections.ts";
+import { NetworkRequestHandlers } from "../requestHandlers.ts";
 
 import type { NetworkHooks } from "hardhat/types/hooks";
 import type { NetworkConnection } from "hardhat/types/network";
 import type { JsonRpcResponse } from "hardhat/types/providers";
+import type { PreconfProvider } from "../../provider.ts";
 
 /** On other networks `connection.preconf` says why it is missing instead of being undefined. */
 function refusePreconf(connection: NetworkConnection<string>): void {
@@ -27,6 +31,19 @@ function refusePreconf(connection: NetworkConnection<string>): void {
 
 export default async (): Promise<Partial<NetworkHooks>> => {
   const providers = new ConnectionProviders();
+  const handlers = new WeakMap<NetworkConnection<string>, NetworkRequestHandlers>();
+  const handlersOf = (connection: NetworkConnection<string>, provider: PreconfProvider) => {
+    let existing = handlers.get(connection);
+    if (existing === undefined) {
+      const config = connection.networkConfig;
+      existing = new NetworkRequestHandlers(
+        { gas: config.gas, gasPrice: config.gasPrice, gasMultiplier: config.gasMultiplier, from: config.from },
+        provider,
+      );
+      handlers.set(connection, existing);
+    }
+    return existing;
+  };
   return {
     async newConnection(context, next) {
       const connection = await next(context);
@@ -42,10 +59,13 @@ export default async (): Promise<Partial<NetworkHooks>> => {
       const provider = await pending;
       let response: JsonRpcResponse;
       try {
-        const result = await provider.request({ method: request.method, params: request.params ?? [] });
+        const params = await handlersOf(connection, provider).apply(request.method, request.params ?? []);
+        const result = await provider.request({ method: request.method, params: params as unknown[] });
         response = { jsonrpc: "2.0", id: request.id, result: result ?? null };
       } catch (error) {
-        response = { jsonrpc: "2.0", id: request.id, error: toJsonRpcError(error) };
+        // A revert of eth_sendTransaction's or eth_estimateGas' estimate in geth's code-3 shape:
+        // hardhat-viem decodes the reason from code 3 only (Hardhat's ProviderError has no `details`).
+        response = { jsonrpc: "2.0", id: request.id, error: toJsonRpcError(asRevertError(error)) };
       }
       return response;
     },

@@ -1,0 +1,99 @@
+/**
+ * debug_traceTransaction and debug_traceCall with go-ethereum's tracers (node/trace.ts): the
+ * default struct logger, or `{ tracer: "callTracer" }`. A mined or pre-confirmed tx is replayed
+ * on its parent block's state after the txs before it in its block, and nothing is kept.
+ */
+import { z } from "zod";
+
+import { runTxAllowingAssertedSender } from "../node/assertedSender.ts";
+import { callBlock, callGasCap, prepareCall } from "../node/dryRun.ts";
+import { callTracer, structLogger } from "../node/trace.ts";
+import { ErrorCode, RpcError } from "./errors.ts";
+import { executionBlockOf, resolveOrThrow } from "./eth.ts";
+import { blockSelector, callRequest, hash, LATEST } from "./schema.ts";
+import { method, positional } from "./table.ts";
+
+import type { Tracer } from "../node/trace.ts";
+import type { VM } from "@ethereumjs/vm";
+import type { MethodContext } from "./context.ts";
+import type { Hex } from "./schema.ts";
+import type { MethodTable } from "./table.ts";
+
+const traceOptions = z
+  .object({
+    tracer: z.string().optional(),
+    tracerConfig: z.object({ onlyTopCall: z.boolean().optional(), withLog: z.boolean().optional() }).passthrough().optional(),
+    disableStack: z.boolean().optional(),
+    disableStorage: z.boolean().optional(),
+    enableMemory: z.boolean().optional(),
+    enableReturnData: z.boolean().optional(),
+    timeout: z.string().optional(),
+  })
+  .passthrough()
+  .optional();
+
+type TraceOptions = z.output<typeof traceOptions>;
+
+function tracerOf(options: TraceOptions): Tracer<unknown> {
+  if (options?.tracer === undefined || options.tracer === "") return structLogger(options);
+  if (options.tracer === "callTracer") return callTracer(options.tracerConfig);
+  // go-ethereum's text for a tracer it does not know (eth/tracers/api.go).
+  throw new RpcError(ErrorCode.server, "tracer not found", { tracer: options.tracer, supported: ["callTracer", "(default struct logger)"] });
+}
+
+async function traceTransaction(ctx: MethodContext, txHash: Hex, options: TraceOptions): Promise<unknown> {
+  const tracer = tracerOf(options);
+  const { chain } = ctx;
+  const record = chain.transaction(txHash);
+  // go-ethereum's errTxNotFound.
+  if (record === undefined) throw new RpcError(ErrorCode.server, "transaction not found", { hash: txHash });
+  const sealed = record.blockHash === undefined ? undefined : chain.sealedByHash(record.blockHash);
+  const records = sealed?.transactions ?? chain.open.transactions;
+  const block = sealed?.block ?? chain.open.executionBlock;
+  const parent = chain.sealedByNumber(record.blockNumber - 1n)!;
+  return chain.withState({ kind: "sealed", sealed: parent }, (vm) =>
+    reverted(vm, async () => {
+      let blockGasUsed = 0n;
+      for (const earlier of records.slice(0, record.index)) {
+        const result = await runTxAllowingAssertedSender(vm, { tx: earlier.tx, block, blockGasUsed, skipHardForkValidation: true });
+        blockGasUsed = result.receipt.cumulativeBlockGasUsed;
+      }
+      const detach = tracer.attach(vm);
+      try {
+        const result = await runTxAllowingAssertedSender(vm, { tx: record.tx, block, blockGasUsed, skipHardForkValidation: true });
+        return tracer.result({ from: record.from, gasLimit: record.tx.gasLimit, gasUsed: result.totalGasSpent, result: result.execResult });
+      } finally {
+        detach();
+      }
+    }),
+  );
+}
+
+/** Runs `work` on `vm` inside a journal checkpoint that is always reverted. */
+async function reverted<T>(vm: VM, work: () => Promise<T>): Promise<T> {
+  await vm.evm.journal.checkpoint();
+  try {
+    return await work();
+  } finally {
+    await vm.evm.journal.revert();
+  }
+}
+
+export const debugMethods: MethodTable = {
+  debug_traceTransaction: method(positional(hash, traceOptions), ([txHash, options], ctx) => traceTransaction(ctx, txHash, options)),
+  debug_traceCall: method(positional(callRequest, blockSelector.optional(), traceOptions), ([request, selector, options], ctx) => {
+    const tracer = tracerOf(options);
+    const resolved = resolveOrThrow(ctx, selector ?? LATEST);
+    return ctx.chain.withState(resolved, async (vm) => {
+      const block = callBlock(executionBlockOf(resolved), request);
+      const prepared = await prepareCall(vm, request, block);
+      const detach = tracer.attach(vm);
+      try {
+        const run = await prepared.run(request.gas ?? callGasCap(block));
+        return tracer.result({ from: request.from ?? `0x${"00".repeat(20)}`, gasLimit: run.gasLimit, gasUsed: run.result.totalGasSpent, result: run.result.execResult });
+      } finally {
+        detach();
+      }
+    });
+  }),
+};
