@@ -14,6 +14,7 @@ export { startServer } from "./server/http.ts";
 export type { RunningServer, ServerOptions } from "./server/http.ts";
 export type { SubscriptionMessage, SubscriptionKind } from "./rpc/subscriptions.ts";
 export type { TransactionStatus } from "./rpc/status.ts";
+export type { Fault, FaultResult } from "./rpc/faults.ts";
 export { Wallet } from "./wallet/wallet.ts";
 export type { KnownChain, Permission, SimulatedChainOptions, WalletRequestRecord, WatchedAsset, RequestOutcome } from "./wallet/wallet.ts";
 export { WalletPolicy, PROMPTING_METHODS } from "./wallet/policy.ts";

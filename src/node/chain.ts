@@ -9,7 +9,7 @@ import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 
-import { admitTransaction, feesOf } from "./admission.ts";
+import { admitTransaction, feesOf, txCost } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { keccak256 } from "./crypto.ts";
 import { decodeDeposit, DEPOSIT_TX_TYPE } from "./opstack/deposit.ts";
@@ -19,6 +19,7 @@ import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
+import { PendingFeed } from "./pendingFeed.ts";
 import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
@@ -109,11 +110,16 @@ interface Snapshot {
 type InitialState = RestoredState & { historyFrom?: bigint };
 
 /** Where a block selector points: a sealed block, or the open block (`pending`). */
-export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "open"; open: OpenBlock };
+export type ResolvedBlock =
+  | { kind: "sealed"; sealed: SealedBlock }
+  /** `stateRoot`: a pending view frozen by an injected stall (pendingFeed.ts) reads that state, not the live one. */
+  | { kind: "open"; open: OpenBlock; stateRoot?: Uint8Array };
 
 export class Chain extends EventEmitter<ChainEvents> {
   readonly common: Common;
   readonly pool = new Mempool();
+  /** What clients see of pre-confirmation (flashblocks, the pending view), with injected faults. */
+  readonly feed: PendingFeed;
   // Set by #install, from the constructor and again by loadState and reset.
   #vm!: VM;
   #blockchain!: Blockchain;
@@ -154,6 +160,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#config = config;
     this.common = common;
     this.#install(initial);
+    this.feed = new PendingFeed(this, config.clock);
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
@@ -222,6 +229,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const config = fork === undefined ? this.#config : { ...this.#config, fork, state: undefined };
       this.#install(await Chain.#initialState(config, this.common));
       this.#config = config;
+      this.feed.clear();
     });
   }
 
@@ -270,7 +278,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       case "tag":
         switch (selector.tag) {
           case "pending":
-            return this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest };
+            return this.feed.pendingOverride() ?? (this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest });
           case "earliest":
             return { kind: "sealed", sealed: this.#sealed[0]! };
           default:
@@ -294,7 +302,12 @@ export class Chain extends EventEmitter<ChainEvents> {
    * so it never sees half a fragment) or a sealed block's state (a view at its state root).
    */
   async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
-    if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
+    if (resolved.kind === "open") {
+      const { stateRoot } = resolved;
+      // A frozen view's state root, read like a sealed block's (state views need only the root and a number).
+      if (stateRoot !== undefined) return this.#views.run({ header: { stateRoot, number: resolved.open.number } } as Block, read);
+      return this.#queue.run(() => read(this.#vm));
+    }
     if (!this.#hasState(resolved.sealed)) {
       // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
       if (resolved.sealed === this.latest) return this.#queue.run(() => read(this.#vm));
@@ -625,6 +638,35 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#automine = enabled;
   }
 
+  /**
+   * An injected flashblock reorg (docs/flashblocks.md): the open block's pre-confirmations are
+   * discarded and its payload starts over (a new payload id, fragment index 0 next). With
+   * `requeue`, the discarded txs go back to the pool, as the sequencer's txpool still holds them,
+   * and the next fragment includes them again; otherwise they are dropped. Answers the discarded txs.
+   */
+  reorgOpenBlock(requeue: boolean): Promise<TxRecord[]> {
+    return this.#queue.run(async () => {
+      const open = this.#open;
+      const discarded = open.transactions;
+      // The open block's state starts at its parent's (dev edits made since are discarded with it).
+      await this.#vm.stateManager.setStateRoot(this.latest.block.header.stateRoot);
+      this.#latestEdited = false;
+      for (const record of discarded) {
+        this.#txs.delete(record.hash);
+        const { feeCap, tipCap } = feesOf(record.tx);
+        const entry: PooledTx = { tx: record.tx, hash: record.hash, sender: record.from, nonce: record.tx.nonce, feeCap, tipCap, cost: txCost(record.tx), seq: this.pool.nextSeq() };
+        if (requeue) {
+          const replaced = this.pool.add(entry);
+          if (replaced !== undefined) this.emit("dropped", replaced, "replaced");
+        } else {
+          this.emit("dropped", entry, "discarded by a flashblock reorg");
+        }
+      }
+      this.#open = new OpenBlock(this.common, open.header, open.rebuild + 1);
+      return discarded;
+    });
+  }
+
   /** Drops a pooled tx (hardhat_dropTransaction); false when it is not pooled. */
   dropTransaction(hash: Hex): Promise<boolean> {
     return this.#queue.run(() => {
@@ -674,6 +716,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.#vm.stateManager.commit();
     }
     const fragment = open.addFragment(executed);
+    // The raw feed's `new_account_balances`, read while the state is this fragment's (only when someone listens).
+    if (this.feed.balancesWanted > 0) fragment.balances = await this.#balancesTouchedBy(executed);
     this.emit("fragment", fragment);
     return fragment;
   }
@@ -696,6 +740,21 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (record.blobGasUsed !== undefined) open.blobGasUsed += record.blobGasUsed;
     this.#txs.set(record.hash, record);
     executed.push(record);
+  }
+
+  /** Balances of the accounts a fragment's txs paid or credited: senders, recipients, new contracts, the fee recipient. */
+  async #balancesTouchedBy(records: readonly TxRecord[]): Promise<Map<Hex, bigint>> {
+    const touched = new Set<Hex>();
+    for (const record of records) {
+      touched.add(record.from);
+      const to = record.tx.to?.toString() as Hex | undefined;
+      if (to !== undefined) touched.add(to);
+      if (record.contractAddress !== undefined) touched.add(record.contractAddress);
+    }
+    if (records.length > 0) touched.add(this.#config.coinbase.toLowerCase() as Hex);
+    const balances = new Map<Hex, bigint>();
+    for (const address of touched) balances.set(address, (await this.#vm.stateManager.getAccount(createAddressFromString(address)))?.balance ?? 0n);
+    return balances;
   }
 
   async #runFragmentTxs(

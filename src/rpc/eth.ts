@@ -250,6 +250,8 @@ export const ethMethods: MethodTable = {
   ),
 
   eth_getBlockByNumber: method(positional(blockSelector, z.boolean().optional()), ([selector, full], ctx) => {
+    // An injected `pendingUnavailable` fault can make it null, as Base's node after a feed reset (docs/flashblocks.md).
+    if (selector.kind === "tag" && selector.tag === "pending" && ctx.chain.feed.pendingBlockNull) return null;
     const resolved = ctx.chain.resolve(selector);
     return resolved === undefined ? null : formatBlock(resolved, full ?? false);
   }),
@@ -310,13 +312,13 @@ export const ethMethods: MethodTable = {
 
   eth_getTransactionByHash: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);
-    if (record !== undefined) return formatExecuted(record);
+    if (record !== undefined) return ctx.chain.feed.hides(record) ? null : formatExecuted(record);
     const pooled = ctx.chain.pool.get(txHash);
     return pooled === undefined ? null : formatTransaction(pooled.tx, pooled.sender, undefined);
   }),
   eth_getTransactionReceipt: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);
-    return record === undefined ? null : formatReceipt(record);
+    return record === undefined || ctx.chain.feed.hides(record) ? null : formatReceipt(record);
   }),
   eth_getLogs: method(positional(logFilter), ([filter], ctx) => queryLogs(ctx, filter)),
 };
