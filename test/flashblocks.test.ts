@@ -6,7 +6,10 @@ import { once } from "node:events";
 import { brotliDecompressSync } from "node:zlib";
 
 import { expect } from "chai";
+import { createPublicClient, custom } from "viem";
 import WebSocket from "ws";
+
+import { preconfChainOf, preconfChains } from "../src/index.ts";
 
 import { createTestChain, rpcError, serveEachTest } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
@@ -247,5 +250,43 @@ describe("flashblocks: injected faults", () => {
     await send(provider, await transfer(0, 4n));
     await provider.preconf.advance();
     expect(await balance("pending")).to.equal("0x4");
+  });
+});
+
+describe("flashblocks: viem chain definitions", () => {
+  let provider: PreconfProvider;
+  beforeEach(async () => {
+    ({ provider } = await createTestChain());
+  });
+  afterEach(() => provider.close());
+
+  it("preconfChains.dev has experimental_preconfirmationTime, so viem reads pending: a balance changes within one fragment", async () => {
+    expect(preconfChains.dev).to.include({ id: 31337, experimental_preconfirmationTime: 200, blockTime: 2000 });
+    expect(preconfChainOf(provider)).to.deep.include({ id: 31337, experimental_preconfirmationTime: 200, rpcUrls: preconfChains.dev.rpcUrls });
+    const client = createPublicClient({ chain: preconfChains.dev, transport: custom(provider), cacheTime: 0 });
+    expect(client.experimental_blockTag).to.equal("pending");
+    const before = await client.getBalance({ address: RECIPIENT });
+    await send(provider, await signTx(provider, 0, { nonce: 0, to: RECIPIENT, value: 1000n }));
+    await provider.preconf.advance();
+    expect(await client.getBalance({ address: RECIPIENT })).to.equal(before + 1000n);
+    // The sealed chain has not moved yet: a client without the preconf chain would still see the old balance.
+    expect(await client.getBalance({ address: RECIPIENT, blockTag: "latest" })).to.equal(before);
+  });
+
+  it("with a reorg injected, the viem client sees the pre-confirmed tx disappear (back in the pool), then re-included", async () => {
+    const client = createPublicClient({ chain: preconfChains.dev, transport: custom(provider), cacheTime: 0 });
+    const hash = await send(provider, await signTx(provider, 0, { nonce: 0, to: RECIPIENT, value: 1000n }));
+    await provider.preconf.advance();
+    expect((await client.getTransactionReceipt({ hash })).status).to.equal("success");
+    await provider.preconf.injectFault({ kind: "reorg" });
+    expect(await client.getBalance({ address: RECIPIENT })).to.equal(0n);
+    let notFound: unknown;
+    await client.getTransactionReceipt({ hash }).catch((error: unknown) => (notFound = error));
+    expect((notFound as Error).name).to.equal("TransactionReceiptNotFoundError");
+    // Its documented fate: back in the mempool (no block yet), pre-confirmed again by the next fragment.
+    expect(await client.getTransaction({ hash })).to.include({ hash, blockNumber: null, blockHash: null });
+    await provider.preconf.advance();
+    expect(await client.getBalance({ address: RECIPIENT })).to.equal(1000n);
+    expect((await client.getTransactionReceipt({ hash })).status).to.equal("success");
   });
 });
