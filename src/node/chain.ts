@@ -350,6 +350,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     if (includeOpen && this.#open.number >= from && this.#open.number <= to) {
       for (const record of this.#open.transactions) {
+        // An injected stall or feed reset hides what clients' pending view does not have yet.
+        if (this.feed.hides(record)) break;
         for (const log of record.logs) yield { log, record };
       }
     }
