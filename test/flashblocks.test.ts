@@ -290,3 +290,52 @@ describe("flashblocks: viem chain definitions", () => {
     expect((await client.getTransactionReceipt({ hash })).status).to.equal("success");
   });
 });
+
+describe("flashblocks: Base's pending rules on standard methods", () => {
+  let provider: PreconfProvider;
+  const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
+  const sender = () => provider.accounts[0]!.address;
+  /** Init code that returns NUMBER then TIMESTAMP: what header a call runs with. */
+  const HEADER_PROBE = "0x435f524260205260405ff3";
+
+  beforeEach(async () => {
+    ({ provider } = await createTestChain());
+  });
+  afterEach(() => provider.close());
+
+  it("geth's rules (dev): the pending nonce counts pooled txs, pending calls run in the open block", async () => {
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    expect(await request("eth_getTransactionCount", [sender(), "pending"])).to.equal("0x1");
+    await provider.preconf.advance();
+    const open = (await request("eth_getBlockByNumber", ["pending", false])) as { number: string; timestamp: string };
+    const out = (await request("eth_call", [{ data: HEADER_PROBE }, "pending"])) as string;
+    expect([BigInt(`0x${out.slice(2, 66)}`), BigInt(`0x${out.slice(66, 130)}`)]).to.deep.equal([BigInt(open.number), BigInt(open.timestamp)]);
+  });
+
+  it("Base's rules: pending nonce = canonical nonce + pre-confirmed txs (pool not counted), so two back-to-back sends collide", async () => {
+    provider.chain.baseRpc = true;
+    const nonce = async () => Number(await request("eth_getTransactionCount", [sender(), "pending"]));
+    const first = await signTx(provider, 0, { nonce: await nonce(), value: 1n });
+    await send(provider, first);
+    // The first is only pooled: Base's pending nonce does not count it, so the dapp reuses nonce 0.
+    expect(await nonce()).to.equal(0);
+    const second = await signTx(provider, 0, { nonce: await nonce(), value: 2n });
+    expect(await rpcError(provider, "eth_sendRawTransaction", [second])).to.deep.include({ code: -32000, message: "replacement transaction underpriced" });
+    await provider.preconf.advance();
+    expect(await nonce()).to.equal(1);
+    await provider.preconf.advance(provider.preconf.fragmentsPerBlock);
+    expect(await nonce()).to.equal(1);
+  });
+
+  it("Base's rules: pending calls run with the latest sealed header over the pre-confirmed state", async () => {
+    provider.chain.baseRpc = true;
+    await send(provider, await signTx(provider, 0, { nonce: 0, to: RECIPIENT, value: 3n }));
+    await provider.preconf.advance();
+    const latest = (await request("eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string };
+    const out = (await request("eth_call", [{ data: HEADER_PROBE }, "pending"])) as string;
+    expect([BigInt(`0x${out.slice(2, 66)}`), BigInt(`0x${out.slice(66, 130)}`)]).to.deep.equal([BigInt(latest.number), BigInt(latest.timestamp)]);
+    // The state is the pre-confirmed one: the transfer is visible to a pending call.
+    expect(await request("eth_getBalance", [RECIPIENT, "pending"])).to.equal("0x3");
+    expect(await request("eth_estimateGas", [{ from: sender(), to: RECIPIENT, value: "0x1" }, "pending"])).to.equal("0x5208");
+  });
+});

@@ -120,6 +120,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly pool = new Mempool();
   /** What clients see of pre-confirmation (flashblocks, the pending view), with injected faults. */
   readonly feed: PendingFeed;
+  /**
+   * Whether `pending` on standard methods follows Base's node (the `base*` profiles: the pending
+   * nonce, the header of pending calls) instead of geth's rules (docs/flashblocks.md).
+   */
+  baseRpc = false;
   // Set by #install, from the constructor and again by loadState and reset.
   #vm!: VM;
   #blockchain!: Blockchain;
@@ -364,6 +369,23 @@ export class Chain extends EventEmitter<ChainEvents> {
       return nonce + BigInt(this.pool.contiguousCount(address, nonce));
     });
   }
+
+  /**
+   * Base's pending nonce: the canonical (latest sealed) nonce plus the sender's pre-confirmed txs,
+   * the mempool not counted (base/base crates/execution/flashblocks/src/rpc/eth.rs,
+   * `get_transaction_count`). Two txs sent back to back with it share a nonce.
+   */
+  async preconfirmedNonce(address: Hex): Promise<bigint> {
+    for (;;) {
+      const latest = this.latest;
+      const canonical = await this.withState({ kind: "sealed", sealed: latest }, async (vm) => (await vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n);
+      // A seal during the read: the open block counted must be the one after that canonical block.
+      if (this.latest !== latest) continue;
+      const open = this.feed.pendingOverride()?.kind === "sealed" ? [] : this.#open.transactions;
+      return canonical + BigInt(open.filter((record) => record.from === address).length);
+    }
+  }
+
 
   /** Resolves once every queued state change (admissions, fragments, seals) has finished. */
   async idle(): Promise<void> {

@@ -38,8 +38,11 @@ function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBl
 }
 
 /** The block a dry run executes in: the open block's header, or a sealed block's. */
-function executionBlockOf(resolved: ResolvedBlock): Block {
-  return resolved.kind === "open" ? resolved.open.executionBlock : resolved.sealed.block;
+function executionBlockOf(ctx: MethodContext, resolved: ResolvedBlock): Block {
+  if (resolved.kind === "sealed") return resolved.sealed.block;
+  // Base's node runs pending calls at the latest canonical header over the pre-confirmed state
+  // (base/base crates/execution/flashblocks/src/rpc/eth.rs, `call` and `estimate_gas`).
+  return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
 }
 
 function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined, read: (vm: VM) => Promise<T>): Promise<T> {
@@ -49,7 +52,7 @@ function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined,
 async function runCall(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(resolved, async (vm) => {
-    const block = callBlock(executionBlockOf(resolved), request);
+    const block = callBlock(executionBlockOf(ctx, resolved), request);
     return callOutcome(await dryRun(vm, request, block, request.gas ?? callGasCap(block)));
   });
 }
@@ -57,7 +60,7 @@ async function runCall(ctx: MethodContext, request: CallRequest, selector: Block
 export async function estimate(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(resolved, async (vm) => {
-    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(resolved), request));
+    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(ctx, resolved), request));
     return gas;
   });
 }
@@ -296,7 +299,7 @@ export const ethMethods: MethodTable = {
     }),
   ),
   eth_getTransactionCount: method(positional(address, blockSelector.optional()), async ([who, selector], ctx) => {
-    if (selector?.kind === "tag" && selector.tag === "pending") return q(await ctx.chain.pendingNonce(who));
+    if (selector?.kind === "tag" && selector.tag === "pending") return q(await (ctx.chain.baseRpc ? ctx.chain.preconfirmedNonce(who) : ctx.chain.pendingNonce(who)));
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
 
