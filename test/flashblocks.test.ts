@@ -339,3 +339,30 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
     expect(await request("eth_estimateGas", [{ from: sender(), to: RECIPIENT, value: "0x1" }, "pending"])).to.equal("0x5208");
   });
 });
+
+describe("flashblocks: the fragment gas schedule", () => {
+  let provider: PreconfProvider;
+  beforeEach(async () => {
+    ({ provider } = await createTestChain());
+    provider.chain.fragmentGasSchedule = true;
+  });
+  afterEach(() => provider.close());
+
+  it("fragment 0 carries no user tx; fragment j fills the block up to j/(n-1) of its gas limit, unused gas carrying over", async () => {
+    // 30M gas, 10 fragments: fragment j may bring the block up to j × 3.33M gas.
+    const big = await send(provider, await signTx(provider, 0, { nonce: 0, gas: 10_000_000n }));
+    const small = await send(provider, await signTx(provider, 1, { nonce: 0, to: RECIPIENT }));
+    const included: string[][] = [];
+    for (let i = 0; i < 4; i++) included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
+    // 0: system only; 1: the transfer fits 3.33M, the 10M tx does not; 2: 6.67M, still not; 3: 10M (with 21000 used: not yet).
+    expect(included).to.deep.equal([[], [small], [], []]);
+    included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
+    expect(included[4]).to.deep.equal([big]);
+  });
+
+  it("off (the dev profile): the first fragment takes whatever fits the block", async () => {
+    provider.chain.fragmentGasSchedule = false;
+    const big = await send(provider, await signTx(provider, 0, { nonce: 0, gas: 10_000_000n }));
+    expect((await provider.preconf.fragment()).transactions.map((record) => record.hash)).to.deep.equal([big]);
+  });
+});

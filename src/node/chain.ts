@@ -125,6 +125,8 @@ export class Chain extends EventEmitter<ChainEvents> {
    * nonce, the header of pending calls) instead of geth's rules (docs/flashblocks.md).
    */
   baseRpc = false;
+  /** Whether fragments follow the flashblock gas schedule (OP profiles): see `#fragmentGasCap`. */
+  fragmentGasSchedule = false;
   // Set by #install, from the constructor and again by loadState and reset.
   #vm!: VM;
   #blockchain!: Blockchain;
@@ -766,6 +768,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     executed.push(record);
   }
 
+  /**
+   * The block gas this fragment may bring the block up to. With the flashblock gas schedule (OP
+   * profiles; Base's builder), fragment 0 carries only system txs and fragment j up to j/(n-1) of
+   * the gas limit (n fragments per block, so the last may fill the block); what earlier fragments
+   * left unused carries over, the cap being cumulative (docs/flashblocks.md).
+   */
+  #fragmentGasCap(open: OpenBlock): bigint {
+    const slots = BigInt(this.#config.fragmentsPerBlock - 1);
+    if (!this.fragmentGasSchedule || this.#automine || slots <= 0n) return open.header.gasLimit;
+    return (open.header.gasLimit * BigInt(open.fragments.length)) / slots;
+  }
+
   /** Balances of the accounts a fragment's txs paid or credited: senders, recipients, new contracts, the fee recipient. */
   async #balancesTouchedBy(records: readonly TxRecord[]): Promise<Map<Hex, bigint>> {
     const touched = new Set<Hex>();
@@ -787,10 +801,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     executed: TxRecord[],
     open: OpenBlock,
   ): Promise<void> {
+    const cap = this.#fragmentGasCap(open);
     for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       const { entry } = head;
-      // A tx that no longer fits the block waits for the next one; its sender's later txs too.
-      if (entry.tx.gasLimit > open.remainingGas) continue;
+      // A tx that no longer fits the block (or this fragment's share of it) waits; its sender's later txs too.
+      if (entry.tx.gasLimit > open.remainingGas || entry.tx.gasLimit > cap - open.gasUsed) continue;
       let result: RunTxResult;
       let l1Cost: L1Cost | undefined;
       try {
