@@ -229,6 +229,8 @@ describe("flashblocks: injected faults", () => {
     await provider.preconf.injectFault({ kind: "pendingUnavailable", durationMs: 400 });
     const latest = await request("eth_getBlockByNumber", ["latest", false]);
     expect(await request("eth_getBlockByNumber", ["pending", false])).to.deep.equal(latest);
+    // Nor is the open block found by its number.
+    expect(await request("eth_getBlockByNumber", ["0x1", false])).to.equal(null);
     expect(await balance("pending")).to.equal("0x0");
     expect(await request("eth_getTransactionReceipt", [hash])).to.equal(null);
     await provider.preconf.injectFault({ kind: "pendingUnavailable", durationMs: 400, block: "null" });

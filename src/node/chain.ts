@@ -293,7 +293,12 @@ export class Chain extends EventEmitter<ChainEvents> {
             return { kind: "sealed", sealed: this.latest };
         }
       case "number": {
-        if (selector.number === this.#open.number) return { kind: "open", open: this.#open };
+        if (selector.number === this.#open.number) {
+          // Under an injected fault the open block is what clients' pending view has, if anything.
+          const override = this.feed.pendingOverride();
+          if (override === undefined) return { kind: "open", open: this.#open };
+          return override.kind === "open" && override.open.number === selector.number ? override : undefined;
+        }
         const sealed = this.sealedByNumber(selector.number);
         return sealed === undefined ? undefined : { kind: "sealed", sealed };
       }

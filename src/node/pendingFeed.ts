@@ -65,7 +65,18 @@ export class PendingFeed extends EventEmitter<PendingFeedEvents> {
       this.#stall.held.push({ fragment, block: open.frozen() });
       return;
     }
-    this.emit("flashblock", { fragment, block: open });
+    this.#deliver({ fragment, block: open });
+  }
+
+  /** To every listener separately: this runs inside the chain's fragment, which a listener's bug must not break. */
+  #deliver(flashblock: Flashblock): void {
+    for (const listener of this.listeners("flashblock")) {
+      try {
+        listener(flashblock);
+      } catch (error) {
+        process.emitWarning(`a flashblock listener threw: ${error instanceof Error ? error.message : String(error)}`, "PreconfListenerWarning");
+      }
+    }
   }
 
   /** Freezes the pending view and holds flashblocks for `durationMs` (a new stall replaces one under way). */
@@ -83,7 +94,7 @@ export class PendingFeed extends EventEmitter<PendingFeedEvents> {
     const stall = this.#stall;
     if (stall === undefined) return;
     this.#stall = undefined;
-    for (const flashblock of stall.held) this.emit("flashblock", flashblock);
+    for (const flashblock of stall.held) this.#deliver(flashblock);
   }
 
   /** `pending` answers from `latest` for `durationMs`; with `blockNull`, eth_getBlockByNumber("pending") is null. */
