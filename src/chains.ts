@@ -7,7 +7,10 @@
  */
 import { defineChain } from "viem";
 
+import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
+
 import type { Chain } from "viem";
+import type { ProfileName } from "./node/profiles.ts";
 import type { PreconfProvider } from "./provider.ts";
 
 export interface PreconfChainParameters {
@@ -40,8 +43,13 @@ export function preconfChainOf(provider: PreconfProvider, rpcUrl?: string): Prec
   return preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, ...(rpcUrl !== undefined && { rpcUrl }) });
 }
 
-/** One definition per profile, with the profile's chain id and fragment cadence. */
-export const preconfChains = {
-  /** The default `dev` profile: chain id 31337, 200 ms fragments, 10 per block. */
-  dev: preconfChain({ chainId: 31337, fragmentIntervalMs: 200, fragmentsPerBlock: 10 }),
-} as const;
+/**
+ * One definition per profile (`preconfChains.dev`, `.base`, `["base-sepolia"]`, `.optimism`,
+ * `.unichain`), with the profile's chain id and fragment cadence, for a node on the default URL.
+ */
+export const preconfChains = Object.fromEntries(
+  PROFILE_NAMES.map((name) => {
+    const { chainId, fragmentIntervalMs, fragmentsPerBlock } = PROFILES[name];
+    return [name, preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, name: `hardhat-preconf (${name})` })];
+  }),
+) as Readonly<Record<ProfileName, PreconfChain>>;

@@ -269,6 +269,9 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     throw error;
   });
   if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
+  // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
+  chain.baseRpc = profile.pendingRules === "base";
+  chain.fragmentGasSchedule = profile.fragmentGasSchedule;
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);
 }

@@ -264,6 +264,11 @@ describe("flashblocks: viem chain definitions", () => {
 
   it("preconfChains.dev has experimental_preconfirmationTime, so viem reads pending: a balance changes within one fragment", async () => {
     expect(preconfChains.dev).to.include({ id: 31337, experimental_preconfirmationTime: 200, blockTime: 2000 });
+    // One per profile, with its chain id and fragment cadence.
+    expect(preconfChains.base).to.include({ id: 8453, experimental_preconfirmationTime: 200, blockTime: 2000 });
+    expect(preconfChains["base-sepolia"]).to.include({ id: 84532, experimental_preconfirmationTime: 200 });
+    expect(preconfChains.optimism).to.include({ id: 10, experimental_preconfirmationTime: 250, blockTime: 2000 });
+    expect(preconfChains.unichain).to.include({ id: 130, experimental_preconfirmationTime: 200, blockTime: 1000 });
     expect(preconfChainOf(provider)).to.deep.include({ id: 31337, experimental_preconfirmationTime: 200, rpcUrls: preconfChains.dev.rpcUrls });
     const client = createPublicClient({ chain: preconfChains.dev, transport: custom(provider), cacheTime: 0 });
     expect(client.experimental_blockTag).to.equal("pending");
@@ -306,6 +311,7 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
   afterEach(() => provider.close());
 
   it("geth's rules (dev): the pending nonce counts pooled txs, pending calls run in the open block", async () => {
+    expect(provider.chain.baseRpc).to.equal(false);
     await send(provider, await signTx(provider, 0, { nonce: 0 }));
     expect(await request("eth_getTransactionCount", [sender(), "pending"])).to.equal("0x1");
     await provider.preconf.advance();
@@ -314,25 +320,33 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
     expect([BigInt(`0x${out.slice(2, 66)}`), BigInt(`0x${out.slice(66, 130)}`)]).to.deep.equal([BigInt(open.number), BigInt(open.timestamp)]);
   });
 
-  it("Base's rules: pending nonce = canonical nonce + pre-confirmed txs (pool not counted), so two back-to-back sends collide", async () => {
-    provider.chain.baseRpc = true;
+  /** A provider on the `base` profile (chain id 8453): Base's rules. */
+  async function onBase(): Promise<void> {
+    await provider.close();
+    ({ provider } = await createTestChain({ profile: "base" }));
+    expect(provider.chain.baseRpc).to.equal(true);
+  }
+
+  it("Base's rules (base profile): pending nonce = canonical nonce + pre-confirmed txs (pool not counted), so two back-to-back sends collide", async () => {
+    await onBase();
     const nonce = async () => Number(await request("eth_getTransactionCount", [sender(), "pending"]));
-    const first = await signTx(provider, 0, { nonce: await nonce(), value: 1n });
+    const first = await signTx(provider, 0, { chainId: 8453, nonce: await nonce(), value: 1n });
     await send(provider, first);
     // The first is only pooled: Base's pending nonce does not count it, so the dapp reuses nonce 0.
     expect(await nonce()).to.equal(0);
-    const second = await signTx(provider, 0, { nonce: await nonce(), value: 2n });
+    const second = await signTx(provider, 0, { chainId: 8453, nonce: await nonce(), value: 2n });
     expect(await rpcError(provider, "eth_sendRawTransaction", [second])).to.deep.include({ code: -32000, message: "replacement transaction underpriced" });
-    await provider.preconf.advance();
+    // Fragment 0 of an OP block carries only the L1-attributes deposit; fragment 1 pre-confirms it.
+    await provider.preconf.advance(2);
     expect(await nonce()).to.equal(1);
     await provider.preconf.advance(provider.preconf.fragmentsPerBlock);
     expect(await nonce()).to.equal(1);
   });
 
-  it("Base's rules: pending calls run with the latest sealed header over the pre-confirmed state", async () => {
-    provider.chain.baseRpc = true;
-    await send(provider, await signTx(provider, 0, { nonce: 0, to: RECIPIENT, value: 3n }));
-    await provider.preconf.advance();
+  it("Base's rules (base profile): pending calls run with the latest sealed header over the pre-confirmed state", async () => {
+    await onBase();
+    await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 3n }));
+    await provider.preconf.advance(2);
     const latest = (await request("eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string };
     const out = (await request("eth_call", [{ data: HEADER_PROBE }, "pending"])) as string;
     expect([BigInt(`0x${out.slice(2, 66)}`), BigInt(`0x${out.slice(66, 130)}`)]).to.deep.equal([BigInt(latest.number), BigInt(latest.timestamp)]);
@@ -345,25 +359,30 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
 describe("flashblocks: the fragment gas schedule", () => {
   let provider: PreconfProvider;
   beforeEach(async () => {
-    ({ provider } = await createTestChain());
-    provider.chain.fragmentGasSchedule = true;
+    ({ provider } = await createTestChain({ profile: "base" }));
   });
   afterEach(() => provider.close());
 
   it("fragment 0 carries no user tx; fragment j fills the block up to j/(n-1) of its gas limit, unused gas carrying over", async () => {
     // 30M gas, 10 fragments: fragment j may bring the block up to j × 3.33M gas.
-    const big = await send(provider, await signTx(provider, 0, { nonce: 0, gas: 10_000_000n }));
-    const small = await send(provider, await signTx(provider, 1, { nonce: 0, to: RECIPIENT }));
-    const included: string[][] = [];
-    for (let i = 0; i < 4; i++) included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
-    // 0: system only; 1: the transfer fits 3.33M, the 10M tx does not; 2: 6.67M, still not; 3: 10M (with 21000 used: not yet).
-    expect(included).to.deep.equal([[], [small], [], []]);
+    expect(provider.chain.fragmentGasSchedule).to.equal(true);
+    const big = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, gas: 10_000_000n }));
+    const small = await send(provider, await signTx(provider, 1, { chainId: 8453, nonce: 0, to: RECIPIENT }));
+    const fragments = [];
+    for (let i = 0; i < 4; i++) fragments.push(await provider.preconf.fragment());
+    const included = fragments.map((fragment) => fragment.transactions.map((record) => record.hash));
+    // 0: system only (the L1-attributes deposit); 1: the transfer fits 3.33M, the 10M tx does not;
+    // 2: 6.67M, still not; 3: 10M, but the deposit and the transfer used some of it: not yet.
+    expect(fragments[0]!.transactions.map((record) => record.tx.type)).to.deep.equal([0x7e]);
+    expect(included.slice(1)).to.deep.equal([[small], [], []]);
     included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
     expect(included[4]).to.deep.equal([big]);
   });
 
   it("off (the dev profile): the first fragment takes whatever fits the block", async () => {
-    provider.chain.fragmentGasSchedule = false;
+    await provider.close();
+    ({ provider } = await createTestChain());
+    expect(provider.chain.fragmentGasSchedule).to.equal(false);
     const big = await send(provider, await signTx(provider, 0, { nonce: 0, gas: 10_000_000n }));
     expect((await provider.preconf.fragment()).transactions.map((record) => record.hash)).to.deep.equal([big]);
   });
