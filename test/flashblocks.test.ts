@@ -387,3 +387,20 @@ describe("flashblocks: the fragment gas schedule", () => {
     expect((await provider.preconf.fragment()).transactions.map((record) => record.hash)).to.deep.equal([big]);
   });
 });
+
+describe("flashblocks: a reorg on an OP profile", () => {
+  it("discards the user txs to the pool; the rebuilt block derives its L1-attributes deposit again", async () => {
+    const { provider } = await createTestChain({ profile: "base" });
+    try {
+      const hash = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 2n }));
+      await provider.preconf.advance(2);
+      expect(provider.chain.open.transactions.map((record) => record.tx.type)).to.deep.equal([0x7e, 2]);
+      expect(await provider.preconf.injectFault({ kind: "reorg" })).to.deep.equal({ kind: "reorg", discarded: [hash] });
+      await provider.preconf.advance(2);
+      expect(provider.chain.open.transactions.map((record) => record.tx.type)).to.deep.equal([0x7e, 2]);
+      expect(await provider.request({ method: "eth_getBalance", params: [RECIPIENT, "pending"] })).to.equal("0x2");
+    } finally {
+      await provider.close();
+    }
+  });
+});

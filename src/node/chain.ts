@@ -71,6 +71,9 @@ export interface ChainConfig {
   fork?: ForkSource | undefined;
 }
 
+/** The OP-stack deposit tx type (specs/protocol/deposits.md). */
+const DEPOSIT_TYPE = 0x7e;
+
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
 
@@ -678,12 +681,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   reorgOpenBlock(requeue: boolean): Promise<TxRecord[]> {
     return this.#queue.run(async () => {
       const open = this.#open;
-      const discarded = open.transactions;
+      for (const record of open.transactions) this.#txs.delete(record.hash);
+      // Deposits (0x7E) come from L1, not the pool: the rebuilt block's first fragment derives
+      // the L1-attributes one again; only user txs go back to the pool or are dropped.
+      const discarded = open.transactions.filter((record) => (record.tx.type as number) !== DEPOSIT_TYPE);
       // The open block's state starts at its parent's (dev edits made since are discarded with it).
       await this.#vm.stateManager.setStateRoot(this.latest.block.header.stateRoot);
       this.#latestEdited = false;
       for (const record of discarded) {
-        this.#txs.delete(record.hash);
         const { feeCap, tipCap } = feesOf(record.tx);
         const entry: PooledTx = { tx: record.tx, hash: record.hash, sender: record.from, nonce: record.tx.nonce, feeCap, tipCap, cost: txCost(record.tx), seq: this.pool.nextSeq() };
         if (requeue) {
