@@ -29,6 +29,7 @@ import type { MiningMode } from "./node/sequencer.ts";
 import type { StateDump } from "./node/stateDump.ts";
 import type { PreconfProviderOptions, ResolvedOptions } from "./options.ts";
 import type { MethodContext } from "./rpc/context.ts";
+import type { Fault, FaultResult } from "./rpc/faults.ts";
 import type { GenesisAccount } from "./node/genesis.ts";
 import type { Hex } from "./rpc/schema.ts";
 import type { NodeContext } from "./wallet/wallet.ts";
@@ -77,6 +78,8 @@ export interface PreconfControls {
   dumpState(): Promise<StateDump>;
   /** Replaces the chain by a dump (`preconf_loadState`); a bad dump is -32602 and changes nothing. */
   loadState(dump: StateDump): Promise<void>;
+  /** Injects a production failure (`preconf_injectFault`; docs/flashblocks.md "Fault injection"). */
+  injectFault(fault: Fault): Promise<FaultResult>;
 }
 
 export class PreconfProvider extends EventEmitter {
@@ -134,6 +137,7 @@ export class PreconfProvider extends EventEmitter {
       loadState: async (dump) => {
         await this.request({ method: "preconf_loadState", params: [dump] });
       },
+      injectFault: (fault) => this.request({ method: "preconf_injectFault", params: [fault] }) as Promise<FaultResult>,
     };
   }
 
@@ -196,6 +200,7 @@ export class PreconfProvider extends EventEmitter {
     this.#sequencer.close();
     this.#context.subscriptions.close();
     this.#context.filters.close();
+    this.chain.feed.clear();
     await this.chain.idle();
     this.#closed = true;
     for (const reject of this.#pending) reject(disconnected());
@@ -265,6 +270,9 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     throw error;
   });
   if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
+  // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
+  chain.baseRpc = profile.pendingRules === "base";
+  chain.fragmentGasSchedule = profile.fragmentGasSchedule;
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);
 }

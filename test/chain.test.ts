@@ -94,14 +94,16 @@ describe("chain", () => {
     expect(await rpcError(provider, "eth_getBalance", [address, "0x01"])).to.deep.include({ code: -32602 });
   });
 
-  it("gives pre-confirmed receipts, logs and txs a zero block hash until the block seals", async () => {
+  it("gives pre-confirmed receipts and logs a zero block hash, and tx objects a null one (Base), until the block seals", async () => {
     ({ provider } = await createTestChain());
     const hash = await send(provider, await signTx(provider, 0, { nonce: 0 }));
     const pooled = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as { blockHash: null; blockNumber: null };
     expect(pooled).to.include({ blockHash: null, blockNumber: null });
     await provider.preconf.advance();
     const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as { blockHash: string; blockNumber: string };
-    expect(tx).to.include({ blockHash: `0x${"00".repeat(32)}`, blockNumber: "0x1" });
+    expect(tx).to.include({ blockHash: null, blockNumber: "0x1", transactionIndex: "0x0" });
+    const preconfirmed = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { blockHash: string };
+    expect(preconfirmed.blockHash).to.equal(`0x${"00".repeat(32)}`);
     await provider.preconf.advance(9);
     const sealed = (await block("0x1"))!;
     const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { blockHash: string };

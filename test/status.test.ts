@@ -30,14 +30,15 @@ describe("transaction status", () => {
 
   afterEach(() => provider.close());
 
-  it("base_transactionStatus is Known right after submission and stays Known after sealing", async () => {
+  it("base_transactionStatus is Known while the tx is in the mempool, Unknown once pre-confirmed and once sealed (Base)", async () => {
     const hash = (await provider.request({ method: "eth_sendRawTransaction", params: [await signedTransfer(provider, 0)] })) as Hex;
     expect(await status("base_transactionStatus", hash)).to.deep.equal({ status: "Known" });
     await provider.preconf.advance();
-    expect(await status("base_transactionStatus", hash)).to.deep.equal({ status: "Known" });
+    expect(await status("preconf_transactionStatus", hash)).to.include({ status: "preconfirmed" });
+    expect(await status("base_transactionStatus", hash)).to.deep.equal({ status: "Unknown" });
     await provider.preconf.advance(provider.preconf.fragmentsPerBlock);
     expect(await provider.request({ method: "eth_blockNumber" })).to.not.equal("0x0");
-    expect(await status("base_transactionStatus", hash)).to.deep.equal({ status: "Known" });
+    expect(await status("base_transactionStatus", hash)).to.deep.equal({ status: "Unknown" });
   });
 
   it("base_transactionStatus is Unknown for a random hash; malformed hashes are -32602", async () => {

@@ -18,15 +18,6 @@ const INCREMENTED = toEventSelector("Incremented(address,uint256)");
 /** Counter's first deployment by account 0 (nonce 0). */
 const COUNTER = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 
-/** Base's flashblock object, as newFlashblocks sends it. */
-interface Flashblock {
-  payload_id: string;
-  index: number;
-  base?: Record<string, string>;
-  diff: { transactions: string[]; gas_used: string; withdrawals: unknown[] };
-  metadata: { block_number: number; receipts: Record<string, unknown> };
-}
-
 function sign(provider: PreconfProvider, nonce: number, fields: { to?: Hex; data?: Hex; gas?: bigint; value?: bigint }): Promise<Hex> {
   return privateKeyToAccount(provider.accounts[0]!.privateKey).signTransaction({
     chainId: 31337,
@@ -63,37 +54,35 @@ describe("subscriptions (EIP-1193 message events)", () => {
 
   afterEach(() => provider.close());
 
-  it("newFlashblocks: one Base flashblock object per fragment, base on index 0", async () => {
+  it("newFlashblocks: per fragment, the accumulated pending block as a standard block object (hydrated, hash zero)", async () => {
     const id = await subscribe("newFlashblocks");
-    const raw = await transfer(provider, 0);
-    const hash = await send(raw);
-    await provider.preconf.advance(2);
-    const [first, second] = of(id) as Flashblock[];
-    expect(of(id)).to.have.length(2);
+    const hash = await send(await transfer(provider, 0));
+    await provider.preconf.advance();
+    const pendingAfterFirst = await provider.request({ method: "eth_getBlockByNumber", params: ["pending", true] });
+    const second = await send(await transfer(provider, 1));
+    await provider.preconf.advance();
+    await provider.preconf.advance();
+    const blocks = of(id) as { number: string; hash: string; gasUsed: string; transactions: { hash: string; blockHash: null; blockNumber: string }[] }[];
+    expect(blocks).to.have.length(3);
     expect(messages[0]).to.deep.include({ type: "eth_subscription" });
-    expect(first).to.include({ index: 0 });
-    expect(first!.payload_id).to.match(/^0x[0-9a-f]{16}$/);
-    expect(second!.payload_id).to.equal(first!.payload_id);
-    const parent = (await provider.request({ method: "eth_getBlockByNumber", params: ["0x0", false] })) as { hash: string };
-    const open = (await provider.request({ method: "eth_getBlockByNumber", params: ["pending", false] })) as Record<string, string>;
-    expect(first!.base).to.deep.equal({
-      parent_hash: parent.hash,
-      fee_recipient: open.miner,
-      prev_randao: open.mixHash,
-      block_number: "0x1",
-      gas_limit: "0x1c9c380",
-      timestamp: open.timestamp,
-      base_fee_per_gas: open.baseFeePerGas,
-    });
-    expect(first!.diff).to.deep.include({ transactions: [raw], gas_used: "0x5208" });
-    expect(first!.metadata.block_number).to.equal(1);
-    expect(first!.metadata.receipts[hash]).to.deep.equal(await provider.request({ method: "eth_getTransactionReceipt", params: [hash] }));
-    expect(second).to.include({ index: 1 });
-    expect(second).to.not.have.property("base");
-    expect(second!.diff).to.deep.include({ transactions: [], gas_used: "0x5208" });
+    // The same block number repeats as its flashblocks arrive; the transactions accumulate.
+    expect(blocks.map((block) => block.number)).to.deep.equal(["0x1", "0x1", "0x1"]);
+    expect(blocks.map((block) => block.hash)).to.deep.equal([ZERO_HASH, ZERO_HASH, ZERO_HASH]);
+    expect(blocks.map((block) => block.transactions.map((tx) => tx.hash))).to.deep.equal([[hash], [hash, second], [hash, second]]);
+    expect(blocks.map((block) => block.gasUsed)).to.deep.equal(["0x5208", "0xa410", "0xa410"]);
+    expect(blocks[0]).to.deep.equal(pendingAfterFirst);
+    expect(blocks[1]!.transactions[1]).to.include({ hash: second, blockHash: null, blockNumber: "0x1", transactionIndex: "0x1" });
   });
 
-  it("newFlashblockTransactions: the hash per tx, or the tx with its receipt fields and logs", async () => {
+  it("base_subscribe answers the same subscriptions (the namespace one Base release used)", async () => {
+    const id = await provider.request({ method: "base_subscribe", params: ["newFlashblocks"] });
+    await provider.preconf.advance();
+    expect(of(id)).to.have.length(1);
+    expect(of(id)[0]).to.include({ number: "0x1", hash: ZERO_HASH });
+    expect(await provider.request({ method: "base_unsubscribe", params: [id] })).to.equal(true);
+  });
+
+  it("newFlashblockTransactions: hashes; with true, each tx with its logs and receipt fields (Base's TransactionWithLogs)", async () => {
     const hashes = await subscribe("newFlashblockTransactions");
     const full = await subscribe("newFlashblockTransactions", true);
     await send(await deployCounter(provider));
@@ -101,11 +90,31 @@ describe("subscriptions (EIP-1193 message events)", () => {
     await provider.preconf.advance();
     expect(of(hashes)).to.have.length(2);
     expect(of(hashes)[1]).to.equal(incremented);
+    const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [incremented] })) as Record<string, unknown>;
     const tx = of(full)[1] as Record<string, unknown> & { logs: { topics: string[] }[] };
-    expect(tx).to.include({ hash: incremented, transactionHash: incremented, status: "0x1", blockNumber: "0x1", blockHash: ZERO_HASH, to: COUNTER });
-    expect(tx).to.include.keys("input", "nonce", "gasUsed", "cumulativeGasUsed", "effectiveGasPrice", "logsBloom");
-    expect(tx.logs).to.have.length(1);
+    expect(tx).to.include({ hash: incremented, status: "0x1", blockNumber: "0x1", blockHash: null, to: COUNTER, contractAddress: null });
+    // gasUsed is a JSON number in Base's type; cumulativeGasUsed and logsBloom as in the receipt.
+    expect(tx.gasUsed).to.equal(Number(receipt.gasUsed));
+    expect(tx).to.include({ cumulativeGasUsed: receipt.cumulativeGasUsed, logsBloom: receipt.logsBloom });
+    expect(tx.logs).to.deep.equal(receipt.logs);
+    expect(tx).to.include.keys("input", "nonce", "gasPrice", "transactionIndex");
+    expect(tx).to.not.have.property("transactionHash");
     expect(tx.logs[0]!.topics[0]).to.equal(INCREMENTED);
+    expect((of(full)[0] as { contractAddress: string }).contractAddress).to.equal(COUNTER);
+  });
+
+  it("newFlashblockTransactions with a filter object: only txs with a matching log, with all their logs", async () => {
+    const counter = await subscribe("newFlashblockTransactions", { address: COUNTER, topics: [INCREMENTED] });
+    const elsewhere = await subscribe("newFlashblockTransactions", { address: RECIPIENT });
+    await send(await deployCounter(provider));
+    const first = await send(await increment(provider, 1));
+    await send(await transfer(provider, 2));
+    const second = await send(await increment(provider, 3));
+    await provider.preconf.advance();
+    expect((of(counter) as { hash: string }[]).map((tx) => tx.hash)).to.deep.equal([first, second]);
+    expect(of(counter)[0]).to.include({ status: "0x1", blockHash: null });
+    expect(of(elsewhere)).to.deep.equal([]);
+    expect(await rpcError(provider, "eth_subscribe", ["newFlashblockTransactions", { address: COUNTER, fromBlock: "0x0" }])).to.deep.include({ code: -32602 });
   });
 
   it("pendingLogs: one log per notification, filtered by address and topics", async () => {

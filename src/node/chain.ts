@@ -9,7 +9,7 @@ import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 
-import { admitTransaction, feesOf } from "./admission.ts";
+import { admitTransaction, feesOf, txCost } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { keccak256 } from "./crypto.ts";
 import { decodeDeposit, DEPOSIT_TX_TYPE } from "./opstack/deposit.ts";
@@ -19,6 +19,7 @@ import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
+import { PendingFeed } from "./pendingFeed.ts";
 import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { AccountIndex, captureState, restoreState, StateDumpError } from "./stateDump.ts";
@@ -91,6 +92,8 @@ export interface BlockDefaults {
 
 /** Reserved blocks a state dump builds and writes at most (see #everySealed). */
 const MAX_DUMPED_RESERVED_BLOCKS = 100_000;
+/** The OP-stack deposit tx type (specs/protocol/deposits.md). */
+const DEPOSIT_TYPE = 0x7e;
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
@@ -161,11 +164,23 @@ interface OpenFields extends NextBlockFields {
 type InitialState = RestoredState & { historyFrom?: bigint };
 
 /** Where a block selector points: a sealed block, or the open block (`pending`). */
-export type ResolvedBlock = { kind: "sealed"; sealed: SealedBlock } | { kind: "open"; open: OpenBlock };
+export type ResolvedBlock =
+  | { kind: "sealed"; sealed: SealedBlock }
+  /** `stateRoot`: a pending view frozen by an injected stall (pendingFeed.ts) reads that state, not the live one. */
+  | { kind: "open"; open: OpenBlock; stateRoot?: Uint8Array };
 
 export class Chain extends EventEmitter<ChainEvents> {
   readonly common: Common;
   readonly pool = new Mempool();
+  /** What clients see of pre-confirmation (flashblocks, the pending view), with injected faults. */
+  readonly feed: PendingFeed;
+  /**
+   * Whether `pending` on standard methods follows Base's node (the `base*` profiles: the pending
+   * nonce, the header of pending calls) instead of geth's rules (docs/flashblocks.md).
+   */
+  baseRpc = false;
+  /** Whether fragments follow the flashblock gas schedule (OP profiles): see `#fragmentGasCap`. */
+  fragmentGasSchedule = false;
   // Set by #install, from the constructor and again by loadState and reset.
   #vm!: VM;
   #blockchain!: Blockchain;
@@ -216,6 +231,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#config = config;
     this.common = common;
     this.#install(initial);
+    this.feed = new PendingFeed(this, config.clock);
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
@@ -284,6 +300,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const config = fork === undefined ? this.#config : { ...this.#config, fork, state: undefined };
       this.#install(await Chain.#initialState(config, this.common));
       this.#config = config;
+      this.feed.clear();
     });
   }
 
@@ -379,7 +396,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       case "tag":
         switch (selector.tag) {
           case "pending":
-            return this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest };
+            return this.feed.pendingOverride() ?? (this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest });
           case "earliest":
             return { kind: "sealed", sealed: this.sealedByNumber(0n)! };
           default:
@@ -387,7 +404,12 @@ export class Chain extends EventEmitter<ChainEvents> {
             return { kind: "sealed", sealed: this.latest };
         }
       case "number": {
-        if (selector.number === this.#open.number) return { kind: "open", open: this.#open };
+        if (selector.number === this.#open.number) {
+          // Under an injected fault the open block is what clients' pending view has, if anything.
+          const override = this.feed.pendingOverride();
+          if (override === undefined) return { kind: "open", open: this.#open };
+          return override.kind === "open" && override.open.number === selector.number ? override : undefined;
+        }
         const sealed = this.sealedByNumber(selector.number);
         return sealed === undefined ? undefined : { kind: "sealed", sealed };
       }
@@ -403,7 +425,12 @@ export class Chain extends EventEmitter<ChainEvents> {
    * so it never sees half a fragment) or a sealed block's state (a view at its state root).
    */
   async withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
-    if (resolved.kind === "open") return this.#queue.run(() => read(this.#vm));
+    if (resolved.kind === "open") {
+      const { stateRoot } = resolved;
+      // A frozen view's state root, read like a sealed block's (state views need only the root and a number).
+      if (stateRoot !== undefined) return this.#views.run({ header: { stateRoot, number: resolved.open.number } } as Block, read);
+      return this.#queue.run(() => read(this.#vm));
+    }
     if (!this.#hasState(resolved.sealed)) {
       // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
       if (resolved.sealed === this.latest) return this.#queue.run(() => read(this.#vm));
@@ -459,6 +486,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     if (includeOpen && this.#open.number >= from && this.#open.number <= to) {
       for (const record of this.#open.transactions) {
+        // An injected stall or feed reset hides what clients' pending view does not have yet.
+        if (this.feed.hides(record)) break;
         for (const log of record.logs) yield { log, record };
       }
     }
@@ -471,6 +500,23 @@ export class Chain extends EventEmitter<ChainEvents> {
       return nonce + BigInt(this.pool.contiguousCount(address, nonce));
     });
   }
+
+  /**
+   * Base's pending nonce: the canonical (latest sealed) nonce plus the sender's pre-confirmed txs,
+   * the mempool not counted (base/base crates/execution/flashblocks/src/rpc/eth.rs,
+   * `get_transaction_count`). Two txs sent back to back with it share a nonce.
+   */
+  async preconfirmedNonce(address: Hex): Promise<bigint> {
+    for (;;) {
+      const latest = this.latest;
+      const canonical = await this.withState({ kind: "sealed", sealed: latest }, async (vm) => (await vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n);
+      // A seal during the read: the open block counted must be the one after that canonical block.
+      if (this.latest !== latest) continue;
+      const open = this.feed.pendingOverride()?.kind === "sealed" ? [] : this.#open.transactions;
+      return canonical + BigInt(open.filter((record) => record.from === address).length);
+    }
+  }
+
 
   /** Resolves once every queued state change (admissions, fragments, seals) has finished. */
   async idle(): Promise<void> {
@@ -878,6 +924,37 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#automine = enabled;
   }
 
+  /**
+   * An injected flashblock reorg (docs/flashblocks.md): the open block's pre-confirmations are
+   * discarded and its payload starts over (a new payload id, fragment index 0 next). With
+   * `requeue`, the discarded txs go back to the pool, as the sequencer's txpool still holds them,
+   * and the next fragment includes them again; otherwise they are dropped. Answers the discarded txs.
+   */
+  reorgOpenBlock(requeue: boolean): Promise<TxRecord[]> {
+    return this.#queue.run(async () => {
+      const open = this.#open;
+      for (const record of open.transactions) this.#txs.delete(record.hash);
+      // Deposits (0x7E) come from L1, not the pool: the rebuilt block's first fragment derives
+      // the L1-attributes one again; only user txs go back to the pool or are dropped.
+      const discarded = open.transactions.filter((record) => (record.tx.type as number) !== DEPOSIT_TYPE);
+      // The open block's state starts at its parent's (dev edits made since are discarded with it).
+      await this.#vm.stateManager.setStateRoot(this.latest.block.header.stateRoot);
+      this.#latestEdited = false;
+      for (const record of discarded) {
+        const { feeCap, tipCap } = feesOf(record.tx);
+        const entry: PooledTx = { tx: record.tx, hash: record.hash, sender: record.from, nonce: record.tx.nonce, feeCap, tipCap, cost: txCost(record.tx), seq: this.pool.nextSeq() };
+        if (requeue) {
+          const replaced = this.pool.add(entry);
+          if (replaced !== undefined) this.emit("dropped", replaced, "replaced");
+        } else {
+          this.emit("dropped", entry, "discarded by a flashblock reorg");
+        }
+      }
+      this.#open = new OpenBlock(this.common, open.header, open.rebuild + 1);
+      return discarded;
+    });
+  }
+
   /** Drops a pooled tx (hardhat_dropTransaction); false when it is not pooled. */
   dropTransaction(hash: Hex): Promise<boolean> {
     return this.#queue.run(() => {
@@ -927,6 +1004,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.#vm.stateManager.commit();
     }
     const fragment = open.addFragment(executed);
+    // The raw feed's `new_account_balances`, read while the state is this fragment's (only when someone listens).
+    if (this.feed.balancesWanted > 0) fragment.balances = await this.#balancesTouchedBy(executed);
     this.emit("fragment", fragment);
     return fragment;
   }
@@ -951,16 +1030,44 @@ export class Chain extends EventEmitter<ChainEvents> {
     executed.push(record);
   }
 
+  /**
+   * The block gas this fragment may bring the block up to. With the flashblock gas schedule (OP
+   * profiles; Base's builder), fragment 0 carries only system txs and fragment j up to j/(n-1) of
+   * the gas limit (n fragments per block, so the last may fill the block); what earlier fragments
+   * left unused carries over, the cap being cumulative (docs/flashblocks.md).
+   */
+  #fragmentGasCap(open: OpenBlock): bigint {
+    const slots = BigInt(this.#config.fragmentsPerBlock - 1);
+    if (!this.fragmentGasSchedule || this.#automine || slots <= 0n) return open.header.gasLimit;
+    return (open.header.gasLimit * BigInt(open.fragments.length)) / slots;
+  }
+
+  /** Balances of the accounts a fragment's txs paid or credited: senders, recipients, new contracts, the fee recipient. */
+  async #balancesTouchedBy(records: readonly TxRecord[]): Promise<Map<Hex, bigint>> {
+    const touched = new Set<Hex>();
+    for (const record of records) {
+      touched.add(record.from);
+      const to = record.tx.to?.toString() as Hex | undefined;
+      if (to !== undefined) touched.add(to);
+      if (record.contractAddress !== undefined) touched.add(record.contractAddress);
+    }
+    if (records.length > 0) touched.add(this.#config.coinbase.toLowerCase() as Hex);
+    const balances = new Map<Hex, bigint>();
+    for (const address of touched) balances.set(address, (await this.#vm.stateManager.getAccount(createAddressFromString(address)))?.balance ?? 0n);
+    return balances;
+  }
+
   async #runFragmentTxs(
     heads: Heap<{ entry: PooledTx; tip: bigint }>,
     offer: (entry: PooledTx | undefined) => void,
     executed: TxRecord[],
     open: OpenBlock,
   ): Promise<void> {
+    const cap = this.#fragmentGasCap(open);
     for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       const { entry } = head;
-      // A tx that no longer fits the block waits for the next one; its sender's later txs too.
-      if (entry.tx.gasLimit > open.remainingGas) continue;
+      // A tx that no longer fits the block (or this fragment's share of it) waits; its sender's later txs too.
+      if (entry.tx.gasLimit > open.remainingGas || entry.tx.gasLimit > cap - open.gasUsed) continue;
       let result: RunTxResult;
       let l1Cost: L1Cost | undefined;
       try {

@@ -46,12 +46,28 @@ export class OpenBlock {
   logCount = 0;
   #common: Common;
 
-  constructor(common: Common, header: OpenBlockHeader) {
+  /**
+   * `rebuild` counts the times this block's payload was started over (an injected flashblock
+   * reorg, faults.ts): each rebuild is a new payload, so it gets a new payload id.
+   */
+  constructor(common: Common, header: OpenBlockHeader, readonly rebuild = 0, executionBlock?: Block) {
     this.#common = common;
     this.header = header;
-    this.executionBlock = createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
+    this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
-    this.payloadId = `0x${(header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0")}` as Hex;
+    const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
+    this.payloadId = `0x${rebuild === 0 ? id : (BigInt(`0x${id}`) ^ BigInt(rebuild)).toString(16).padStart(16, "0")}` as Hex;
+  }
+
+  /** The block as pre-confirmed so far, unaffected by later fragments (what a stalled pending view shows). */
+  frozen(): OpenBlock {
+    const copy = new OpenBlock(this.#common, this.header, this.rebuild, this.executionBlock);
+    copy.transactions.push(...this.transactions);
+    copy.fragments.push(...this.fragments);
+    copy.gasUsed = this.gasUsed;
+    copy.blobGasUsed = this.blobGasUsed;
+    copy.logCount = this.logCount;
+    return copy;
   }
 
   get number(): bigint {

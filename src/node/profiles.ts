@@ -50,6 +50,13 @@ export interface Profile {
   opHardfork: string | undefined;
   /** OP-stack execution; undefined on `dev`. */
   op: OpStackParams | undefined;
+  /**
+   * `pending` on standard methods: geth's rules, or Base's node's (the pending nonce without the
+   * pool, pending calls at the latest sealed header; docs/flashblocks.md).
+   */
+  pendingRules: "geth" | "base";
+  /** Whether fragment j may fill the block only up to j/(n-1) of its gas limit (Base's builder; docs/flashblocks.md). */
+  fragmentGasSchedule: boolean;
 }
 
 /** EIP-7825: 2^24 gas per transaction. */
@@ -75,6 +82,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     hardfork: DEFAULT_HARDFORK,
     opHardfork: undefined,
     op: undefined,
+    pendingRules: "geth",
+    fragmentGasSchedule: false,
   },
   base: {
     name: "base",
@@ -93,6 +102,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     opHardfork: "isthmus",
     // Scalars: our choice, of the order Base has used since Ecotone (blob-priced data).
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
+    pendingRules: "base",
+    fragmentGasSchedule: true,
   },
   "base-sepolia": {
     name: "base-sepolia",
@@ -107,6 +118,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     hardfork: "prague",
     opHardfork: "isthmus",
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
+    pendingRules: "base",
+    fragmentGasSchedule: true,
   },
   optimism: {
     name: "optimism",
@@ -123,6 +136,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     opHardfork: "isthmus",
     // Scalars: our choice, the same order as Base's.
     op: { l1: { ...QUIET_L1, baseFeeScalar: 5227, blobBaseFeeScalar: 1_014_213 } },
+    pendingRules: "geth",
+    fragmentGasSchedule: true,
   },
   unichain: {
     name: "unichain",
@@ -140,6 +155,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     // unichain.toml [genesis.system_config] scalar 0x01…000dbba0_000007d0: version 1 (Ecotone),
     // blobBaseFeeScalar 900000, baseFeeScalar 2000.
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2000, blobBaseFeeScalar: 900_000 } },
+    pendingRules: "geth",
+    fragmentGasSchedule: true,
   },
 };
 

@@ -55,6 +55,8 @@ export interface Fragment {
   /** Gas used by the block so far, this fragment included. */
   cumulativeGasUsed: bigint;
   base: FragmentBase | undefined;
+  /** Balances of the accounts this fragment touched, when the raw flashblocks feed has clients. */
+  balances?: Map<Hex, bigint>;
 }
 
 export interface FragmentBase {

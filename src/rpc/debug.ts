@@ -85,7 +85,7 @@ export const debugMethods: MethodTable = {
     const tracer = tracerOf(options);
     const resolved = resolveOrThrow(ctx, selector ?? LATEST);
     return ctx.chain.withState(resolved, async (vm) => {
-      const block = callBlock(executionBlockOf(resolved), request);
+      const block = callBlock(executionBlockOf(ctx, resolved), request);
       const prepared = await prepareCall(vm, request, block);
       const detach = tracer.attach(vm);
       try {

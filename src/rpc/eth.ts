@@ -39,8 +39,11 @@ export function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): Res
 }
 
 /** The block a dry run executes in: the open block's header, or a sealed block's. */
-export function executionBlockOf(resolved: ResolvedBlock): Block {
-  return resolved.kind === "open" ? resolved.open.executionBlock : resolved.sealed.block;
+export function executionBlockOf(ctx: MethodContext, resolved: ResolvedBlock): Block {
+  if (resolved.kind === "sealed") return resolved.sealed.block;
+  // Base's node runs pending calls at the latest canonical header over the pre-confirmed state
+  // (base/base crates/execution/flashblocks/src/rpc/eth.rs, `call` and `estimate_gas`).
+  return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
 }
 
 function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined, read: (vm: VM) => Promise<T>): Promise<T> {
@@ -50,7 +53,7 @@ function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined,
 async function runCall(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(resolved, async (vm) => {
-    const block = callBlock(executionBlockOf(resolved), request);
+    const block = callBlock(executionBlockOf(ctx, resolved), request);
     return callOutcome(await dryRun(vm, request, block, request.gas ?? callGasCap(block)));
   });
 }
@@ -58,7 +61,7 @@ async function runCall(ctx: MethodContext, request: CallRequest, selector: Block
 export async function estimate(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(resolved, async (vm) => {
-    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(resolved), request));
+    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(ctx, resolved), request));
     return gas;
   });
 }
@@ -261,6 +264,8 @@ export const ethMethods: MethodTable = {
   ),
 
   eth_getBlockByNumber: method(positional(blockSelector, z.boolean().optional()), ([selector, full], ctx) => {
+    // An injected `pendingUnavailable` fault can make it null, as Base's node after a feed reset (docs/flashblocks.md).
+    if (selector.kind === "tag" && selector.tag === "pending" && ctx.chain.feed.pendingBlockNull) return null;
     const resolved = ctx.chain.resolve(selector);
     return resolved === undefined ? null : formatBlock(resolved, full ?? false);
   }),
@@ -305,7 +310,7 @@ export const ethMethods: MethodTable = {
     }),
   ),
   eth_getTransactionCount: method(positional(address, blockSelector.optional()), async ([who, selector], ctx) => {
-    if (selector?.kind === "tag" && selector.tag === "pending") return q(await ctx.chain.pendingNonce(who));
+    if (selector?.kind === "tag" && selector.tag === "pending") return q(await (ctx.chain.baseRpc ? ctx.chain.preconfirmedNonce(who) : ctx.chain.pendingNonce(who)));
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
 
@@ -321,13 +326,13 @@ export const ethMethods: MethodTable = {
 
   eth_getTransactionByHash: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);
-    if (record !== undefined) return formatExecuted(record);
+    if (record !== undefined) return ctx.chain.feed.hides(record) ? null : formatExecuted(record);
     const pooled = ctx.chain.pool.get(txHash);
     return pooled === undefined ? null : formatTransaction(pooled.tx, pooled.sender, undefined);
   }),
   eth_getTransactionReceipt: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);
-    return record === undefined ? null : formatReceipt(record);
+    return record === undefined || ctx.chain.feed.hides(record) ? null : formatReceipt(record);
   }),
   eth_getLogs: method(positional(logFilter), ([filter], ctx) => queryLogs(ctx, filter)),
 };

@@ -52,7 +52,8 @@ export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxR
     s: json.s,
     ...(tx.type !== 0 && { yParity: json.v }),
     hash: bytesToHex(tx.hash()),
-    blockHash: location === undefined ? null : location.blockHash ?? ZERO_HASH,
+    // A pre-confirmed tx object has no block hash yet (Base: null; its receipt and logs say 32 zero bytes).
+    blockHash: location?.blockHash ?? null,
     blockNumber: location === undefined ? null : q(location.blockNumber),
     ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
     transactionIndex: location === undefined ? null : intToHex(location.index),

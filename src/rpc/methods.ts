@@ -2,6 +2,7 @@
 import { debugMethods } from "./debug.ts";
 import { devMethods, withImpersonation } from "./dev.ts";
 import { ethMethods } from "./eth.ts";
+import { faultMethods } from "./faults.ts";
 import { filterMethods } from "./filters.ts";
 import { opstackMethods } from "./opstack.ts";
 import { withForkLookups } from "./fork.ts";
@@ -20,6 +21,7 @@ export const methods: MethodTable = withForkLookups(withImpersonation({
   // After ethMethods: the wallet's prompting eth_sendTransaction, eth_chainId and eth_accounts win.
   ...walletMethods,
   ...preconfMethods,
+  ...faultMethods,
   ...statusMethods,
   ...subscriptionMethods,
   ...filterMethods,

@@ -88,8 +88,10 @@ async function sendRawTransactionSync(ctx: MethodContext, raw: Uint8Array, timeo
 }
 
 export const statusMethods: MethodTable = {
+  // Base's answer is whether its txpool holds the tx (pooled or queued): Unknown again once
+  // pre-confirmed or included (base/base crates/execution/txpool-rpc/src/rpc.rs).
   base_transactionStatus: method(positional(hash), ([txHash], ctx) => ({
-    status: ctx.chain.transaction(txHash) !== undefined || ctx.chain.pool.get(txHash) !== undefined ? "Known" : "Unknown",
+    status: ctx.chain.pool.get(txHash) !== undefined ? "Known" : "Unknown",
   })),
   preconf_transactionStatus: method(positional(hash), ([txHash], ctx) => transactionStatus(ctx.chain, txHash)),
   eth_sendRawTransactionSync: method(positional(bytes, syncTimeout), ([raw, timeoutMs], ctx) =>

@@ -7,7 +7,6 @@
  */
 import { randomBytes } from "node:crypto";
 
-import { bigIntToHex, bytesToHex } from "@ethereumjs/util";
 import { z } from "zod";
 
 import { invalidParams } from "./errors.ts";
@@ -18,7 +17,8 @@ import { fieldOf, method, positional } from "./table.ts";
 import type { EventEmitter } from "node:events";
 import type { Chain } from "../node/chain.ts";
 import type { PooledTx } from "../node/mempool.ts";
-import type { Fragment, LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
+import type { Flashblock } from "../node/pendingFeed.ts";
+import type { LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 
@@ -51,7 +51,9 @@ export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 type Subscription =
   | { kind: "newHeads" | "newFlashblocks" }
   | { kind: "logs" | "pendingLogs"; filter: LogSubscriptionFilter }
-  | { kind: "newPendingTransactions" | "newFlashblockTransactions"; full: boolean };
+  | { kind: "newPendingTransactions"; full: boolean }
+  /** Base's three modes: hashes, full txs (`true`), or full txs with a log matching a filter object. */
+  | { kind: "newFlashblockTransactions"; full: boolean; filter: LogSubscriptionFilter | undefined };
 
 export function matchesLog(filter: LogSubscriptionFilter, log: LogRecord): boolean {
   if (filter === undefined) return true;
@@ -81,39 +83,23 @@ export function emitGuarded(emitter: EventEmitter, event: string, payload: unkno
   }
 }
 
-const q = (value: bigint) => bigIntToHex(value) as Hex;
-
-/** Base's flashblock object: `base` on index 0, `diff` with raw txs, receipts keyed by hash. */
-export function formatFlashblock(fragment: Fragment): Record<string, unknown> {
-  const { base } = fragment;
+/**
+ * Base's `newFlashblockTransactions` full form (`TransactionWithLogs`, base/base
+ * crates/execution/flashblocks/src/rpc/types.rs): the transaction object flattened with its logs and
+ * the receipt fields flashblock execution knows. `gasUsed` is a JSON number there, the rest quantities.
+ */
+export function formatTransactionWithLogs(record: TxRecord): Record<string, unknown> {
+  const receipt = formatReceipt(record);
   return {
-    payload_id: fragment.payloadId,
-    index: fragment.index,
-    ...(base !== undefined && {
-      base: {
-        parent_hash: base.parentHash,
-        fee_recipient: base.feeRecipient,
-        prev_randao: base.prevRandao,
-        block_number: q(base.blockNumber),
-        gas_limit: q(base.gasLimit),
-        timestamp: q(base.timestamp),
-        base_fee_per_gas: q(base.baseFeePerGas),
-      },
-    }),
-    diff: {
-      transactions: fragment.transactions.map((record) => bytesToHex(record.tx.serialize())),
-      gas_used: q(fragment.cumulativeGasUsed),
-      withdrawals: [],
-    },
-    metadata: {
-      block_number: Number(fragment.blockNumber),
-      receipts: Object.fromEntries(fragment.transactions.map((record) => [record.hash, formatReceipt(record)])),
-    },
+    ...formatExecuted(record),
+    logs: receipt.logs,
+    gasUsed: Number(record.gasUsed),
+    ...("status" in receipt && { status: receipt.status }),
+    cumulativeGasUsed: receipt.cumulativeGasUsed,
+    contractAddress: receipt.contractAddress,
+    logsBloom: receipt.logsBloom,
   };
 }
-
-/** A pre-confirmed tx with its receipt fields and logs (Base's `newFlashblockTransactions` full form). */
-export const formatTransactionWithReceipt = (record: TxRecord) => ({ ...formatExecuted(record), ...formatReceipt(record) });
 
 function formatHead(sealed: SealedBlock): Record<string, unknown> {
   const { transactions: _transactions, uncles: _uncles, ...header } = formatBlock({ kind: "sealed", sealed }, false);
@@ -129,14 +115,14 @@ export class SubscriptionManager {
   constructor(chain: Chain, deliver: (message: SubscriptionMessage) => void) {
     this.#chain = chain;
     this.#deliver = deliver;
-    const onFragment = (fragment: Fragment) => this.#guard(() => this.#onFragment(fragment));
+    const onFlashblock = (flashblock: Flashblock) => this.#guard(() => this.#onFlashblock(flashblock));
     const onSealed = (sealed: SealedBlock) => this.#guard(() => this.#onSealed(sealed));
     const onPending = (entry: PooledTx) => this.#guard(() => this.#onPending(entry));
-    chain.on("fragment", onFragment);
+    chain.feed.on("flashblock", onFlashblock);
     chain.on("sealed", onSealed);
     chain.on("pendingTransaction", onPending);
     this.#detach = () => {
-      chain.off("fragment", onFragment);
+      chain.feed.off("flashblock", onFlashblock);
       chain.off("sealed", onSealed);
       chain.off("pendingTransaction", onPending);
     };
@@ -167,15 +153,24 @@ export class SubscriptionManager {
     this.#deliver({ type: "eth_subscription", data: { subscription: id, result } });
   }
 
-  #onFragment(fragment: Fragment): void {
+  /**
+   * Base's flashblock subscriptions (base/base crates/execution/flashblocks/src/rpc/pubsub.rs):
+   * `newFlashblocks` sends the whole pending block so far (hydrated, hash zero) per flashblock;
+   * the others only the newest flashblock's items, one per message.
+   */
+  #onFlashblock({ fragment, block }: Flashblock): void {
+    let pendingBlock: Record<string, unknown> | undefined;
     for (const [id, subscription] of this.#subscriptions) {
       switch (subscription.kind) {
         case "newFlashblocks":
-          this.#send(id, formatFlashblock(fragment));
+          pendingBlock ??= formatBlock({ kind: "open", open: block }, true);
+          this.#send(id, pendingBlock);
           break;
         case "newFlashblockTransactions":
           for (const record of fragment.transactions) {
-            this.#send(id, subscription.full ? formatTransactionWithReceipt(record) : record.hash);
+            const { filter } = subscription;
+            if (filter !== undefined && !record.logs.some((log) => matchesLog(filter, log))) continue;
+            this.#send(id, subscription.full ? formatTransactionWithLogs(record) : record.hash);
           }
           break;
         case "pendingLogs":
@@ -243,14 +238,23 @@ function parseSubscription(kind: SubscriptionKind, option: unknown): Subscriptio
     case "pendingLogs":
       return { kind, filter: parseOption(logSubscriptionFilter, option) };
     case "newPendingTransactions":
-    case "newFlashblockTransactions":
       return { kind, full: parseOption(z.boolean().optional(), option) ?? false };
+    case "newFlashblockTransactions": {
+      // `false` or nothing: hashes; `true`: full txs; a filter object: full txs with a matching log.
+      const parsed = parseOption(z.union([z.boolean(), logSubscriptionFilter.unwrap().strict()]).optional(), option);
+      return typeof parsed === "object" ? { kind, full: true, filter: parsed } : { kind, full: parsed ?? false, filter: undefined };
+    }
   }
 }
 
+const subscribe = method(positional(z.enum(SUBSCRIPTION_KINDS), z.unknown().optional()), ([kind, option], ctx) =>
+  ctx.subscriptions.subscribe(kind, option),
+);
+
 export const subscriptionMethods: MethodTable = {
-  eth_subscribe: method(positional(z.enum(SUBSCRIPTION_KINDS), z.unknown().optional()), ([kind, option], ctx) =>
-    ctx.subscriptions.subscribe(kind, option),
-  ),
+  eth_subscribe: subscribe,
+  // One Base release served `newFlashblocks` under the `base_` namespace; both names answer every kind.
+  base_subscribe: subscribe,
+  base_unsubscribe: method(positional(z.string()), ([id], ctx) => ctx.subscriptions.unsubscribe(id)),
   eth_unsubscribe: method(positional(z.string()), ([id], ctx) => ctx.subscriptions.unsubscribe(id)),
 };

@@ -23,7 +23,7 @@ import type { RequestHandler } from "./jsonrpc.ts";
  * What the server needs of a provider: EIP-1193 `request` and its `message` events, and (when it
  * has a wallet) a wallet session per client.
  */
-export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off"> & Partial<Pick<PreconfProvider, "openWalletSession">>;
+export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off"> & Partial<Pick<PreconfProvider, "openWalletSession" | "chain">>;
 
 export interface ServerOptions {
   /** Interface to bind (127.0.0.1). Anything else exposes the dev keys' chain: a warning is logged. */

@@ -9,6 +9,7 @@
  */
 import { WebSocketServer } from "ws";
 
+import { rawFlashblocksFeed } from "./flashblocksFeed.ts";
 import { answerText } from "./jsonrpc.ts";
 
 import type { Server } from "node:http";
@@ -69,7 +70,10 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     socket.send(text);
     if (limits.maxBufferedBytes > 0 && socket.bufferedAmount > limits.maxBufferedBytes) socket.terminate();
   };
-  const push = (data: SubscriptionMessage["data"]) => sendText(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
+  /** Subscriptions made with `base_subscribe`: notified as `base_subscription`, as jsonrpsee names them after the method. */
+  const baseNamespace = new Set<string>();
+  const push = (data: SubscriptionMessage["data"]) =>
+    sendText(JSON.stringify({ jsonrpc: "2.0", method: baseNamespace.has(data.subscription) ? "base_subscription" : "eth_subscription", params: data }));
   // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
   const session = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined }) ?? provider;
 
@@ -86,7 +90,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
 
   /** A handler for one incoming message; `created` collects the subscriptions its response announces. */
   const handlerFor = (created: string[]): RequestHandler => async (method, params) => {
-    if (method === "eth_unsubscribe") {
+    if (method === "eth_unsubscribe" || method === "base_unsubscribe") {
       const id = firstString(params);
       // Another connection's subscription is not this one's to cancel.
       if (id !== undefined && !owned.has(id)) return false;
@@ -94,10 +98,11 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       if (id !== undefined) {
         owned.delete(id);
         held.delete(id);
+        baseNamespace.delete(id);
       }
       return result;
     }
-    if (method !== "eth_subscribe") return session.request(params === undefined ? { method } : { method, params });
+    if (method !== "eth_subscribe" && method !== "base_subscribe") return session.request(params === undefined ? { method } : { method, params });
     subscribing++;
     try {
       const id = await session.request({ method, params });
@@ -108,6 +113,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       }
       if (typeof id === "string") {
         owned.add(id);
+        if (method === "base_subscribe") baseNamespace.add(id);
         held.set(id, early.filter((data) => data.subscription === id));
         created.push(id);
       }
@@ -177,13 +183,28 @@ export function attachWebSocket(server: Server, provider: ServedProvider, limits
     }
   };
   provider.on("message", onMessage);
-  const detach = () => provider.off("message", onMessage);
+  // The raw flashblocks feed on `/ws` (flashblocksFeed.ts), and the injected `dropConnections` fault.
+  const feed = provider.chain?.feed;
+  const raw = feed === undefined ? undefined : rawFlashblocksFeed(feed, { maxBufferedBytes: limits.maxBufferedBytes });
+  const dropAll = () => {
+    for (const client of wss.clients) client.terminate();
+  };
+  feed?.on("dropConnections", dropAll);
+  const detach = () => {
+    provider.off("message", onMessage);
+    feed?.off("dropConnections", dropAll);
+    raw?.close();
+  };
   server.once("close", detach);
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
     if (origin !== undefined && !limits.isOriginAllowed(origin)) {
       // A page of another site must not drive the chain through the user's browser.
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    if (raw !== undefined && new URL(req.url ?? "/", "http://localhost").pathname === "/ws") {
+      raw.handleUpgrade(req, socket, head);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, provider, limits, connections, origin));
