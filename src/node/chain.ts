@@ -70,6 +70,9 @@ export interface ChainConfig {
   fork?: ForkSource | undefined;
 }
 
+/** The largest balance an account can hold (a uint256). */
+const MAX_BALANCE = (1n << 256n) - 1n;
+
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
 
@@ -163,7 +166,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
   static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
-    if (config.state !== undefined) return restoreState(common, config.state, config.fork === undefined ? undefined : forkRestore(config.fork, common));
+    if (config.state !== undefined) return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
     if (config.fork !== undefined) {
       return {
         ...(await createForkEngine(config.fork, common, config.genesis.alloc)),
@@ -503,7 +506,12 @@ export class Chain extends EventEmitter<ChainEvents> {
 
       const open = snap.open;
       for (const record of open.transactions.splice(snap.openTxCount)) this.#txs.delete(record.hash);
-      for (const record of open.transactions) record.blockHash = undefined;
+      // The snapshot's open block may have been sealed since, and its records' lookups dropped with
+      // that block above: the records it keeps are pre-confirmed again, so they are indexed again.
+      for (const record of open.transactions) {
+        record.blockHash = undefined;
+        this.#txs.set(record.hash, record);
+      }
       open.fragments.splice(snap.openFragmentCount);
       open.gasUsed = snap.openGasUsed;
       open.blobGasUsed = snap.openBlobGasUsed;
@@ -569,19 +577,20 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (canonicalJson(dump.genesis.config) !== canonicalJson(this.#genesis.config)) {
         throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
       }
-      let restored: RestoredState;
       try {
-        restored = await restoreState(this.common, dump, this.#config.fork === undefined ? undefined : forkRestore(this.#config.fork, this.common));
+        this.#install(await restoreState(this.common, dump, nowSeconds(this.#config.clock), this.#config.fork === undefined ? undefined : forkRestore(this.#config.fork, this.common)));
       } catch (error) {
         // Restoring moves the shared Common to the dump's open block; the running open block needs its own fork back.
         this.common.setHardforkBy({ blockNumber: this.#open.number, timestamp: this.#open.header.timestamp });
         throw error;
       }
-      this.#install(restored);
     });
   }
 
+  /** Swaps the whole chain for `restored`: what can fail (opening its next block) runs before anything changes. */
   #install(restored: InitialState): void {
+    const head = restored.sealed[restored.sealed.length - 1]!;
+    const open = restored.open ?? this.#buildOpen(head.block, restored.nextTimestamp, restored.timeOffset);
     this.#vm = restored.vm;
     this.#blockchain = restored.blockchain;
     this.#index = restored.index;
@@ -598,8 +607,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const record of sealed.transactions) this.#txs.set(record.hash, record);
     }
     this.#timeOffset = restored.timeOffset;
-    this.#nextTimestamp = restored.nextTimestamp;
-    this.#open = restored.open ?? this.#openAfter(this.latest.block);
+    // A new open block used the requested timestamp; a restored one leaves it to the next block.
+    this.#nextTimestamp = restored.open === undefined ? undefined : restored.nextTimestamp;
+    this.#open = open;
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
     this.#config.op?.clear();
@@ -721,11 +731,24 @@ export class Chain extends EventEmitter<ChainEvents> {
         continue;
       }
       this.pool.remove(entry.hash);
+      if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
       const record = this.#record(entry.tx, entry.sender, result, open);
       if (l1Cost !== undefined) record.l1Cost = l1Cost;
       this.#addRecord(record, open, executed);
       offer(this.pool.at(entry.sender, entry.nonce + 1n));
     }
+  }
+
+  /**
+   * runTx credits the fee recipient without a bound, and a balance above 2^256 - 1 cannot be
+   * dumped or sent anywhere: the credit saturates, as revm's (Hardhat's EDR, anvil) does.
+   */
+  async #saturateFeeRecipient(open: OpenBlock): Promise<void> {
+    const where = open.executionBlock.header.coinbase;
+    const account = await this.#vm.stateManager.getAccount(where);
+    if (account === undefined || account.balance <= MAX_BALANCE) return;
+    account.balance = MAX_BALANCE;
+    await this.#vm.stateManager.putAccount(where, account);
   }
 
   #record(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
@@ -814,15 +837,21 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
-  #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined): bigint {
-    const wanted = requested ?? BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
+  #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined, offset = this.#timeOffset): bigint {
+    const wanted = requested ?? nowSeconds(this.#config.clock) + offset;
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
   }
 
   #openAfter(parent: Block): OpenBlock {
-    const parentHeader = parent.header;
-    const timestamp = this.#timestampAfter(parentHeader.timestamp, this.#nextTimestamp);
+    const open = this.#buildOpen(parent, this.#nextTimestamp, this.#timeOffset);
     this.#nextTimestamp = undefined;
+    return open;
+  }
+
+  /** The block after `parent`, at `requested` or the clock plus `offset`; changes nothing but the shared Common's fork. */
+  #buildOpen(parent: Block, requested: bigint | undefined, offset: bigint): OpenBlock {
+    const parentHeader = parent.header;
+    const timestamp = this.#timestampAfter(parentHeader.timestamp, requested, offset);
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -839,6 +868,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
   }
 }
+
+/** The clock's current second. */
+const nowSeconds = (clock: Clock): bigint => BigInt(Math.floor(clock.now() / 1000));
 
 /**
  * `0x` hex that is one flat string. ethereumjs' bytesToHex appends byte by byte, and V8 keeps

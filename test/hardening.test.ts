@@ -1,0 +1,97 @@
+/**
+ * Hostile input that used to corrupt state: a dump whose time no block can hold, a dump that fails
+ * half-way, and balances past 2^256 - 1. Each refusal changes nothing; fake clock throughout.
+ */
+import { expect } from "chai";
+
+import { createTestChain, rpcError } from "./helpers/chain.ts";
+import { send, signTx } from "./helpers/sign.ts";
+
+import type { PreconfProvider } from "../src/index.ts";
+import type { StateDump } from "../src/node/stateDump.ts";
+import type { Hex } from "../src/rpc/schema.ts";
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+const MAX_TIMESTAMP = 2n ** 52n;
+const COINBASE = "0x00000000000000000000000000000000000000c0";
+
+async function call<T = unknown>(provider: PreconfProvider, method: string, params: unknown[] = []): Promise<T> {
+  return (await provider.request({ method, params })) as T;
+}
+
+/** What a client sees of the chain: a refused load must leave all of it as it was. */
+async function view(provider: PreconfProvider): Promise<unknown> {
+  return {
+    pending: await call(provider, "eth_getBlockByNumber", ["pending", true]),
+    latest: await call(provider, "eth_getBlockByNumber", ["latest", true]),
+    pool: await call(provider, "txpool_content"),
+    balance: await call(provider, "eth_getBalance", [provider.accounts[0]!.address, "pending"]),
+  };
+}
+
+describe("preconf_loadState: time checked as the dev methods check it, and applied atomically", () => {
+  let provider: PreconfProvider;
+  let dump: StateDump;
+  let before: unknown;
+  afterEach(() => provider.close());
+  beforeEach(async () => {
+    ({ provider } = await createTestChain({ mining: "manual" }));
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    await provider.preconf.seal();
+    dump = await provider.preconf.dumpState();
+    // The running chain moves on: an open block with a fragment, a pooled tx.
+    await send(provider, await signTx(provider, 0, { nonce: 1 }));
+    await provider.preconf.fragment();
+    await send(provider, await signTx(provider, 1, { nonce: 1 }));
+    before = await view(provider);
+  });
+
+  const refusals: [string, (dump: StateDump) => void, string][] = [
+    ["time.offset = 2^256 - 1", (d) => void (d.time.offset = `0x${MAX_UINT256.toString(16)}` as Hex), "params[0].time.offset"],
+    ["time.offset past the latest timestamp", (d) => void (d.time.offset = `0x${MAX_TIMESTAMP.toString(16)}` as Hex), "params[0].time.offset"],
+    ["time.nextTimestamp past the latest timestamp", (d) => void (d.time.nextTimestamp = `0x${(MAX_TIMESTAMP + 1n).toString(16)}` as Hex), "params[0].time.nextTimestamp"],
+  ];
+  for (const [name, corrupt, field] of refusals) {
+    it(`refuses ${name} with -32602 and changes nothing`, async () => {
+      corrupt(dump);
+      const error = await rpcError(provider, "preconf_loadState", [dump]);
+      expect(error.code).to.equal(-32602);
+      expect((error.data as { field: string }).field).to.equal(field);
+      expect(await view(provider)).to.deep.equal(before);
+      // The chain still seals.
+      await provider.preconf.seal();
+      expect(await call(provider, "eth_blockNumber")).to.equal("0x2");
+    });
+  }
+
+  it("a dump at the latest timestamp loads and still seals", async () => {
+    dump.time.nextTimestamp = `0x${MAX_TIMESTAMP.toString(16)}` as Hex;
+    expect(await call(provider, "preconf_loadState", [dump])).to.equal(true);
+    await provider.preconf.seal();
+    const block = await call<{ timestamp: Hex }>(provider, "eth_getBlockByNumber", ["latest", false]);
+    expect(BigInt(block.timestamp)).to.equal(MAX_TIMESTAMP);
+  });
+});
+
+describe("balances never exceed 2^256 - 1", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("the fee credit to a fee recipient at 2^256 - 1 saturates, and the node still loads its own dump", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", coinbase: COINBASE }));
+    await call(provider, "hardhat_setBalance", [COINBASE, `0x${MAX_UINT256.toString(16)}`]);
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    await provider.preconf.seal();
+    expect(await call(provider, "eth_getBalance", [COINBASE, "latest"])).to.equal(`0x${MAX_UINT256.toString(16)}`);
+    const dump = await provider.preconf.dumpState();
+    expect(await call(provider, "preconf_loadState", [dump])).to.equal(true);
+    expect(await call(provider, "eth_getBalance", [COINBASE, "latest"])).to.equal(`0x${MAX_UINT256.toString(16)}`);
+  });
+
+  it("hardhat_setBalance above 2^256 - 1 is refused with -32602", async () => {
+    ({ provider } = await createTestChain());
+    const error = await rpcError(provider, "hardhat_setBalance", [COINBASE, `0x1${"0".repeat(64)}`]);
+    expect(error.code).to.equal(-32602);
+    expect(await call(provider, "eth_getBalance", [COINBASE, "pending"])).to.equal("0x0");
+  });
+});
