@@ -101,6 +101,10 @@ export interface PreconfProviderOptions {
   walletConnected?: boolean;
   /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
   walletPersonality?: WalletPersonality;
+  /** Most gas an eth_call / eth_estimateGas may run with (50,000,000, geth's `--rpc.gascap`); 0 for no cap. */
+  rpcGasCap?: number | bigint;
+  /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
+  rpcEvmTimeoutMs?: number;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -129,7 +133,13 @@ export interface ResolvedOptions {
   switchOnAdd: boolean;
   walletConnected: boolean;
   walletPersonality: WalletPersonality;
+  rpcGasCap: bigint;
+  rpcEvmTimeoutMs: number;
 }
+
+/** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
+export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
+export const DEFAULT_RPC_EVM_TIMEOUT_MS = 5_000;
 
 const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
 const positiveInt = z.number().int().positive();
@@ -181,6 +191,8 @@ const optionsSchema = z
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
+    rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
+    rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
   })
   .strict();
 

@@ -15,6 +15,8 @@ import { keccak256 } from "./crypto.ts";
 import { decodeDeposit, DEPOSIT_TX_TYPE } from "./opstack/deposit.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { createStateManager } from "./stateManager.ts";
+// Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
+import "./evmBudget.ts";
 import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { Mempool } from "./mempool.ts";

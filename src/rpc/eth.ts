@@ -4,9 +4,10 @@ import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex,
 import { z } from "zod";
 
 import { keccak256 } from "../node/crypto.ts";
-import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
+import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { suggestOptimismPriorityFee } from "../node/opstack/gasPrice.ts";
+import { withTimeBudget } from "../node/evmBudget.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
@@ -48,18 +49,24 @@ function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined,
 
 async function runCall(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, async (vm) => {
-    const block = callBlock(executionBlockOf(resolved), request);
-    return callOutcome(await dryRun(vm, request, block, request.gas ?? callGasCap(block)));
-  });
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(resolved), request);
+      const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+    }),
+  );
 }
 
 export async function estimate(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, async (vm) => {
-    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(resolved), request));
-    return gas;
-  });
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(resolved), request);
+      const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+      return gas;
+    }),
+  );
 }
 
 export const logFilter = z

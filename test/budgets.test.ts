@@ -1,0 +1,64 @@
+/**
+ * Budgets of one request: dry runs capped in gas (geth's --rpc.gascap) and in wall time (geth's
+ * --rpc.evmtimeout), and an interpreter that lets the event loop turn while a heavy call runs.
+ * No timing assertions: the tests check answers and the order in which things finish.
+ */
+import { expect } from "chai";
+
+import { goDuration } from "../src/node/evmBudget.ts";
+import { createTestChain, rpcError } from "./helpers/chain.ts";
+
+import type { PreconfProvider } from "../src/index.ts";
+
+/** Init code `JUMPDEST PUSH0 JUMP`: loops until its gas runs out. */
+const LOOP = "0x5b5f56";
+/** Init code `GAS PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers the gas left. */
+const GAS_LEFT = "0x5a5f5260205ff3";
+const MAX_UINT64 = "0xffffffffffffffff";
+
+describe("dry-run budgets", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("eth_call's gas is capped at rpcGasCap (50,000,000 by default), as geth's --rpc.gascap", async () => {
+    ({ provider } = await createTestChain());
+    const left = BigInt((await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT, gas: MAX_UINT64 }] })) as string);
+    expect(left < 50_000_000n && left > 49_000_000n, `gas left ${left}`).to.equal(true);
+    await provider.close();
+
+    ({ provider } = await createTestChain({ rpcGasCap: 100_000 }));
+    const capped = BigInt((await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT, gas: MAX_UINT64 }] })) as string);
+    expect(capped < 100_000n, `gas left ${capped}`).to.equal(true);
+  });
+
+  it("a looping eth_call with gas 2^64 - 1 answers geth's timeout error", async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 300 }));
+    expect(await rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }])).to.deep.equal({
+      code: -32000,
+      message: "execution aborted (timeout = 300ms)",
+      data: undefined,
+    });
+    // So does a looping estimate, and on the pending state too; the chain still works after.
+    expect((await rpcError(provider, "eth_estimateGas", [{ data: LOOP, gas: MAX_UINT64 }])).message).to.equal("execution aborted (timeout = 300ms)");
+    expect((await rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }, "pending"])).message).to.equal("execution aborted (timeout = 300ms)");
+    expect(await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT }, "pending"] })).to.match(/^0x0{50}/);
+  });
+
+  it("while a looping call runs, other requests and fragments are answered first", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 1_000 }));
+    const order: string[] = [];
+    const looping = provider.request({ method: "eth_call", params: [{ data: LOOP, gas: MAX_UINT64 }] }).catch(() => order.push("loop"));
+    // Let the call start executing before the others are sent.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([
+      provider.request({ method: "eth_blockNumber" }).then(() => order.push("blockNumber")),
+      provider.preconf.fragment().then(() => order.push("fragment")),
+    ]);
+    await looping;
+    expect(order).to.deep.equal(["blockNumber", "fragment", "loop"]);
+  });
+
+  it("durations are written as Go writes them", () => {
+    expect([5000, 300, 1500, 90_000, 3_600_000].map(goDuration)).to.deep.equal(["5s", "300ms", "1.5s", "1m30s", "1h0m0s"]);
+  });
+});
