@@ -14,6 +14,10 @@ export const ErrorCode = {
   server: -32000,
   /** go-ethereum: eth_subscribe over a transport that cannot push notifications. */
   notificationsUnsupported: -32001,
+  /** go-ethereum: a batch past its time budget. */
+  requestTimeout: -32002,
+  /** go-ethereum: a response past the size budget. */
+  responseTooLarge: -32003,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
   timeout: 4,
   userRejected: 4001,
@@ -67,6 +71,12 @@ export const invalidRequest = (reason: string) =>
 /** go-ethereum's "batch too large" (-32600), with our limit in `data`. */
 export const batchTooLarge = (limit: number) =>
   new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
+
+/** go-ethereum's -32002 (rpc/errors.go): a batch's calls not run before its deadline. */
+export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "request timed out");
+
+/** go-ethereum's -32003 (rpc/errors.go): a response, or a batch's responses, above the size budget. */
+export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "response too large");
 
 export const methodNotFound = (method: string) =>
   new RpcError(ErrorCode.methodNotFound, "Method not found", { method });

@@ -15,7 +15,7 @@ import type { Server } from "node:http";
 import type { RawData, WebSocket } from "ws";
 import type { SubscriptionMessage } from "../rpc/subscriptions.ts";
 import type { ServedProvider } from "./http.ts";
-import type { Params, RequestHandler } from "./jsonrpc.ts";
+import type { FramingLimits, Params, RequestHandler } from "./jsonrpc.ts";
 
 export interface WebSocketEndpoint {
   /** Ends every connection. */
@@ -26,7 +26,7 @@ export interface WebSocketLimits {
   /** Whether a browser origin may connect (clients without Origin always may). */
   isOriginAllowed: (origin: string | undefined) => boolean;
   maxPayload: number;
-  maxBatch: number;
+  framing: FramingLimits;
   maxBufferedBytes: number;
   maxInFlight: number;
 }
@@ -134,7 +134,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     // Backpressure on a client that sends faster than it is answered: stop reading until it catches up.
     if (++inFlight >= limits.maxInFlight) socket.pause();
     const created: string[] = [];
-    answerText(textOf(data), handlerFor(created), { maxBatch: limits.maxBatch })
+    answerText(textOf(data), handlerFor(created), limits.framing)
       .then((response) => {
         if (response !== undefined) sendText(response);
         release(created);
