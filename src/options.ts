@@ -105,6 +105,10 @@ export interface PreconfProviderOptions {
   rpcGasCap?: number | bigint;
   /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
   rpcEvmTimeoutMs?: number;
+  /** Most live eth_subscribe subscriptions of the provider, all connections together (10,000); 0 for no limit. */
+  maxSubscriptions?: number;
+  /** Most installed eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter filters (1024); 0 for no limit. */
+  maxFilters?: number;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -135,11 +139,16 @@ export interface ResolvedOptions {
   walletPersonality: WalletPersonality;
   rpcGasCap: bigint;
   rpcEvmTimeoutMs: number;
+  maxSubscriptions: number;
+  maxFilters: number;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
 export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
 export const DEFAULT_RPC_EVM_TIMEOUT_MS = 5_000;
+/** Our choices (geth has no such caps): far above what a test suite or a few dapps hold. */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 10_000;
+export const DEFAULT_MAX_FILTERS = 1024;
 
 const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
 const positiveInt = z.number().int().positive();
@@ -193,6 +202,8 @@ const optionsSchema = z
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
     rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
     rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
+    maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
+    maxFilters: z.number().int().nonnegative().safe().default(DEFAULT_MAX_FILTERS),
   })
   .strict();
 

@@ -58,6 +58,21 @@ describe("dry-run budgets", () => {
     expect(order).to.deep.equal(["blockNumber", "fragment", "loop"]);
   });
 
+  it("filters and subscriptions are capped: one more is -32005 'limit exceeded', and freeing one makes room", async () => {
+    ({ provider } = await createTestChain({ maxFilters: 2, maxSubscriptions: 2 }));
+    const first = await provider.request({ method: "eth_newBlockFilter" });
+    await provider.request({ method: "eth_newPendingTransactionFilter" });
+    expect(await rpcError(provider, "eth_newFilter", [{}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many filters", limit: 2 } });
+    await provider.request({ method: "eth_uninstallFilter", params: [first] });
+    await provider.request({ method: "eth_newFilter", params: [{}] });
+
+    const sub = await provider.request({ method: "eth_subscribe", params: ["newFlashblocks"] });
+    await provider.request({ method: "eth_subscribe", params: ["newHeads"] });
+    expect(await rpcError(provider, "eth_subscribe", ["logs", {}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many subscriptions", limit: 2 } });
+    await provider.request({ method: "eth_unsubscribe", params: [sub] });
+    await provider.request({ method: "eth_subscribe", params: ["logs", {}] });
+  });
+
   it("durations are written as Go writes them", () => {
     expect([5000, 300, 1500, 90_000, 3_600_000].map(goDuration)).to.deep.equal(["5s", "300ms", "1.5s", "1m30s", "1h0m0s"]);
   });

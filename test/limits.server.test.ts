@@ -6,6 +6,7 @@
 import { request } from "node:http";
 
 import { expect } from "chai";
+import WebSocket from "ws";
 
 import { startServer } from "../src/index.ts";
 import { createTestChain, serveEachTest } from "./helpers/chain.ts";
@@ -121,5 +122,45 @@ describe("server budgets with small limits", () => {
     const answer = (await rpc(deep)) as { id: number; error: { code: number } };
     expect(answer.id).to.equal(1);
     expect(answer.error.code).to.equal(-32602);
+  });
+});
+
+describe("WebSocket subscriptions per connection", () => {
+  let provider: PreconfProvider;
+  let server: RunningServer;
+  afterEach(async () => {
+    await server.close();
+    await provider.close();
+  });
+
+  it("one subscription above wsMaxSubscriptions is -32005; another connection still subscribes", async () => {
+    ({ provider } = await createTestChain());
+    server = await startServer(provider, { port: 0, wsMaxSubscriptions: 2 });
+    const open = async () => {
+      const socket = new WebSocket(server.wsUrl);
+      await new Promise((resolve) => socket.once("open", resolve));
+      let next = 0;
+      const ask = (method: string, params: unknown[]) =>
+        new Promise<{ result?: unknown; error?: unknown }>((resolve) => {
+          const id = ++next;
+          const onMessage = (data: WebSocket.RawData) => {
+            const message = JSON.parse(data.toString()) as { id?: number };
+            if (message.id !== id) return;
+            socket.off("message", onMessage);
+            resolve(message);
+          };
+          socket.on("message", onMessage);
+          socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+        });
+      return { socket, ask };
+    };
+    const a = await open();
+    expect((await a.ask("eth_subscribe", ["newHeads"])).result).to.be.a("string");
+    expect((await a.ask("eth_subscribe", ["newFlashblocks"])).result).to.be.a("string");
+    expect((await a.ask("eth_subscribe", ["newHeads"])).error).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many subscriptions on this connection", limit: 2 } });
+    const b = await open();
+    expect((await b.ask("eth_subscribe", ["newHeads"])).result).to.be.a("string");
+    a.socket.close();
+    b.socket.close();
   });
 });

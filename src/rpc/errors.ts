@@ -18,6 +18,8 @@ export const ErrorCode = {
   requestTimeout: -32002,
   /** go-ethereum: a response past the size budget. */
   responseTooLarge: -32003,
+  /** EIP-1474's "Limit exceeded": a count budget (subscriptions, filters, pending prompts) is full. */
+  limitExceeded: -32005,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
   timeout: 4,
   userRejected: 4001,
@@ -77,6 +79,9 @@ export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "req
 
 /** go-ethereum's -32003 (rpc/errors.go): a response, or a batch's responses, above the size budget. */
 export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "response too large");
+
+/** EIP-1474's -32005: `reason` names the budget, `limit` its size. */
+export const limitExceeded = (reason: string, limit: number) => new RpcError(ErrorCode.limitExceeded, "limit exceeded", { reason, limit });
 
 export const methodNotFound = (method: string) =>
   new RpcError(ErrorCode.methodNotFound, "Method not found", { method });

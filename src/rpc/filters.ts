@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 import { logFilter, queryLogs } from "./eth.ts";
-import { filterNotFound } from "./errors.ts";
+import { filterNotFound, limitExceeded } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
 import type { Clock } from "../clock.ts";
@@ -35,9 +35,13 @@ export class FilterManager {
   readonly #filters = new Map<Hex, Filter>();
   readonly #detach: () => void;
 
-  constructor(chain: Chain, clock: Clock) {
+  readonly #max: number;
+
+  /** `max`: most installed filters (0: no limit); one more is -32005. */
+  constructor(chain: Chain, clock: Clock, max = 0) {
     this.#chain = chain;
     this.#clock = clock;
+    this.#max = max;
     const onPending = (entry: PooledTx) => {
       this.#expire();
       for (const filter of this.#filters.values()) {
@@ -115,6 +119,7 @@ export class FilterManager {
 
   #install(filter: Filter): Hex {
     this.#expire();
+    if (this.#max > 0 && this.#filters.size >= this.#max) throw limitExceeded("too many filters", this.#max);
     const id = `0x${randomBytes(16).toString("hex")}` as Hex;
     this.#filters.set(id, filter);
     return id;

@@ -57,6 +57,8 @@ export interface ServerOptions {
   wsMaxBufferedBytes?: number;
   /** Requests of one WebSocket answered at once; beyond it the server stops reading from it (64). */
   wsMaxInFlight?: number;
+  /** Subscriptions one WebSocket may hold (1024); one more is -32005 "limit exceeded". 0 for no limit. */
+  wsMaxSubscriptions?: number;
   /** Where warnings go (console.warn, i.e. stderr). */
   warn?: (message: string) => void;
 }
@@ -81,6 +83,7 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 export const DEFAULT_WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_WS_MAX_IN_FLIGHT = 64;
+export const DEFAULT_WS_MAX_SUBSCRIPTIONS = 1024;
 export { DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES };
 
 /** 127.0.0.0/8, ::1 and the name localhost. */
@@ -342,6 +345,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     framing,
     maxBufferedBytes: nonNegative("wsMaxBufferedBytes", options.wsMaxBufferedBytes, DEFAULT_WS_MAX_BUFFERED_BYTES),
     maxInFlight: Math.max(1, nonNegative("wsMaxInFlight", options.wsMaxInFlight, DEFAULT_WS_MAX_IN_FLIGHT)),
+    maxSubscriptions: nonNegative("wsMaxSubscriptions", options.wsMaxSubscriptions, DEFAULT_WS_MAX_SUBSCRIPTIONS),
   });
 
   await new Promise<void>((resolve, reject) => {

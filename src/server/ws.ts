@@ -9,6 +9,7 @@
  */
 import { WebSocketServer } from "ws";
 
+import { limitExceeded } from "../rpc/errors.ts";
 import { answerText } from "./jsonrpc.ts";
 
 import type { Server } from "node:http";
@@ -29,6 +30,8 @@ export interface WebSocketLimits {
   framing: FramingLimits;
   maxBufferedBytes: number;
   maxInFlight: number;
+  /** Most subscriptions of one connection; 0 for no limit. */
+  maxSubscriptions: number;
 }
 
 const textOf = (data: RawData): string =>
@@ -98,6 +101,9 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       return result;
     }
     if (method !== "eth_subscribe") return session.request(params === undefined ? { method } : { method, params });
+    if (limits.maxSubscriptions > 0 && owned.size + subscribing >= limits.maxSubscriptions) {
+      throw limitExceeded("too many subscriptions on this connection", limits.maxSubscriptions);
+    }
     subscribing++;
     try {
       const id = await session.request({ method, params });
