@@ -95,3 +95,20 @@ describe("balances never exceed 2^256 - 1", () => {
     expect(await call(provider, "eth_getBalance", [COINBASE, "pending"])).to.equal("0x0");
   });
 });
+
+describe("anvil_loadState: gunzip output bounded", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("a gzip bomb is -32602 without inflating it whole, and changes nothing", async () => {
+    ({ provider } = await createTestChain());
+    const { gzipSync } = await import("node:zlib");
+    const { MAX_INFLATED_DUMP_BYTES } = await import("../src/rpc/state.ts");
+    const bomb = gzipSync(Buffer.alloc(MAX_INFLATED_DUMP_BYTES + 1, 0x20), { level: 1 });
+    const head = await call(provider, "eth_getBlockByNumber", ["latest", false]);
+    const error = await rpcError(provider, "anvil_loadState", [`0x${bomb.toString("hex")}`]);
+    expect(error.code).to.equal(-32602);
+    expect((error.data as { reason: string }).reason).to.equal(`the gzipped dump inflates to more than ${MAX_INFLATED_DUMP_BYTES} bytes`);
+    expect(await call(provider, "eth_getBlockByNumber", ["latest", false])).to.deep.equal(head);
+  });
+});
