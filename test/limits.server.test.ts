@@ -41,6 +41,23 @@ describe("server budgets", () => {
     server = s;
   });
 
+  it("a Host header naming another site is refused with 403 (DNS rebinding); IPs and loopback names are served", async () => {
+    const status = (hostHeader: string) =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const req = request(server.url, { method: "POST", headers: { Host: hostHeader, "Content-Type": "application/json" } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }));
+      });
+    expect(await status("attacker.example:8545")).to.equal(403);
+    expect(await status("localhost:8545")).to.equal(200);
+    expect(await status("app.localhost")).to.equal(200);
+    expect(await status("127.0.0.1:8545")).to.equal(200);
+    expect(await status("[::1]:8545")).to.equal(200);
+  });
+
   it("a body announced over the limit with Expect: 100-continue gets 413, not 100 Continue", async () => {
     expect(await expectContinue(server.url, LIMIT + 1)).to.deep.equal({ first: "response", status: 413 });
     // Under the limit, the client is told to go on.
@@ -125,6 +142,17 @@ describe("server budgets with small limits", () => {
   });
 });
 
+describe("allowedHosts", () => {
+  it("extends the names served; '*' serves any", async () => {
+    const { isHostAllowed } = await import("../src/server/http.ts");
+    expect(isHostAllowed("dev.test:8545", [], "127.0.0.1")).to.equal(false);
+    expect(isHostAllowed("dev.test:8545", ["dev.test"], "127.0.0.1")).to.equal(true);
+    expect(isHostAllowed("dev.test", "*", "127.0.0.1")).to.equal(true);
+    expect(isHostAllowed("box.lan:8545", [], "box.lan")).to.equal(true);
+    expect(isHostAllowed(undefined, [], "127.0.0.1")).to.equal(true);
+  });
+});
+
 describe("WebSocket subscriptions per connection", () => {
   let provider: PreconfProvider;
   let server: RunningServer;
@@ -144,7 +172,7 @@ describe("WebSocket subscriptions per connection", () => {
         new Promise<{ result?: unknown; error?: unknown }>((resolve) => {
           const id = ++next;
           const onMessage = (data: WebSocket.RawData) => {
-            const message = JSON.parse(data.toString()) as { id?: number };
+            const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: unknown };
             if (message.id !== id) return;
             socket.off("message", onMessage);
             resolve(message);

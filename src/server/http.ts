@@ -37,6 +37,12 @@ export interface ServerOptions {
    * served either way.
    */
   allowedOrigins?: "*" | readonly string[];
+  /**
+   * Host names (the `Host` header) served besides IP addresses, `localhost`, `*.localhost` and
+   * the bound host: a web page that rebinds its own DNS name to this machine is refused with 403
+   * (geth's `--http.vhosts`). `"*"` serves any name.
+   */
+  allowedHosts?: "*" | readonly string[];
   /** Largest HTTP request body and WebSocket message, in bytes (5 MiB). */
   maxBodyBytes?: number;
   /** Most requests in one batch (1000, as go-ethereum); 0 for no limit. */
@@ -106,6 +112,19 @@ export function bindWarning(host: string): string | undefined {
  * origin, never a web page (the DNS-rebinding and cross-site attackers the allow list is for).
  */
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\//;
+
+/**
+ * Whether the `Host` header names this server: an IP address (DNS rebinding needs a name), a
+ * loopback name, the bound host, or one of `allowed`. As geth's virtualHostHandler
+ * (node/rpcstack.go), a request without Host is served.
+ */
+export function isHostAllowed(header: string | undefined, allowed: "*" | readonly string[], bound: string): boolean {
+  if (header === undefined || header === "" || allowed === "*") return true;
+  // "name:port", "[v6]:port" or a bare name.
+  const host = (header.startsWith("[") ? header.slice(1, header.indexOf("]")) : header.replace(/:\d*$/, "")).toLowerCase();
+  if (isIP(host) !== 0 || host === "localhost" || host.endsWith(".localhost") || host === bound.toLowerCase()) return true;
+  return allowed.some((name) => name.toLowerCase() === host);
+}
 
 /** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
 export function allowedOrigin(allowed: "*" | readonly string[], origin: string | undefined): string | undefined {
@@ -254,7 +273,12 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     };
   };
 
+  const allowedHosts = options.allowedHosts ?? [];
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!isHostAllowed(req.headers.host, allowedHosts, host)) {
+      send(res, 403, refusal("invalid host specified"), { Connection: "close" });
+      return;
+    }
     const origin = allowedOrigin(allowed, req.headers.origin);
     if (origin !== undefined) {
       res.setHeader("Access-Control-Allow-Origin", origin);
@@ -341,6 +365,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   });
   const webSocket = attachWebSocket(server, provider, {
     isOriginAllowed: (origin) => allowedOrigin(allowed, origin) !== undefined,
+    isHostAllowed: (name) => isHostAllowed(name, allowedHosts, host),
     maxPayload: limit,
     framing,
     maxBufferedBytes: nonNegative("wsMaxBufferedBytes", options.wsMaxBufferedBytes, DEFAULT_WS_MAX_BUFFERED_BYTES),

@@ -26,6 +26,8 @@ export interface WebSocketEndpoint {
 export interface WebSocketLimits {
   /** Whether a browser origin may connect (clients without Origin always may). */
   isOriginAllowed: (origin: string | undefined) => boolean;
+  /** Whether the Host header names this server (DNS rebinding: http.ts isHostAllowed). */
+  isHostAllowed: (host: string | undefined) => boolean;
   maxPayload: number;
   framing: FramingLimits;
   maxBufferedBytes: number;
@@ -187,7 +189,7 @@ export function attachWebSocket(server: Server, provider: ServedProvider, limits
   server.once("close", detach);
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
-    if (origin !== undefined && !limits.isOriginAllowed(origin)) {
+    if ((origin !== undefined && !limits.isOriginAllowed(origin)) || !limits.isHostAllowed(req.headers.host)) {
       // A page of another site must not drive the chain through the user's browser.
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
