@@ -77,3 +77,33 @@ describe("dry-run budgets", () => {
     expect([5000, 300, 1500, 90_000, 3_600_000].map(goDuration)).to.deep.equal(["5s", "300ms", "1.5s", "1m30s", "1h0m0s"]);
   });
 });
+
+describe("eth_call state overrides (geth's shape)", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+  const WHO = "0x00000000000000000000000000000000000000aa";
+  /** Runtime code `PUSH0 SLOAD PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers storage slot 0. */
+  const RETURN_SLOT_0 = "0x5f545f5260205ff3";
+
+  it("balance, nonce, code, state and stateDiff apply to the call only", async () => {
+    ({ provider } = await createTestChain());
+    const slot0 = `0x${"00".repeat(32)}`;
+    const seven = `0x${"00".repeat(31)}07`;
+    const answer = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, stateDiff: { [slot0]: seven }, balance: "0x5", nonce: "0x3" } }] });
+    expect(answer).to.equal(seven);
+    const replaced = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, state: {} } }] });
+    expect(replaced).to.equal(slot0);
+    // Nothing stays.
+    expect(await provider.request({ method: "eth_getCode", params: [WHO, "latest"] })).to.equal("0x");
+    expect(await provider.request({ method: "eth_getBalance", params: [WHO, "pending"] })).to.equal("0x0");
+    expect(await provider.request({ method: "eth_getTransactionCount", params: [WHO, "pending"] })).to.equal("0x0");
+  });
+
+  it("anything else is -32602: garbage, unknown fields, state with stateDiff", async () => {
+    ({ provider } = await createTestChain());
+    for (const overrides of ["garbage", { [WHO]: { movePrecompileToAddress: WHO } }, { [WHO]: { state: {}, stateDiff: {} } }, { notAnAddress: {} }]) {
+      const error = await rpcError(provider, "eth_call", [{ to: WHO }, "latest", overrides]);
+      expect(error.code, JSON.stringify(overrides)).to.equal(-32602);
+    }
+  });
+});
