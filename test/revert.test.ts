@@ -128,3 +128,21 @@ describe("evm_revert keeps receipts and lookups", () => {
     );
   });
 });
+
+describe("block filters after a revert", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("see the blocks sealed again after a revert", async () => {
+    ({ provider } = await createTestChain({ mining: "manual" }));
+    const filter = await call<Hex>(provider, "eth_newBlockFilter");
+    const id = await call<Hex>(provider, "evm_snapshot");
+    await provider.preconf.seal();
+    await provider.preconf.seal();
+    expect(await call<Hex[]>(provider, "eth_getFilterChanges", [filter])).to.have.length(2);
+    await call(provider, "evm_revert", [id]);
+    await provider.preconf.seal();
+    const block1 = await call<{ hash: Hex }>(provider, "eth_getBlockByNumber", ["0x1", false]);
+    expect(await call<Hex[]>(provider, "eth_getFilterChanges", [filter])).to.deep.equal([block1.hash]);
+  });
+});

@@ -91,6 +91,8 @@ export interface ChainEvents {
   sealed: [SealedBlock];
   pendingTransaction: [PooledTx];
   dropped: [PooledTx, string];
+  /** The sealed chain went back (evm_revert, a load, a reset): the head is now this block. */
+  rewound: [SealedBlock];
 }
 
 interface Snapshot {
@@ -528,6 +530,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       // The snapshot may hold dev edits that no sealed block has.
       this.#latestEdited = true;
       for (const restore of snap.parts) restore();
+      this.emit("rewound", this.latest);
       return true;
     });
   }
@@ -622,6 +625,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#keptHeads.clear();
     this.#prunedAt = headNumber;
     this.#snapshots.clear();
+    this.emit("rewound", this.latest);
   }
 
   get automine(): boolean {

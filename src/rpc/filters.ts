@@ -16,6 +16,7 @@ import { method, positional } from "./table.ts";
 import type { Clock } from "../clock.ts";
 import type { Chain } from "../node/chain.ts";
 import type { PooledTx } from "../node/mempool.ts";
+import type { SealedBlock } from "../node/records.ts";
 import type { MethodContext } from "./context.ts";
 import type { LogFilter } from "./eth.ts";
 import type { Hex } from "./schema.ts";
@@ -48,8 +49,18 @@ export class FilterManager {
         if (filter.kind === "pendingTransactions") filter.hashes.push(entry.hash);
       }
     };
+    // Blocks sealed again after a revert reuse numbers the cursors have passed: move them back.
+    const onRewound = (head: SealedBlock) => {
+      for (const filter of this.#filters.values()) {
+        if (filter.kind !== "pendingTransactions" && filter.cursor > head.block.header.number) filter.cursor = head.block.header.number;
+      }
+    };
     chain.on("pendingTransaction", onPending);
-    this.#detach = () => chain.off("pendingTransaction", onPending);
+    chain.on("rewound", onRewound);
+    this.#detach = () => {
+      chain.off("pendingTransaction", onPending);
+      chain.off("rewound", onRewound);
+    };
   }
 
   get size(): number {
