@@ -9,6 +9,7 @@ import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_M
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
+import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -109,6 +110,12 @@ export interface PreconfProviderOptions {
   maxSubscriptions?: number;
   /** Most installed eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter filters (1024); 0 for no limit. */
   maxFilters?: number;
+  /** Pool capacity in 32 KiB slots (6144: geth's GlobalSlots + GlobalQueue); when full the cheapest tx is evicted. 0 for no limit. */
+  poolSlots?: number;
+  /** Txs one sender may have waiting behind a nonce gap (64, geth's AccountQueue); 0 for no limit. */
+  poolAccountQueue?: number;
+  /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
+  poolLifetimeMs?: number;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -141,6 +148,9 @@ export interface ResolvedOptions {
   rpcEvmTimeoutMs: number;
   maxSubscriptions: number;
   maxFilters: number;
+  poolSlots: number;
+  poolAccountQueue: number;
+  poolLifetimeMs: number;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -204,6 +214,9 @@ const optionsSchema = z
     rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
     maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
     maxFilters: z.number().int().nonnegative().safe().default(DEFAULT_MAX_FILTERS),
+    poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
+    poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
+    poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
   })
   .strict();
 

@@ -252,6 +252,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
+    poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
     chainRlp: resolved.chain,
     state: resolved.state,
     op,

@@ -112,3 +112,42 @@ describe("anvil_loadState: gunzip output bounded", () => {
     expect(await call(provider, "eth_getBlockByNumber", ["latest", false])).to.deep.equal(head);
   });
 });
+
+describe("the pool is bounded as geth's (slots, per-sender queue, lifetime)", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("when full, a tx no dearer than the cheapest is 'transaction underpriced'; a dearer one evicts the cheapest", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", poolSlots: 2 }));
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    const cheapest = await send(provider, await signTx(provider, 1, { nonce: 0 }));
+    const error = await rpcError(provider, "eth_sendRawTransaction", [await signTx(provider, 2, { nonce: 0 })]);
+    expect([error.code, error.message]).to.deep.equal([-32000, "transaction underpriced"]);
+    const dearer = await send(provider, await signTx(provider, 3, { nonce: 0, maxFeePerGas: 20n * 10n ** 9n }));
+    expect(await call(provider, "eth_getTransactionByHash", [cheapest])).to.equal(null);
+    expect(await call(provider, "eth_getTransactionByHash", [dearer])).to.not.equal(null);
+    expect(await call(provider, "txpool_status")).to.deep.equal({ pending: "0x2", queued: "0x0" });
+  });
+
+  it("a sender's txs behind a nonce gap are capped at poolAccountQueue: one more is 'account limit exceeded'", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", poolAccountQueue: 2 }));
+    await send(provider, await signTx(provider, 0, { nonce: 2 }));
+    await send(provider, await signTx(provider, 0, { nonce: 3 }));
+    const error = await rpcError(provider, "eth_sendRawTransaction", [await signTx(provider, 0, { nonce: 4 })]);
+    expect([error.code, error.message]).to.deep.equal([-32000, "account limit exceeded"]);
+    // Executable ones are not queued: nonce 0 still gets in.
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+  });
+
+  it("a tx that can never pay the base fee (fee cap 0, unfunded sender) leaves after poolLifetimeMs", async () => {
+    ({ provider } = await createTestChain({ poolLifetimeMs: 10_000 }));
+    const { privateKeyToAccount, generatePrivateKey } = await import("viem/accounts");
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const raw = await stranger.signTransaction({ chainId: 31337, nonce: 0, to: COINBASE, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, data: `0x${"ab".repeat(1000)}`, type: "eip1559" });
+    const hash = await send(provider, raw);
+    await provider.preconf.advance(10);
+    expect(await call(provider, "eth_getTransactionByHash", [hash])).to.not.equal(null);
+    await provider.preconf.advance(50);
+    expect(await call(provider, "eth_getTransactionByHash", [hash])).to.equal(null);
+  });
+});

@@ -19,7 +19,7 @@ import { createStateManager } from "./stateManager.ts";
 import "./evmBudget.ts";
 import { Heap } from "./heap.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
-import { Mempool } from "./mempool.ts";
+import { DEFAULT_POOL_LIMITS, Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
 import { SerialQueue } from "./serialQueue.ts";
@@ -42,7 +42,7 @@ import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 import type { DepositTx } from "./opstack/deposit.ts";
 import type { OpStack } from "./opstack/execution.ts";
-import type { PooledTx } from "./mempool.ts";
+import type { PoolLimits, PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, RestoredState, StateDump } from "./stateDump.ts";
 import type { ForkSource } from "./fork/source.ts";
@@ -70,6 +70,8 @@ export interface ChainConfig {
   eips?: number[] | undefined;
   /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */
   fork?: ForkSource | undefined;
+  /** The pool's bounds (geth's legacypool defaults when absent). */
+  poolLimits?: PoolLimits | undefined;
 }
 
 /** The largest balance an account can hold (a uint256). */
@@ -155,6 +157,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly #snapshots = new Map<number, Snapshot>();
   #nextSnapshotId = 1;
   readonly #parts: SnapshotPart[] = [];
+  /** Clock time (ms) of the pool's last lifetime sweep. */
+  #lastSweep = 0;
 
   private constructor(config: ChainConfig, common: Common, initial: InitialState) {
     super();
@@ -379,19 +383,24 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Admits the tx that `admit` checks (a raw one, or an impersonated sender's: impersonation.ts). */
   sendTransaction(admit: (ctx: AdmissionContext) => Promise<Admitted>): Promise<Hex> {
     return this.#queue.run(async () => {
-      const { entry, replaces } = await admit({
+      const { entry, replaces, evicts } = await admit({
         common: this.common,
         blockGasLimit: this.#open.header.gasLimit,
         minTip: this.#config.minTip,
         allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
         pool: this.pool,
         ...(this.#config.op !== undefined && { l1Fee: (tx) => this.#config.op!.l1FeeOf(this.#vm.stateManager, tx) }),
+        limits: this.#config.poolLimits ?? DEFAULT_POOL_LIMITS,
         account: async (address) => {
           const account = await this.#vm.stateManager.getAccount(createAddressFromString(address));
           return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
         },
       });
-      this.pool.add(entry);
+      for (const evicted of evicts) {
+        this.pool.remove(evicted.hash);
+        this.emit("dropped", evicted, "evicted: the pool is full");
+      }
+      this.pool.add(entry, this.#config.clock.now());
       if (replaces !== undefined) this.emit("dropped", replaces, "replaced");
       this.emit("pendingTransaction", entry);
       if (this.#automine) {
@@ -523,7 +532,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.#open = open;
 
       this.pool.clear();
-      for (const entry of snap.pool) this.pool.add(entry);
+      // Restored txs start a new lifetime.
+      for (const entry of snap.pool) this.pool.add(entry, this.#config.clock.now());
       this.#timeOffset = snap.timeOffset;
       this.#nextTimestamp = snap.nextTimestamp;
       await this.#vm.stateManager.setStateRoot(snap.stateRoot);
@@ -618,7 +628,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
     this.#config.op?.clear();
-    for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() });
+    for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() }, this.#config.clock.now());
     this.#latestEdited = restored.latestEdited;
     const headNumber = this.latest.block.header.number;
     this.#historyFrom = restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n);
@@ -670,9 +680,25 @@ export class Chain extends EventEmitter<ChainEvents> {
     const offer = (entry: PooledTx | undefined) => {
       if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
     };
+    const lifetime = (this.#config.poolLimits ?? DEFAULT_POOL_LIMITS).lifetimeMs;
+    const now = this.#config.clock.now();
+    // The lifetime sweep sorts every sender's txs: once a second of clock time is enough.
+    const sweep = lifetime > 0 && now - this.#lastSweep >= 1000;
+    if (sweep) this.#lastSweep = now;
+    const expiredBefore = now - lifetime;
     for (const sender of [...this.pool.senders()]) {
       const nonce = await this.#nonceOf(sender);
       for (const stale of this.pool.dropStale(sender, nonce)) this.emit("dropped", stale, "nonce too low");
+      // geth's Lifetime: a tx that still cannot execute (behind a gap, or a fee cap below the
+      // base fee) after it is gone, so that a tx no block will take is not kept forever.
+      const runnable = sweep ? this.pool.contiguousCount(sender, nonce) : 0;
+      for (const entry of sweep ? this.pool.ofSender(sender) : []) {
+        const waiting = entry.nonce >= nonce + BigInt(runnable) || entry.feeCap < baseFee;
+        if (waiting && (this.pool.arrivedAt(entry.hash) ?? 0) < expiredBefore) {
+          this.pool.remove(entry.hash);
+          this.emit("dropped", entry, "expired");
+        }
+      }
       offer(this.pool.at(sender, nonce));
     }
 

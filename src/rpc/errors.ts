@@ -131,6 +131,8 @@ export const AdmissionMessage = {
   intrinsicGas: "intrinsic gas too low",
   floorDataGas: "insufficient gas for floor data gas cost",
   underpriced: "transaction underpriced",
+  /** legacypool: a sender's queue (txs behind a nonce gap) is full. */
+  accountLimit: "account limit exceeded",
 } as const;
 
 export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);
