@@ -192,3 +192,27 @@ describe("WebSocket subscriptions per connection", () => {
     b.socket.close();
   });
 });
+
+describe("WebSocket notifications held back count against wsMaxBufferedBytes", () => {
+  let provider: PreconfProvider;
+  let server: RunningServer;
+  afterEach(async () => {
+    await server.close();
+    await provider.close();
+  });
+
+  it("a batch whose response waits while its new subscription's notifications pile up drops the connection past the budget", async () => {
+    ({ provider } = await createTestChain());
+    server = await startServer(provider, { port: 0, wsMaxBufferedBytes: 20_000 });
+    const socket = new WebSocket(server.wsUrl);
+    await new Promise((resolve) => socket.once("open", resolve));
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    // Each fragment's flashblock (~400 bytes) is held until the batch's response goes out.
+    socket.send(JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newFlashblocks"] },
+      { jsonrpc: "2.0", id: 2, method: "preconf_advance", params: ["0xc8"] },
+    ]));
+    await closed;
+    expect(socket.readyState).to.equal(WebSocket.CLOSED);
+  });
+});

@@ -64,26 +64,38 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
    * sent (clients drop notifications for ids they do not know yet); `early` catches those that
    * arrive while an eth_subscribe is still on its way back.
    */
-  const held = new Map<string, SubscriptionMessage["data"][]>();
-  const early: SubscriptionMessage["data"][] = [];
+  const held = new Map<string, string[]>();
+  const early: { subscription: string; text: string }[] = [];
   let subscribing = 0;
+  /** Bytes of notifications held back: they count against the same budget as unsent data. */
+  let heldBytes = 0;
 
+  const overBudget = () => limits.maxBufferedBytes > 0 && socket.bufferedAmount + heldBytes > limits.maxBufferedBytes;
   /** Sends unless the client has stopped reading: then its backlog would grow without bound, so it is dropped. */
   const sendText = (text: string) => {
     if (socket.readyState !== socket.OPEN) return;
     socket.send(text);
-    if (limits.maxBufferedBytes > 0 && socket.bufferedAmount > limits.maxBufferedBytes) socket.terminate();
+    if (overBudget()) socket.terminate();
   };
-  const push = (data: SubscriptionMessage["data"]) => sendText(JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data }));
+  const frame = (data: SubscriptionMessage["data"]) => JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: data });
+  /** Holds a notification until its subscription's id has been announced; past the budget the connection is dropped. */
+  const hold = (into: string[] | undefined, data: SubscriptionMessage["data"]) => {
+    if (socket.readyState !== socket.OPEN) return;
+    const text = frame(data);
+    heldBytes += text.length;
+    if (into !== undefined) into.push(text);
+    else early.push({ subscription: data.subscription, text });
+    if (overBudget()) socket.terminate();
+  };
   // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
   const session = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined }) ?? provider;
 
   const connection: Connection = {
     deliver(data) {
       const waiting = held.get(data.subscription);
-      if (waiting !== undefined) waiting.push(data);
-      else if (owned.has(data.subscription)) push(data);
-      else if (subscribing > 0) early.push(data);
+      if (waiting !== undefined) hold(waiting, data);
+      else if (owned.has(data.subscription)) sendText(frame(data));
+      else if (subscribing > 0) hold(undefined, data);
     },
     drop: () => socket.terminate(),
   };
@@ -98,6 +110,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       const result = await provider.request({ method, params });
       if (id !== undefined) {
         owned.delete(id);
+        for (const text of held.get(id) ?? []) heldBytes -= text.length;
         held.delete(id);
       }
       return result;
@@ -116,12 +129,16 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       }
       if (typeof id === "string") {
         owned.add(id);
-        held.set(id, early.filter((data) => data.subscription === id));
+        held.set(id, early.filter((item) => item.subscription === id).map((item) => item.text));
         created.push(id);
       }
       return id;
     } finally {
-      if (--subscribing === 0) early.length = 0;
+      if (--subscribing === 0) {
+        // Those kept were copied into `held` (still counted); the others are dropped.
+        for (const item of early) if (!owned.has(item.subscription)) heldBytes -= item.text.length;
+        early.length = 0;
+      }
     }
   };
 
@@ -134,7 +151,10 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       const waiting = held.get(id);
       if (waiting === undefined) continue;
       held.delete(id);
-      for (const data of waiting) push(data);
+      for (const text of waiting) {
+        heldBytes -= text.length;
+        sendText(text);
+      }
     }
   };
 
