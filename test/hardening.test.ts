@@ -151,3 +151,37 @@ describe("the pool is bounded as geth's (slots, per-sender queue, lifetime)", ()
     expect(await call(provider, "eth_getTransactionByHash", [hash])).to.equal(null);
   });
 });
+
+describe("the wallet's request log and prompts are bounded", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("large params are logged as a note of their size; the log keeps the newest requests; the policy still sees the params", async () => {
+    const { MAX_LOGGED_REQUESTS, MAX_LOGGED_PARAMS_BYTES } = await import("../src/wallet/wallet.ts");
+    ({ provider } = await createTestChain());
+    const big = `0x${"ab".repeat(MAX_LOGGED_PARAMS_BYTES)}`;
+    let seen = 0;
+    provider.wallet.policy.use((request) => {
+      seen = JSON.stringify(request.params).length;
+      return "reject";
+    });
+    await rpcError(provider, "personal_sign", [big, provider.accounts[0]!.address]);
+    expect(seen).to.be.greaterThan(MAX_LOGGED_PARAMS_BYTES);
+    expect(provider.wallet.lastRequest?.params).to.match(/^\[params of \d+ bytes, not logged\]$/);
+    for (let i = 0; i < MAX_LOGGED_REQUESTS + 5; i++) await provider.request({ method: "wallet_getPermissions" });
+    expect(provider.wallet.requestCount).to.equal(MAX_LOGGED_REQUESTS);
+  });
+
+  it("manual-mode prompts waiting at once are capped: one more is -32005", async () => {
+    const { MAX_PENDING_PROMPTS } = await import("../src/wallet/policy.ts");
+    ({ provider } = await createTestChain());
+    provider.wallet.policy.manual();
+    const waiting: Promise<unknown>[] = [];
+    for (let i = 0; i < MAX_PENDING_PROMPTS; i++) waiting.push(provider.request({ method: "personal_sign", params: ["0x00", provider.accounts[0]!.address] }).catch(() => undefined));
+    await new Promise((resolve) => setImmediate(resolve));
+    const error = await rpcError(provider, "personal_sign", ["0x00", provider.accounts[0]!.address]);
+    expect(error).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many wallet prompts waiting", limit: MAX_PENDING_PROMPTS } });
+    provider.wallet.policy.reset();
+    await Promise.all(waiting);
+  });
+});
