@@ -18,6 +18,7 @@ import { createStateManager } from "./stateManager.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "./evmBudget.ts";
 import { Heap } from "./heap.ts";
+import { flatHex } from "./hex.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
 import { DEFAULT_POOL_LIMITS, Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
@@ -904,13 +905,6 @@ export class Chain extends EventEmitter<ChainEvents> {
 /** The clock's current second. */
 const nowSeconds = (clock: Clock): bigint => BigInt(Math.floor(clock.now() / 1000));
 
-/**
- * `0x` hex that is one flat string. ethereumjs' bytesToHex appends byte by byte, and V8 keeps
- * such a string as a rope of ~n pieces (~2 KB per hash) for as long as a record holds it.
- */
-function flatHex(bytes: Uint8Array): Hex {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
-}
 
 /** JSON with sorted keys, so that two objects compare by content. */
 function canonicalJson(value: unknown): string {
