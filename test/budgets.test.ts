@@ -107,3 +107,17 @@ describe("eth_call state overrides (geth's shape)", () => {
     }
   });
 });
+
+describe("budget flags of `preconf node`", () => {
+  it("reach the provider and server options", async () => {
+    const { parseNodeArgs } = await import("../src/cli.ts");
+    const parsed = parseNodeArgs([
+      "--rpc.gascap", "1000000", "--rpc.evmtimeout", "250", "--max-filters", "5",
+      "--txpool.slots", "100", "--txpool.accountqueue", "3", "--txpool.lifetime", "60000",
+      "--max-response", "1000", "--batch-timeout", "2000", "--ws-max-subscriptions", "7", "--allowed-hosts", "dev.test, box.lan",
+    ]);
+    if (parsed === "help") throw new Error("expected a command");
+    expect(parsed.provider).to.deep.include({ rpcGasCap: 1_000_000, rpcEvmTimeoutMs: 250, maxFilters: 5, poolSlots: 100, poolAccountQueue: 3, poolLifetimeMs: 60_000 });
+    expect(parsed.server).to.deep.equal({ maxResponseBytes: 1000, batchTimeoutMs: 2000, wsMaxSubscriptions: 7, allowedHosts: ["dev.test", "box.lan"] });
+  });
+});
