@@ -185,3 +185,64 @@ describe("the wallet's request log and prompts are bounded", () => {
     await Promise.all(waiting);
   });
 });
+
+describe("properties: hostile dumps and heavy calls", () => {
+  const SEED = process.env.FC_SEED === undefined ? 0x14 : Number(process.env.FC_SEED);
+  const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Number(process.env.FC_RUNS));
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("a dump with hostile time, balances or blocks loads, or is -32602 and changes nothing", async () => {
+    const fc = (await import("fast-check")).default;
+    ({ provider } = await createTestChain({ mining: "manual" }));
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    await provider.preconf.seal();
+    await send(provider, await signTx(provider, 0, { nonce: 1 }));
+    await provider.preconf.fragment();
+    const base = await provider.preconf.dumpState();
+    const big = fc.bigInt({ min: 0n, max: MAX_UINT256 }).map((value) => `0x${value.toString(16)}` as Hex);
+    const edit = fc.oneof(
+      big.map((value) => (d: StateDump) => void (d.time.offset = value)),
+      big.map((value) => (d: StateDump) => void (d.time.nextTimestamp = value)),
+      big.map((value) => (d: StateDump) => void (d.open!.header.timestamp = value)),
+      big.map((value) => (d: StateDump) => void (Object.values(d.accounts)[0]!.balance = value)),
+      fc.nat({ max: 2 }).map((n) => (d: StateDump) => void d.blocks.splice(1 + n, 1)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 3 }), async (edits) => {
+        const dump = structuredClone(base);
+        for (const apply of edits) apply(dump);
+        const before = await view(provider);
+        try {
+          expect(await call(provider, "preconf_loadState", [dump])).to.equal(true);
+        } catch (error) {
+          expect((error as { code: number }).code, String(error)).to.equal(-32602);
+          expect(await view(provider)).to.deep.equal(before);
+        }
+        // Whatever happened, the chain still seals, and loads its own dump again.
+        await provider.preconf.seal();
+        expect(await call(provider, "preconf_loadState", [await provider.preconf.dumpState()])).to.equal(true);
+        await call(provider, "preconf_loadState", [base]);
+      }),
+      { numRuns: runs(15), seed: SEED },
+    );
+  });
+
+  it("any init code with gas 2^64 - 1 answers a result or a -32000 error within the time budget", async () => {
+    const fc = (await import("fast-check")).default;
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 100 }));
+    // Bytecode biased towards jumps, calls and pushes, so that loops and recursion are common.
+    const op = fc.oneof(fc.constantFrom(0x5b, 0x56, 0x57, 0x5f, 0x60, 0x30, 0x5a, 0xf1, 0xfa, 0xf4, 0x80, 0x3d), fc.integer({ min: 0, max: 255 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 24 }), async (code) => {
+        const data = `0x${Buffer.from(code).toString("hex")}`;
+        try {
+          await call(provider, "eth_call", [{ data, gas: "0xffffffffffffffff" }]);
+        } catch (error) {
+          expect((error as { code: number }).code, String(error)).to.equal(-32000);
+        }
+      }),
+      { numRuns: runs(40), seed: SEED },
+    );
+  });
+});
