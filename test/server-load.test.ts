@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm";
 import { expect } from "chai";
 import WebSocket from "ws";
 
-import { startServer } from "../src/index.ts";
+import { createPreconfProvider, startServer } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
@@ -33,6 +33,7 @@ const SIZE = {
   slowloris: FULL ? 500 : 100,
   pipelined: FULL ? 100 : 30,
   wsFlood: FULL ? 20_000 : 3000,
+  hostileMs: FULL ? 20_000 : 1500,
 };
 /** Generous: the point is "bounded", not a budget. */
 const HEAP_BOUND = 64 * 1024 * 1024;
@@ -453,6 +454,48 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       figures.statuses.answered = seen.size;
       socket.close();
     });
+  });
+
+  it(`a hostile client beside a normal client: looping calls for ${SIZE.hostileMs} ms; the normal client's latency and blocks sealed are printed`, async () => {
+    // Real time: the fragment timer must keep its cadence while the hostile calls run.
+    const real = await createPreconfProvider({ fragmentIntervalMs: 100, fragmentsPerBlock: 5, rpcEvmTimeoutMs: FULL ? 5000 : 200 });
+    const realServer = await startServer(real, { port: 0 });
+    try {
+      await measured("hostile beside normal", async (figures, sample) => {
+        const loop = (id: number) => call("eth_call", [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }], id);
+        const began = performance.now();
+        const until = began + SIZE.hostileMs;
+        const startBlock = Number((await real.request({ method: "eth_blockNumber" })) as string);
+        const hostile = Array.from({ length: 4 }, async () => {
+          while (performance.now() < until) {
+            const response = await fetch(realServer.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i))) });
+            await response.text();
+            count(figures, `hostile ${response.status}`);
+            sample();
+          }
+        });
+        const latencies: number[] = [];
+        const normal = (async () => {
+          while (performance.now() < until) {
+            const answer = await probe(realServer.url);
+            expect(answer.status).to.equal(200);
+            latencies.push(answer.ms);
+            count(figures, "normal 200");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        })();
+        await Promise.all([...hostile, normal]);
+        const sealed = Number((await real.request({ method: "eth_blockNumber" })) as string) - startBlock;
+        const expected = Math.floor((performance.now() - began) / (100 * 5));
+        latencies.sort((a, b) => a - b);
+        const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+        figures.statuses[`normal p99 ${Math.round(p99)} ms, blocks ${sealed}/${expected}`] = latencies.length;
+        expect(latencies.length).to.be.greaterThan(0);
+      });
+    } finally {
+      await realServer.close();
+      await real.close();
+    }
   });
 
   it("close() ends keep-alive sockets, half-sent requests, pending requests and WebSockets promptly", async () => {
