@@ -281,14 +281,14 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
             const kind = i % 3;
             if (kind === 0) {
               // Declares more than it sends, then ends its side: Node's parser answers 400 and closes.
-              socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
+              socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
               socket.end();
               const response = await answer;
               count(figures, response.status ?? "none");
               expect(response.status).to.equal(400);
             } else if (kind === 1) {
               // Declares more than it sends and waits: the request timeout answers 408.
-              socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
+              socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
               const response = await answer;
               count(figures, response.status ?? "none");
               expect(response.status).to.equal(408);
@@ -319,10 +319,10 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         const answer = readUntilClosed(socket);
         if (i % 2 === 0) {
           // Declared: refused on the headers alone; the body is never sent.
-          socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
+          socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
         } else {
           // Chunked, no length: refused once the limit is crossed.
-          socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`);
+          socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`);
         }
         const response = await answer;
         count(figures, response.status ?? response.error ?? "none");
@@ -522,7 +522,7 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       // Half-sent headers, half-sent bodies.
       for (let i = 0; i < 20; i++) {
         const socket = await openRaw(server.port);
-        socket.write(i % 2 === 0 ? "POST / HTTP/1.1\r\nHost: x\r\n" : "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+        socket.write(i % 2 === 0 ? "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n" : "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
         socket.on("error", () => undefined);
         closes.push(once(socket, "close"));
       }
