@@ -45,6 +45,16 @@ const USAGE = `Usage: preconf node [options]
   --cors <origins>              browser origins allowed (CORS, WebSocket): comma-separated or * (none)
   --max-body <bytes>            largest request body / WebSocket message (5242880)
   --max-batch <n>               most requests in one batch, 0 for no limit (1000)
+  --max-response <bytes>        largest response / batch of responses, 0 for no limit (25000000)
+  --batch-timeout <ms>          wall time of one batch, 0 for none (30000)
+  --allowed-hosts <names>       Host names served besides IPs and localhost: comma-separated or * (none)
+  --ws-max-subscriptions <n>    subscriptions per WebSocket connection, 0 for no limit (1024)
+  --rpc.gascap <gas>            most gas of an eth_call / eth_estimateGas, 0 for no cap (50000000)
+  --rpc.evmtimeout <ms>         wall time of an eth_call / eth_estimateGas, 0 for none (5000)
+  --max-filters <n>             installed filters, 0 for no limit (1024)
+  --txpool.slots <n>            pool capacity in 32 KiB slots, 0 for no limit (6144)
+  --txpool.accountqueue <n>     txs per sender behind a nonce gap, 0 for no limit (64)
+  --txpool.lifetime <ms>        how long a tx that cannot execute stays pooled, 0 for ever (10800000)
   --verbose                     log every fragment and empty blocks too
   --help                        this text
 `;
@@ -75,7 +85,15 @@ export interface NodeCommand {
   /** `--genesis`, `--import`, `--load-state` (read at start) and `--dump-state` (written at shutdown). */
   files: { genesis?: string; import?: string; loadState?: string; dumpState?: string };
   /** Server limits (`--cors`, `--max-body`, `--max-batch`); absent ones take startServer's defaults. */
-  server: { allowedOrigins?: "*" | string[]; maxBodyBytes?: number; maxBatch?: number };
+  server: {
+    allowedOrigins?: "*" | string[];
+    maxBodyBytes?: number;
+    maxBatch?: number;
+    maxResponseBytes?: number;
+    batchTimeoutMs?: number;
+    allowedHosts?: "*" | string[];
+    wsMaxSubscriptions?: number;
+  };
 }
 
 export function parseNodeArgs(args: string[]): NodeCommand | "help" {
@@ -104,6 +122,16 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       cors: { type: "string" },
       "max-body": { type: "string" },
       "max-batch": { type: "string" },
+      "max-response": { type: "string" },
+      "batch-timeout": { type: "string" },
+      "allowed-hosts": { type: "string" },
+      "ws-max-subscriptions": { type: "string" },
+      "rpc.gascap": { type: "string" },
+      "rpc.evmtimeout": { type: "string" },
+      "max-filters": { type: "string" },
+      "txpool.slots": { type: "string" },
+      "txpool.accountqueue": { type: "string" },
+      "txpool.lifetime": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -149,12 +177,24 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       ...(allowedOrigins !== undefined && { allowedOrigins }),
       ...(maxBodyBytes !== undefined && { maxBodyBytes }),
       ...(maxBatch !== undefined && { maxBatch }),
+      ...defined({
+        maxResponseBytes: integer("max-response", values["max-response"]),
+        batchTimeoutMs: integer("batch-timeout", values["batch-timeout"]),
+        wsMaxSubscriptions: integer("ws-max-subscriptions", values["ws-max-subscriptions"]),
+        allowedHosts: hostList(values["allowed-hosts"]),
+      }),
     },
     provider: {
       profile: profile as ProfileName | undefined,
       chainId: integer("chain-id", values["chain-id"], 1),
       fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
       fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
+      rpcGasCap: integer("rpc.gascap", values["rpc.gascap"]),
+      rpcEvmTimeoutMs: integer("rpc.evmtimeout", values["rpc.evmtimeout"]),
+      maxFilters: integer("max-filters", values["max-filters"]),
+      poolSlots: integer("txpool.slots", values["txpool.slots"]),
+      poolAccountQueue: integer("txpool.accountqueue", values["txpool.accountqueue"]),
+      poolLifetimeMs: integer("txpool.lifetime", values["txpool.lifetime"]),
       mining,
       walletPolicy,
       ...(forkUrl !== undefined && {
@@ -167,6 +207,13 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       },
     },
   };
+}
+
+/** `--allowed-hosts`: "*" or comma-separated host names. */
+function hostList(value: string | undefined): "*" | string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  return names.includes("*") ? "*" : names;
 }
 
 /** Leaves out undefined options, so the provider's defaults apply. */

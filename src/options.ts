@@ -9,6 +9,7 @@ import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_M
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
+import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -103,6 +104,20 @@ export interface PreconfProviderOptions {
   walletConnected?: boolean;
   /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
   walletPersonality?: WalletPersonality;
+  /** Most gas an eth_call / eth_estimateGas may run with (50,000,000, geth's `--rpc.gascap`); 0 for no cap. */
+  rpcGasCap?: number | bigint;
+  /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
+  rpcEvmTimeoutMs?: number;
+  /** Most live eth_subscribe subscriptions of the provider, all connections together (10,000); 0 for no limit. */
+  maxSubscriptions?: number;
+  /** Most installed eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter filters (1024); 0 for no limit. */
+  maxFilters?: number;
+  /** Pool capacity in 32 KiB slots (6144: geth's GlobalSlots + GlobalQueue); when full the cheapest tx is evicted. 0 for no limit. */
+  poolSlots?: number;
+  /** Txs one sender may have waiting behind a nonce gap (64, geth's AccountQueue); 0 for no limit. */
+  poolAccountQueue?: number;
+  /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
+  poolLifetimeMs?: number;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -132,7 +147,21 @@ export interface ResolvedOptions {
   switchOnAdd: boolean;
   walletConnected: boolean;
   walletPersonality: WalletPersonality;
+  rpcGasCap: bigint;
+  rpcEvmTimeoutMs: number;
+  maxSubscriptions: number;
+  maxFilters: number;
+  poolSlots: number;
+  poolAccountQueue: number;
+  poolLifetimeMs: number;
 }
+
+/** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
+export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
+export const DEFAULT_RPC_EVM_TIMEOUT_MS = 5_000;
+/** Our choices (geth has no such caps): far above what a test suite or a few dapps hold. */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 10_000;
+export const DEFAULT_MAX_FILTERS = 1024;
 
 const wei = z.union([z.bigint(), z.number().int().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/)]).transform(BigInt);
 const positiveInt = z.number().int().positive();
@@ -185,6 +214,13 @@ const optionsSchema = z
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
+    rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
+    rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
+    maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
+    maxFilters: z.number().int().nonnegative().safe().default(DEFAULT_MAX_FILTERS),
+    poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
+    poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
+    poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
   })
   .strict();
 

@@ -104,8 +104,9 @@ export class PreconfProvider extends EventEmitter {
     this.accounts = options.accounts.map(({ address, privateKey }) => ({ address, privateKey }));
     this.#sequencer = sequencer;
     // Subscriptions arrive as EIP-1193 `message` events; a listener that throws never reaches the chain.
-    const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message));
-    const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters: new FilterManager(chain, options.clock) };
+    const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message), options.maxSubscriptions);
+    const filters = new FilterManager(chain, options.clock, options.maxFilters);
+    const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters };
     // ── Simulated wallet (issue #5): it owns the method context and routes node methods to its active chain.
     nodeContexts.set(this, node);
     this.wallet = new Wallet({
@@ -257,6 +258,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
+    poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
     chainRlp: resolved.chain,
     state: resolved.state,
     op,

@@ -62,6 +62,9 @@ const ALLOWED_CODES = new Set<number>([
   // eth_call reverts (go-ethereum's code 3, DECISIONS §2).
   ErrorCode.executionReverted,
   ErrorCode.notificationsUnsupported,
+  ErrorCode.requestTimeout,
+  ErrorCode.responseTooLarge,
+  ErrorCode.limitExceeded,
   ErrorCode.timeout,
   ErrorCode.userRejected,
   ErrorCode.unsupportedMethod,

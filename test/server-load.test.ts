@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm";
 import { expect } from "chai";
 import WebSocket from "ws";
 
-import { startServer } from "../src/index.ts";
+import { createPreconfProvider, startServer } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
@@ -33,6 +33,7 @@ const SIZE = {
   slowloris: FULL ? 500 : 100,
   pipelined: FULL ? 100 : 30,
   wsFlood: FULL ? 20_000 : 3000,
+  hostileMs: FULL ? 20_000 : 1500,
 };
 /** Generous: the point is "bounded", not a budget. */
 const HEAP_BOUND = 64 * 1024 * 1024;
@@ -280,14 +281,14 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
             const kind = i % 3;
             if (kind === 0) {
               // Declares more than it sends, then ends its side: Node's parser answers 400 and closes.
-              socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
+              socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
               socket.end();
               const response = await answer;
               count(figures, response.status ?? "none");
               expect(response.status).to.equal(400);
             } else if (kind === 1) {
               // Declares more than it sends and waits: the request timeout answers 408.
-              socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
+              socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body}`);
               const response = await answer;
               count(figures, response.status ?? "none");
               expect(response.status).to.equal(408);
@@ -318,10 +319,10 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         const answer = readUntilClosed(socket);
         if (i % 2 === 0) {
           // Declared: refused on the headers alone; the body is never sent.
-          socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
+          socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
         } else {
           // Chunked, no length: refused once the limit is crossed.
-          socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`);
+          socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`);
         }
         const response = await answer;
         count(figures, response.status ?? response.error ?? "none");
@@ -455,6 +456,48 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
     });
   });
 
+  it(`a hostile client beside a normal client: looping calls for ${SIZE.hostileMs} ms; the normal client's latency and blocks sealed are printed`, async () => {
+    // Real time: the fragment timer must keep its cadence while the hostile calls run.
+    const real = await createPreconfProvider({ fragmentIntervalMs: 100, fragmentsPerBlock: 5, rpcEvmTimeoutMs: FULL ? 5000 : 200 });
+    const realServer = await startServer(real, { port: 0 });
+    try {
+      await measured("hostile beside normal", async (figures, sample) => {
+        const loop = (id: number) => call("eth_call", [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }], id);
+        const began = performance.now();
+        const until = began + SIZE.hostileMs;
+        const startBlock = Number((await real.request({ method: "eth_blockNumber" })) as string);
+        const hostile = Array.from({ length: 4 }, async () => {
+          while (performance.now() < until) {
+            const response = await fetch(realServer.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i))) });
+            await response.text();
+            count(figures, `hostile ${response.status}`);
+            sample();
+          }
+        });
+        const latencies: number[] = [];
+        const normal = (async () => {
+          while (performance.now() < until) {
+            const answer = await probe(realServer.url);
+            expect(answer.status).to.equal(200);
+            latencies.push(answer.ms);
+            count(figures, "normal 200");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        })();
+        await Promise.all([...hostile, normal]);
+        const sealed = Number((await real.request({ method: "eth_blockNumber" })) as string) - startBlock;
+        const expected = Math.floor((performance.now() - began) / (100 * 5));
+        latencies.sort((a, b) => a - b);
+        const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+        figures.statuses[`normal p99 ${Math.round(p99)} ms, blocks ${sealed}/${expected}`] = latencies.length;
+        expect(latencies.length).to.be.greaterThan(0);
+      });
+    } finally {
+      await realServer.close();
+      await real.close();
+    }
+  });
+
   it("close() ends keep-alive sockets, half-sent requests, pending requests and WebSockets promptly", async () => {
     await start({ keepAliveTimeoutMs: 60_000 });
     await measured("close under load", async (figures) => {
@@ -479,7 +522,7 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       // Half-sent headers, half-sent bodies.
       for (let i = 0; i < 20; i++) {
         const socket = await openRaw(server.port);
-        socket.write(i % 2 === 0 ? "POST / HTTP/1.1\r\nHost: x\r\n" : "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+        socket.write(i % 2 === 0 ? "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n" : "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
         socket.on("error", () => undefined);
         closes.push(once(socket, "close"));
       }

@@ -22,7 +22,7 @@ import {
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../rpc/schema.ts";
-import type { Mempool, PooledTx } from "./mempool.ts";
+import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
 
 /** go-ethereum's txMaxSize: four 32 KiB slots (core/txpool/legacypool). */
 export const MAX_TX_SIZE = 4 * 32 * 1024;
@@ -38,6 +38,7 @@ export interface AdmissionContext {
   pool: Mempool;
   /** OP stack: the L1 data fee the tx would pay, which the sender must hold on top of its cost. */
   l1Fee?: ((tx: TypedTransaction) => Promise<bigint>) | undefined;
+  limits: PoolLimits;
   /** Nonce and balance of an account in the pre-confirmed state. */
   account(address: Hex): Promise<{ nonce: bigint; balance: bigint }>;
 }
@@ -46,6 +47,8 @@ export interface Admitted {
   entry: PooledTx;
   /** The pooled tx this one replaces, if any. */
   replaces: PooledTx | undefined;
+  /** Cheaper pooled txs evicted to make room (the pool was full). */
+  evicts: PooledTx[];
 }
 
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
@@ -104,8 +107,17 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
       throw replacementUnderpriced(minFee, minTip);
     }
   }
+  // The pool's bounds (legacypool.add): a sender's queue, then the global slots.
+  const { limits } = ctx;
+  if (existing === undefined && limits.accountQueue > 0 && tx.nonce > account.nonce + BigInt(ctx.pool.contiguousCount(sender, account.nonce))) {
+    if (ctx.pool.queuedCount(sender, account.nonce) >= limits.accountQueue) {
+      throw admissionError(AdmissionMessage.accountLimit, { queued: limits.accountQueue, limit: limits.accountQueue });
+    }
+  }
   const entry: PooledTx = { tx, hash, sender, nonce: tx.nonce, feeCap, tipCap, cost, seq: ctx.pool.nextSeq() };
-  return { entry, replaces: existing };
+  const evicts = ctx.pool.evictionFor(entry, limits.slots);
+  if (evicts === undefined) throw admissionError(AdmissionMessage.underpriced, { reason: "txpool is full", slots: limits.slots });
+  return { entry, replaces: existing, evicts };
 }
 
 function recoverSender(tx: TypedTransaction): Hex {

@@ -15,9 +15,12 @@ import { keccak256 } from "./crypto.ts";
 import { decodeDeposit, DEPOSIT_TX_TYPE } from "./opstack/deposit.ts";
 import { commonFromGenesis, writeGenesisState } from "./genesis.ts";
 import { createStateManager } from "./stateManager.ts";
+// Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
+import "./evmBudget.ts";
 import { Heap } from "./heap.ts";
+import { flatHex } from "./hex.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
-import { Mempool } from "./mempool.ts";
+import { DEFAULT_POOL_LIMITS, Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
 import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
@@ -42,7 +45,7 @@ import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 import type { DepositTx } from "./opstack/deposit.ts";
 import type { OpStack } from "./opstack/execution.ts";
-import type { PooledTx } from "./mempool.ts";
+import type { PoolLimits, PooledTx } from "./mempool.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, RestoredState, StateDump } from "./stateDump.ts";
 import type { ForkSource } from "./fork/source.ts";
@@ -72,6 +75,8 @@ export interface ChainConfig {
   fork?: ForkSource | undefined;
   /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
   allowBlocksWithSameTimestamp?: boolean | undefined;
+  /** The pool's bounds (geth's legacypool defaults when absent). */
+  poolLimits?: PoolLimits | undefined;
 }
 
 /**
@@ -95,6 +100,9 @@ const MAX_DUMPED_RESERVED_BLOCKS = 100_000;
 /** The OP-stack deposit tx type (specs/protocol/deposits.md). */
 const DEPOSIT_TYPE = 0x7e;
 
+/** The largest balance an account can hold (a uint256). */
+const MAX_BALANCE = (1n << 256n) - 1n;
+
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
 const PRUNE_EVERY = 64;
 
@@ -111,6 +119,8 @@ export interface ChainEvents {
   sealed: [SealedBlock];
   pendingTransaction: [PooledTx];
   dropped: [PooledTx, string];
+  /** The sealed chain went back (evm_revert, a load, a reset): the head is now this block. */
+  rewound: [SealedBlock];
 }
 
 interface Snapshot {
@@ -225,6 +235,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly #snapshots = new Map<number, Snapshot>();
   #nextSnapshotId = 1;
   readonly #parts: SnapshotPart[] = [];
+  /** Clock time (ms) of the pool's last lifetime sweep. */
+  #lastSweep = 0;
 
   private constructor(config: ChainConfig, common: Common, initial: InitialState) {
     super();
@@ -241,7 +253,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
   static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
-    if (config.state !== undefined) return restoreState(common, config.state, config.fork === undefined ? undefined : forkRestore(config.fork, common));
+    if (config.state !== undefined) return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
     if (config.fork !== undefined) {
       return {
         ...(await createForkEngine(config.fork, common, config.genesis.alloc)),
@@ -540,7 +552,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Admits the tx that `admit` checks (a raw one, or an impersonated sender's: impersonation.ts). */
   sendTransaction(admit: (ctx: AdmissionContext) => Promise<Admitted>): Promise<Hex> {
     return this.#queue.run(async () => {
-      const { entry, replaces } = await admit({
+      const { entry, replaces, evicts } = await admit({
         common: this.common,
         // evm_setBlockGasLimit's limit holds from the next block on, and the pool keeps txs for it.
         blockGasLimit: this.#defaults.gasLimit,
@@ -548,12 +560,17 @@ export class Chain extends EventEmitter<ChainEvents> {
         allowUnprotectedTxs: this.#config.allowUnprotectedTxs,
         pool: this.pool,
         ...(this.#config.op !== undefined && { l1Fee: (tx) => this.#config.op!.l1FeeOf(this.#vm.stateManager, tx) }),
+        limits: this.#config.poolLimits ?? DEFAULT_POOL_LIMITS,
         account: async (address) => {
           const account = await this.#vm.stateManager.getAccount(createAddressFromString(address));
           return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
         },
       });
-      this.pool.add(entry);
+      for (const evicted of evicts) {
+        this.pool.remove(evicted.hash);
+        this.emit("dropped", evicted, "evicted: the pool is full");
+      }
+      this.pool.add(entry, this.#config.clock.now());
       if (replaces !== undefined) this.emit("dropped", replaces, "replaced");
       this.emit("pendingTransaction", entry);
       if (this.#automine) {
@@ -711,7 +728,12 @@ export class Chain extends EventEmitter<ChainEvents> {
 
       const open = snap.open;
       for (const record of open.transactions.splice(snap.openTxCount)) this.#txs.delete(record.hash);
-      for (const record of open.transactions) record.blockHash = undefined;
+      // The snapshot's open block may have been sealed since, and its records' lookups dropped with
+      // that block above: the records it keeps are pre-confirmed again, so they are indexed again.
+      for (const record of open.transactions) {
+        record.blockHash = undefined;
+        this.#txs.set(record.hash, record);
+      }
       open.fragments.splice(snap.openFragmentCount);
       open.gasUsed = snap.openGasUsed;
       open.blobGasUsed = snap.openBlobGasUsed;
@@ -719,7 +741,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.#open = open;
 
       this.pool.clear();
-      for (const entry of snap.pool) this.pool.add(entry);
+      // Restored txs start a new lifetime.
+      for (const entry of snap.pool) this.pool.add(entry, this.#config.clock.now());
       this.#timeOffset = snap.timeOffset;
       this.#nextTimestamp = snap.nextTimestamp;
       this.#nextFields = snap.nextFields;
@@ -729,6 +752,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       // The snapshot may hold dev edits that no sealed block has.
       this.#latestEdited = true;
       for (const restore of snap.parts) restore();
+      this.emit("rewound", this.latest);
       return true;
     });
   }
@@ -829,15 +853,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (canonicalJson(dump.genesis.config) !== canonicalJson(this.#genesis.config)) {
         throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
       }
-      let restored: RestoredState;
       try {
-        restored = await restoreState(this.common, dump, this.#config.fork === undefined ? undefined : forkRestore(this.#config.fork, this.common));
+        this.#install(await restoreState(this.common, dump, nowSeconds(this.#config.clock), this.#config.fork === undefined ? undefined : forkRestore(this.#config.fork, this.common)));
       } catch (error) {
         // Restoring moves the shared Common to the dump's open block; the running open block needs its own fork back.
         this.common.setHardforkBy({ blockNumber: this.#open.number, timestamp: this.#open.header.timestamp });
         throw error;
       }
-      this.#install(restored);
     });
   }
 
@@ -875,7 +897,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     return Array.from({ length: this.#sealed.length }, (_, index) => this.sealedByNumber(this.#firstNumber + BigInt(index))!);
   }
 
+  /** Swaps the whole chain for `restored`: what can fail (opening its next block) runs before anything changes. */
   #install(restored: InitialState): void {
+    const head = restored.sealed[restored.sealed.length - 1]!;
+    const defaults: Required<BlockDefaults> = { coinbase: this.#config.coinbase, gasLimit: head.block.header.gasLimit };
+    const open = restored.open ?? this.#buildOpen(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults);
     this.#vm = restored.vm;
     this.#blockchain = restored.blockchain;
     this.#index = restored.index;
@@ -894,21 +920,22 @@ export class Chain extends EventEmitter<ChainEvents> {
       for (const record of sealed.transactions) this.#txs.set(record.hash, record);
     }
     this.#timeOffset = restored.timeOffset;
-    this.#nextTimestamp = restored.nextTimestamp;
+    this.#nextTimestamp = restored.open === undefined ? undefined : restored.nextTimestamp;
     this.#nextFields = {};
-    this.#openFields = {};
-    this.#defaults = { coinbase: this.#config.coinbase, gasLimit: this.latest.block.header.gasLimit };
-    this.#open = restored.open ?? this.#openAfter(this.latest.block);
+    this.#openFields = restored.open === undefined && restored.nextTimestamp !== undefined ? { timestamp: restored.nextTimestamp } : {};
+    this.#defaults = defaults;
+    this.#open = open;
     for (const record of this.#open.transactions) this.#txs.set(record.hash, record);
     this.pool.clear();
     this.#config.op?.clear();
-    for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() });
+    for (const entry of restored.pool) this.pool.add({ ...entry, seq: this.pool.nextSeq() }, this.#config.clock.now());
     this.#latestEdited = restored.latestEdited;
     const headNumber = this.latest.block.header.number;
     this.#historyFrom = restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n);
     this.#keptHeads.clear();
     this.#prunedAt = headNumber;
     this.#snapshots.clear();
+    this.emit("rewound", this.latest);
   }
 
   get automine(): boolean {
@@ -944,7 +971,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         const { feeCap, tipCap } = feesOf(record.tx);
         const entry: PooledTx = { tx: record.tx, hash: record.hash, sender: record.from, nonce: record.tx.nonce, feeCap, tipCap, cost: txCost(record.tx), seq: this.pool.nextSeq() };
         if (requeue) {
-          const replaced = this.pool.add(entry);
+          const replaced = this.pool.add(entry, this.#config.clock.now());
           if (replaced !== undefined) this.emit("dropped", replaced, "replaced");
         } else {
           this.emit("dropped", entry, "discarded by a flashblock reorg");
@@ -984,9 +1011,25 @@ export class Chain extends EventEmitter<ChainEvents> {
     const offer = (entry: PooledTx | undefined) => {
       if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
     };
+    const lifetime = (this.#config.poolLimits ?? DEFAULT_POOL_LIMITS).lifetimeMs;
+    const now = this.#config.clock.now();
+    // The lifetime sweep sorts every sender's txs: once a second of clock time is enough.
+    const sweep = lifetime > 0 && now - this.#lastSweep >= 1000;
+    if (sweep) this.#lastSweep = now;
+    const expiredBefore = now - lifetime;
     for (const sender of [...this.pool.senders()]) {
       const nonce = await this.#nonceOf(sender);
       for (const stale of this.pool.dropStale(sender, nonce)) this.emit("dropped", stale, "nonce too low");
+      // geth's Lifetime: a tx that still cannot execute (behind a gap, or a fee cap below the
+      // base fee) after it is gone, so that a tx no block will take is not kept forever.
+      const runnable = sweep ? this.pool.contiguousCount(sender, nonce) : 0;
+      for (const entry of sweep ? this.pool.ofSender(sender) : []) {
+        const waiting = entry.nonce >= nonce + BigInt(runnable) || entry.feeCap < baseFee;
+        if (waiting && (this.pool.arrivedAt(entry.hash) ?? 0) < expiredBefore) {
+          this.pool.remove(entry.hash);
+          this.emit("dropped", entry, "expired");
+        }
+      }
       offer(this.pool.at(sender, nonce));
     }
 
@@ -1081,11 +1124,24 @@ export class Chain extends EventEmitter<ChainEvents> {
         continue;
       }
       this.pool.remove(entry.hash);
+      if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
       const record = this.#record(entry.tx, entry.sender, result, open);
       if (l1Cost !== undefined) record.l1Cost = l1Cost;
       this.#addRecord(record, open, executed);
       offer(this.pool.at(entry.sender, entry.nonce + 1n));
     }
+  }
+
+  /**
+   * runTx credits the fee recipient without a bound, and a balance above 2^256 - 1 cannot be
+   * dumped or sent anywhere: the credit saturates, as revm's (Hardhat's EDR, anvil) does.
+   */
+  async #saturateFeeRecipient(open: OpenBlock): Promise<void> {
+    const where = open.executionBlock.header.coinbase;
+    const account = await this.#vm.stateManager.getAccount(where);
+    if (account === undefined || account.balance <= MAX_BALANCE) return;
+    account.balance = MAX_BALANCE;
+    await this.#vm.stateManager.putAccount(where, account);
   }
 
   #record(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
@@ -1173,8 +1229,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
-  #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined): bigint {
-    const wanted = requested ?? BigInt(Math.floor(this.#config.clock.now() / 1000)) + this.#timeOffset;
+  #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined, offset = this.#timeOffset): bigint {
+    const wanted = requested ?? nowSeconds(this.#config.clock) + offset;
     if (this.#config.allowBlocksWithSameTimestamp === true) return wanted >= parentTimestamp ? wanted : parentTimestamp;
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
   }
@@ -1185,13 +1241,22 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   #openAfter(parent: Block): OpenBlock {
-    const parentHeader = parent.header;
     const requested = this.#nextTimestamp;
-    const timestamp = this.#timestampAfter(parentHeader.timestamp, requested);
     const fields = this.#nextFields;
+    const open = this.#buildOpen(parent, requested, this.#timeOffset, fields, this.#defaults);
     this.#nextTimestamp = undefined;
     this.#nextFields = {};
     this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
+    return open;
+  }
+
+  /**
+   * The block after `parent`, at `requested` or the clock plus `offset`, with the dev methods' header
+   * `fields` and `defaults`; changes nothing but the shared Common's fork.
+   */
+  #buildOpen(parent: Block, requested: bigint | undefined, offset: bigint, fields: NextBlockFields, defaults: Required<BlockDefaults>): OpenBlock {
+    const parentHeader = parent.header;
+    const timestamp = this.#timestampAfter(parentHeader.timestamp, requested, offset);
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -1199,9 +1264,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       number: parentHeader.number + 1n,
       parentHash: bytesToHex(parentHash) as Hex,
       timestamp,
-      gasLimit: this.#defaults.gasLimit,
+      gasLimit: defaults.gasLimit,
       baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
-      coinbase: this.#defaults.coinbase,
+      coinbase: defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
       prevRandao: fields.prevRandao ?? (bytesToHex(keccak256(parentHash)) as Hex),
       excessBlobGas: this.common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.common) : undefined,
@@ -1209,13 +1274,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 }
 
-/**
- * `0x` hex that is one flat string. ethereumjs' bytesToHex appends byte by byte, and V8 keeps
- * such a string as a rope of ~n pieces (~2 KB per hash) for as long as a record holds it.
- */
-function flatHex(bytes: Uint8Array): Hex {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}` as Hex;
-}
+/** The clock's current second. */
+const nowSeconds = (clock: Clock): bigint => BigInt(Math.floor(clock.now() / 1000));
+
 
 function dropUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;

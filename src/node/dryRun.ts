@@ -50,6 +50,16 @@ export function callGasCap(block: Block): bigint {
   return block.common.isActivatedEIP(7825) && limit > MAX_TX_GAS ? MAX_TX_GAS : limit;
 }
 
+/**
+ * The request with its gas capped at `gasCap` (0: no cap), as geth's `--rpc.gascap` caps a call's
+ * gas, given or defaulted (internal/ethapi ToMessage, eth/gasestimator). `fallback` is the gas a
+ * request without `gas` runs with.
+ */
+export function capGas(request: CallRequest, fallback: bigint, gasCap: bigint): CallRequest {
+  const gas = request.gas ?? fallback;
+  return gasCap > 0n && gas > gasCap ? { ...request, gas: gasCap } : request;
+}
+
 export const hasFeeFields = (request: CallRequest) =>
   (request.gasPrice ?? 0n) > 0n || (request.maxFeePerGas ?? 0n) > 0n || (request.maxPriorityFeePerGas ?? 0n) > 0n;
 

@@ -21,8 +21,32 @@ export interface PooledTx {
   seq: number;
 }
 
+/** go-ethereum's txSlotSize: a pooled tx takes one slot per 32 KiB (core/txpool/legacypool). */
+export const TX_SLOT_SIZE = 32 * 1024;
+
+/** The pool's bounds (go-ethereum's legacypool DefaultConfig; 0 lifts a bound). */
+export interface PoolLimits {
+  /** Slots of all pooled txs together: GlobalSlots + GlobalQueue, 4096 + 1024 + 1024. */
+  slots: number;
+  /** Non-executable (queued) txs per sender: AccountQueue, 64. */
+  accountQueue: number;
+  /** How long a tx that cannot execute (nonce gap, fee cap below the base fee) stays: Lifetime, 3 h. */
+  lifetimeMs: number;
+}
+
+export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 4096 + 1024 + 1024, accountQueue: 64, lifetimeMs: 3 * 60 * 60 * 1000 };
+
+const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(tx.serialize().length / TX_SLOT_SIZE));
+
+/** Cheapest first: lower fee cap, then lower tip, then the later arrival. */
+const cheaper = (a: PooledTx, b: PooledTx) =>
+  a.feeCap !== b.feeCap ? a.feeCap < b.feeCap : a.tipCap !== b.tipCap ? a.tipCap < b.tipCap : a.seq > b.seq;
+
 export class Mempool {
   #byHash = new Map<Hex, PooledTx>();
+  /** Slots and arrival time (clock ms) of each pooled tx. */
+  #meta = new Map<Hex, { slots: number; arrivedAt: number }>();
+  #slots = 0;
   #bySender = new Map<Hex, Map<bigint, PooledTx>>();
   /** Sum of each sender's pooled costs: admission checks it per tx, a loop over the pool was O(n²). */
   #costBySender = new Map<Hex, bigint>();
@@ -30,6 +54,41 @@ export class Mempool {
 
   get size(): number {
     return this.#byHash.size;
+  }
+
+  /** Slots the pooled txs take together. */
+  get slots(): number {
+    return this.#slots;
+  }
+
+  arrivedAt(hash: Hex): number | undefined {
+    return this.#meta.get(hash)?.arrivedAt;
+  }
+
+  /**
+   * The cheapest pooled txs to evict so that `incoming` fits in `capacity` slots (none when it
+   * fits); undefined when they are not all cheaper than it: it is then "underpriced" (geth's
+   * pricedList.Discard when the pool is full).
+   */
+  evictionFor(incoming: PooledTx, capacity: number): PooledTx[] | undefined {
+    const replacing = this.at(incoming.sender, incoming.nonce);
+    const needed = this.#slots - (replacing === undefined ? 0 : this.#meta.get(replacing.hash)!.slots) + slotsOf(incoming.tx) - capacity;
+    if (capacity <= 0 || needed <= 0) return [];
+    const candidates = [...this.#byHash.values()].filter((entry) => entry !== replacing).sort((a, b) => (cheaper(a, b) ? -1 : cheaper(b, a) ? 1 : 0));
+    const evicted: PooledTx[] = [];
+    let freed = 0;
+    for (const entry of candidates) {
+      if (freed >= needed) break;
+      if (!cheaper(entry, incoming)) return undefined;
+      evicted.push(entry);
+      freed += this.#meta.get(entry.hash)!.slots;
+    }
+    return freed >= needed ? evicted : undefined;
+  }
+
+  /** How many of the sender's txs wait behind a gap after `nonce` (its pre-confirmed nonce). */
+  queuedCount(sender: Hex, nonce: bigint): number {
+    return (this.#bySender.get(sender)?.size ?? 0) - this.contiguousCount(sender, nonce);
   }
 
   nextSeq(): number {
@@ -44,15 +103,22 @@ export class Mempool {
     return this.#bySender.get(sender)?.get(nonce);
   }
 
-  /** Adds a tx, evicting the one with the same sender and nonce (a replacement). */
-  add(entry: PooledTx): PooledTx | undefined {
+  /** Adds a tx, evicting the one with the same sender and nonce (a replacement); `now`: its arrival (clock ms). */
+  add(entry: PooledTx, now: number): PooledTx | undefined {
     let nonces = this.#bySender.get(entry.sender);
     if (nonces === undefined) {
       nonces = new Map();
       this.#bySender.set(entry.sender, nonces);
     }
     const replaced = nonces.get(entry.nonce);
-    if (replaced !== undefined) this.#byHash.delete(replaced.hash);
+    if (replaced !== undefined) {
+      this.#byHash.delete(replaced.hash);
+      this.#slots -= this.#meta.get(replaced.hash)?.slots ?? 0;
+      this.#meta.delete(replaced.hash);
+    }
+    const slots = slotsOf(entry.tx);
+    this.#slots += slots;
+    this.#meta.set(entry.hash, { slots, arrivedAt: now });
     const total = (this.#costBySender.get(entry.sender) ?? 0n) - (replaced?.cost ?? 0n) + entry.cost;
     this.#costBySender.set(entry.sender, total);
     nonces.set(entry.nonce, entry);
@@ -64,6 +130,8 @@ export class Mempool {
     const entry = this.#byHash.get(hash);
     if (entry === undefined) return undefined;
     this.#byHash.delete(hash);
+    this.#slots -= this.#meta.get(hash)?.slots ?? 0;
+    this.#meta.delete(hash);
     const nonces = this.#bySender.get(entry.sender);
     nonces?.delete(entry.nonce);
     if (nonces === undefined || nonces.size === 0) {
@@ -116,6 +184,8 @@ export class Mempool {
 
   clear(): void {
     this.#byHash.clear();
+    this.#meta.clear();
+    this.#slots = 0;
     this.#bySender.clear();
     this.#costBySender.clear();
   }

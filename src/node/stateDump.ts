@@ -28,6 +28,7 @@ import { feesOf, txCost } from "./admission.ts";
 import { assertSender } from "./assertedSender.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { createStateManager } from "./stateManager.ts";
+import { MAX_TIMESTAMP } from "./time.ts";
 import { address, bytes, hash, quantity } from "../rpc/schema.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -404,10 +405,12 @@ export interface ForkRestore {
 
 /**
  * Rebuilds a chain from `dump` on its own state manager and blockchain: nothing the caller holds
- * changes, so a dump that fails here leaves the running chain as it was. Throws StateDumpError.
+ * changes, so a dump that fails here leaves the running chain as it was. `now` is the clock's
+ * second, for the time checks. Throws StateDumpError.
  */
-export async function restoreState(common: Common, dump: ParsedStateDump, fork?: ForkRestore): Promise<RestoredState> {
+export async function restoreState(common: Common, dump: ParsedStateDump, now: bigint, fork?: ForkRestore): Promise<RestoredState> {
   if (dump.chainId !== common.chainId()) throw new StateDumpError("chainId", `the dump is of chain ${dump.chainId}, this chain is ${common.chainId()}`);
+  checkTime(dump, now);
   if (fork === undefined && dump.fork !== undefined) {
     throw new StateDumpError("fork", `the dump is of a fork of block ${dump.fork.blockNumber}: load it into a fork of that block (the fork option with the state option)`);
   }
@@ -427,6 +430,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump, fork?:
     if (receipts.length !== block.transactions.length) {
       throw new StateDumpError(`${path}.receipts`, `has ${receipts.length} receipts for ${block.transactions.length} transactions`);
     }
+    checkTimestamp(block.header.timestamp, `${path}.rlp`);
     const blockHash = bytesToHex(block.hash()) as Hex;
     const records = recordsOf(receipts, block.transactions, { number: block.header.number, timestamp: block.header.timestamp, hash: blockHash, header: block.header }, `${path}.receipts`);
     sealed.push({ block, hash: blockHash, transactions: records, fragmentCount: dump.blocks[i]!.fragments });
@@ -482,6 +486,23 @@ export async function restoreState(common: Common, dump: ParsedStateDump, fork?:
     headStateAvailable: equalsBytes(headRoot, head.block.header.stateRoot),
     genesis: dump.genesis,
   };
+}
+
+/**
+ * The dump's time as the dev methods check it (evm_increaseTime, evm_setNextBlockTimestamp): no
+ * block it leads to may be later than MAX_TIMESTAMP, or every later seal would fail.
+ */
+function checkTime(dump: ParsedStateDump, now: bigint): void {
+  const { offset, nextTimestamp } = dump.time;
+  if (offset > MAX_TIMESTAMP || now + offset > MAX_TIMESTAMP) {
+    throw new StateDumpError("time.offset", `the clock (${now}) plus ${offset} seconds exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
+  }
+  if (nextTimestamp !== null) checkTimestamp(nextTimestamp, "time.nextTimestamp");
+  if (dump.open !== null) checkTimestamp(dump.open.header.timestamp, "open.header.timestamp");
+}
+
+function checkTimestamp(timestamp: bigint, path: string): void {
+  if (timestamp > MAX_TIMESTAMP) throw new StateDumpError(path, `timestamp ${timestamp} exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
 }
 
 async function writeAccount(stateManager: MerkleStateManager, who: Hex, account: ParsedAccount): Promise<void> {

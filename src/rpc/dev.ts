@@ -8,6 +8,7 @@ import { Account, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, 
 import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
+import { MAX_TIMESTAMP } from "../node/time.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
 import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
 import { devMethodError, ErrorCode, invalidParams, RpcError, txConstructionError } from "./errors.ts";
@@ -59,12 +60,7 @@ function lastTimestamp(chain: Chain): bigint {
   return chain.open.fragments.length > 0 ? chain.open.header.timestamp : chain.latest.block.header.timestamp;
 }
 
-/**
- * The latest timestamp a dev method may set: @ethereumjs/common compares timestamps as JS numbers
- * when it picks the hardfork, so one past 2^53 breaks every later block. 2^52 leaves 2^52 blocks
- * (each a second later than its parent) before that point.
- */
-export const MAX_TIMESTAMP = 2n ** 52n;
+export { MAX_TIMESTAMP };
 /**
  * hardhat_mine reserves long runs of empty blocks instead of building them (Chain.mine), so its
  * cost does not grow with the count; EDR's own tests mine 10^9 blocks at once.

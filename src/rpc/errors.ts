@@ -16,6 +16,12 @@ export const ErrorCode = {
   executionReverted: 3,
   /** go-ethereum: eth_subscribe over a transport that cannot push notifications. */
   notificationsUnsupported: -32001,
+  /** go-ethereum: a batch past its time budget. */
+  requestTimeout: -32002,
+  /** go-ethereum: a response past the size budget. */
+  responseTooLarge: -32003,
+  /** EIP-1474's "Limit exceeded": a count budget (subscriptions, filters, pending prompts) is full. */
+  limitExceeded: -32005,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
   timeout: 4,
   userRejected: 4001,
@@ -69,6 +75,15 @@ export const invalidRequest = (reason: string) =>
 /** go-ethereum's "batch too large" (-32600), with our limit in `data`. */
 export const batchTooLarge = (limit: number) =>
   new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
+
+/** go-ethereum's -32002 (rpc/errors.go): a batch's calls not run before its deadline. */
+export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "request timed out");
+
+/** go-ethereum's -32003 (rpc/errors.go): a response, or a batch's responses, above the size budget. */
+export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "response too large");
+
+/** EIP-1474's -32005: `reason` names the budget, `limit` its size. */
+export const limitExceeded = (reason: string, limit: number) => new RpcError(ErrorCode.limitExceeded, "limit exceeded", { reason, limit });
 
 export const methodNotFound = (method: string) =>
   new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
@@ -161,6 +176,8 @@ export const AdmissionMessage = {
   intrinsicGas: "intrinsic gas too low",
   floorDataGas: "insufficient gas for floor data gas cost",
   underpriced: "transaction underpriced",
+  /** legacypool: a sender's queue (txs behind a nonce gap) is full. */
+  accountLimit: "account limit exceeded",
 } as const;
 
 export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);

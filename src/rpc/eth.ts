@@ -4,9 +4,11 @@ import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex,
 import { z } from "zod";
 
 import { keccak256 } from "../node/crypto.ts";
-import { callBlock, callGasCap, callOutcome, dryRun } from "../node/dryRun.ts";
+import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { suggestOptimismPriorityFee } from "../node/opstack/gasPrice.ts";
+import { withTimeBudget } from "../node/evmBudget.ts";
+import { applyStateOverrides, stateOverrides } from "../node/stateOverrides.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
@@ -17,6 +19,7 @@ import type { Block } from "@ethereumjs/block";
 import type { TypedTxData } from "@ethereumjs/tx";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../node/chain.ts";
+import type { StateOverrides } from "../node/stateOverrides.ts";
 import type { MethodContext } from "./context.ts";
 import type { BlockSelector, CallRequest, Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
@@ -50,20 +53,34 @@ function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined,
   return ctx.chain.withState(resolveOrThrow(ctx, selector ?? LATEST), read);
 }
 
-async function runCall(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<string> {
+async function runCall(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, async (vm) => {
-    const block = callBlock(executionBlockOf(ctx, resolved), request);
-    return callOutcome(await dryRun(vm, request, block, request.gas ?? callGasCap(block)));
-  });
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(ctx, resolved), request);
+      const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+      if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+      // The overrides live in a checkpoint of their own, reverted whatever the call does.
+      await vm.stateManager.checkpoint();
+      try {
+        await applyStateOverrides(vm, overrides);
+        return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+      } finally {
+        await vm.stateManager.revert();
+      }
+    }),
+  );
 }
 
 export async function estimate(ctx: MethodContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, async (vm) => {
-    const { gas } = await estimateGas(vm, request, callBlock(executionBlockOf(ctx, resolved), request));
-    return gas;
-  });
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(ctx, resolved), request);
+      const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+      return gas;
+    }),
+  );
 }
 
 export const logFilter = z
@@ -314,8 +331,8 @@ export const ethMethods: MethodTable = {
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
 
-  eth_call: method(positional(callRequest, blockSelector.optional(), z.unknown().optional()), ([request, selector], ctx) =>
-    runCall(ctx, request, selector),
+  eth_call: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
+    runCall(ctx, request, selector, overrides),
   ),
   eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) =>
     q(await estimate(ctx, request, selector)),

@@ -10,12 +10,13 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 import { logFilter, queryLogs } from "./eth.ts";
-import { filterNotFound } from "./errors.ts";
+import { filterNotFound, limitExceeded } from "./errors.ts";
 import { method, positional } from "./table.ts";
 
 import type { Clock } from "../clock.ts";
 import type { Chain } from "../node/chain.ts";
 import type { PooledTx } from "../node/mempool.ts";
+import type { SealedBlock } from "../node/records.ts";
 import type { MethodContext } from "./context.ts";
 import type { LogFilter } from "./eth.ts";
 import type { Hex } from "./schema.ts";
@@ -35,17 +36,31 @@ export class FilterManager {
   readonly #filters = new Map<Hex, Filter>();
   readonly #detach: () => void;
 
-  constructor(chain: Chain, clock: Clock) {
+  readonly #max: number;
+
+  /** `max`: most installed filters (0: no limit); one more is -32005. */
+  constructor(chain: Chain, clock: Clock, max = 0) {
     this.#chain = chain;
     this.#clock = clock;
+    this.#max = max;
     const onPending = (entry: PooledTx) => {
       this.#expire();
       for (const filter of this.#filters.values()) {
         if (filter.kind === "pendingTransactions") filter.hashes.push(entry.hash);
       }
     };
+    // Blocks sealed again after a revert reuse numbers the cursors have passed: move them back.
+    const onRewound = (head: SealedBlock) => {
+      for (const filter of this.#filters.values()) {
+        if (filter.kind !== "pendingTransactions" && filter.cursor > head.block.header.number) filter.cursor = head.block.header.number;
+      }
+    };
     chain.on("pendingTransaction", onPending);
-    this.#detach = () => chain.off("pendingTransaction", onPending);
+    chain.on("rewound", onRewound);
+    this.#detach = () => {
+      chain.off("pendingTransaction", onPending);
+      chain.off("rewound", onRewound);
+    };
   }
 
   get size(): number {
@@ -120,6 +135,7 @@ export class FilterManager {
 
   #install(filter: Filter): Hex {
     this.#expire();
+    if (this.#max > 0 && this.#filters.size >= this.#max) throw limitExceeded("too many filters", this.#max);
     const id = `0x${randomBytes(16).toString("hex")}` as Hex;
     this.#filters.set(id, filter);
     return id;

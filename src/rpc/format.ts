@@ -2,9 +2,11 @@
  * JSON-RPC shapes of blocks, transactions, receipts and logs (execution-apis schemas). Pre-confirmed
  * items report the open block's number and a zero block hash until their block seals (DECISIONS §4).
  */
-import { bigIntToHex, bytesToBigInt, bytesToHex, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
+import { bigIntToHex, bytesToBigInt, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
 
 import { feesOf } from "../node/admission.ts";
+// Every hex of an answer is a flat string (hex.ts): an answer can be held a while (a batch, a slow reader).
+import { flatHex as bytesToHex } from "../node/hex.ts";
 import { ZERO_HASH } from "../node/records.ts";
 import { DEPOSIT_RECEIPT_VERSION, formatDeposit, isDeposit } from "../node/opstack/deposit.ts";
 
@@ -44,7 +46,7 @@ export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxR
     from,
     to: json.to ?? null,
     value: json.value,
-    input: json.data,
+    input: bytesToHex(tx.data),
     ...(json.accessList !== undefined && { accessList: json.accessList }),
     ...("authorizationList" in tx && { authorizationList: tx.authorizationList.map(formatAuthorization) }),
     v: json.v,

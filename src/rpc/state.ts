@@ -20,6 +20,9 @@ import type { MethodTable } from "./table.ts";
 
 const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 
+/** Most bytes a gzipped dump may inflate to (64 MiB, ~13 times the 5 MiB body limit): a 1 MiB gzip bomb inflates to 500 MiB. */
+export const MAX_INFLATED_DUMP_BYTES = 64 * 1024 * 1024;
+
 /** A dump object, or hex bytes of its JSON, gzipped or not (anvil's envelope). */
 const dumpParam = z.unknown().transform((value, ctx): ParsedStateDump => {
   let json: unknown = value;
@@ -27,7 +30,7 @@ const dumpParam = z.unknown().transform((value, ctx): ParsedStateDump => {
     try {
       if (!HEX_BYTES.test(value)) throw new Error("expected a dump object or 0x-prefixed hex bytes of its (gzipped) JSON");
       const bytes = hexToBytes(value as Hex);
-      const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+      const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? inflate(bytes) : bytes;
       json = JSON.parse(new TextDecoder().decode(text));
     } catch (error) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: error instanceof Error ? error.message : String(error) });
@@ -41,6 +44,17 @@ const dumpParam = z.unknown().transform((value, ctx): ParsedStateDump => {
   }
   return parsed.data;
 });
+
+function inflate(bytes: Uint8Array): Uint8Array {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_DUMP_BYTES });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new Error(`the gzipped dump inflates to more than ${MAX_INFLATED_DUMP_BYTES} bytes`);
+    }
+    throw error;
+  }
+}
 
 async function load(ctx: MethodContext, dump: ParsedStateDump): Promise<true> {
   try {

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 
 import { z } from "zod";
 
-import { invalidParams } from "./errors.ts";
+import { invalidParams, limitExceeded } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
 import { address, hash } from "./schema.ts";
 import { fieldOf, method, positional } from "./table.ts";
@@ -112,10 +112,14 @@ export class SubscriptionManager {
   readonly #subscriptions = new Map<Hex, Subscription>();
   readonly #detach: () => void;
 
-  constructor(chain: Chain, deliver: (message: SubscriptionMessage) => void) {
+  readonly #max: number;
+
+  /** `max`: most live subscriptions (0: no limit); one more is -32005. */
+  constructor(chain: Chain, deliver: (message: SubscriptionMessage) => void, max = 0) {
     this.#chain = chain;
     this.#deliver = deliver;
     const onFlashblock = (flashblock: Flashblock) => this.#guard(() => this.#onFlashblock(flashblock));
+    this.#max = max;
     const onSealed = (sealed: SealedBlock) => this.#guard(() => this.#onSealed(sealed));
     const onPending = (entry: PooledTx) => this.#guard(() => this.#onPending(entry));
     chain.feed.on("flashblock", onFlashblock);
@@ -134,6 +138,7 @@ export class SubscriptionManager {
 
   subscribe(kind: SubscriptionKind, option: unknown): Hex {
     const subscription = parseSubscription(kind, option);
+    if (this.#max > 0 && this.#subscriptions.size >= this.#max) throw limitExceeded("too many subscriptions", this.#max);
     const id = `0x${randomBytes(16).toString("hex")}` as Hex;
     this.#subscriptions.set(id, subscription);
     return id;
@@ -181,8 +186,9 @@ export class SubscriptionManager {
   }
 
   #onSealed(sealed: SealedBlock): void {
+    let head: Record<string, unknown> | undefined;
     for (const [id, subscription] of this.#subscriptions) {
-      if (subscription.kind === "newHeads") this.#send(id, formatHead(sealed));
+      if (subscription.kind === "newHeads") this.#send(id, (head ??= formatHead(sealed)));
       else if (subscription.kind === "logs") this.#sendLogs(id, subscription.filter, sealed.transactions);
     }
   }

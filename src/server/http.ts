@@ -11,7 +11,7 @@ import { isIP } from "node:net";
 
 import { invalidRequest, notificationsNotSupported } from "../rpc/errors.ts";
 import { registerServedNode } from "../wallet/personality.ts";
-import { answerText, DEFAULT_MAX_BATCH, errorResponse } from "./jsonrpc.ts";
+import { answerText, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
 import { attachWebSocket } from "./ws.ts";
 
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -37,10 +37,20 @@ export interface ServerOptions {
    * served either way.
    */
   allowedOrigins?: "*" | readonly string[];
+  /**
+   * Host names (the `Host` header) served besides IP addresses, `localhost`, `*.localhost` and
+   * the bound host: a web page that rebinds its own DNS name to this machine is refused with 403
+   * (geth's `--http.vhosts`). `"*"` serves any name.
+   */
+  allowedHosts?: "*" | readonly string[];
   /** Largest HTTP request body and WebSocket message, in bytes (5 MiB). */
   maxBodyBytes?: number;
   /** Most requests in one batch (1000, as go-ethereum); 0 for no limit. */
   maxBatch?: number;
+  /** Most bytes of one response, and of one batch's responses (25,000,000, as go-ethereum); 0 for no limit. */
+  maxResponseBytes?: number;
+  /** Wall time of one batch (30 s); calls not started by then answer -32002. 0 for none. */
+  batchTimeoutMs?: number;
   /** Time for a request's headers to arrive (10 s); then 408 and the connection closes. */
   headersTimeoutMs?: number;
   /** Time for a whole request, headers and body, to arrive (30 s); then 408. */
@@ -53,6 +63,8 @@ export interface ServerOptions {
   wsMaxBufferedBytes?: number;
   /** Requests of one WebSocket answered at once; beyond it the server stops reading from it (64). */
   wsMaxInFlight?: number;
+  /** Subscriptions one WebSocket may hold (1024); one more is -32005 "limit exceeded". 0 for no limit. */
+  wsMaxSubscriptions?: number;
   /** Where warnings go (console.warn, i.e. stderr). */
   warn?: (message: string) => void;
 }
@@ -77,7 +89,8 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 export const DEFAULT_WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_WS_MAX_IN_FLIGHT = 64;
-export { DEFAULT_MAX_BATCH };
+export const DEFAULT_WS_MAX_SUBSCRIPTIONS = 1024;
+export { DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES };
 
 /** 127.0.0.0/8, ::1 and the name localhost. */
 export function isLoopback(host: string): boolean {
@@ -99,6 +112,19 @@ export function bindWarning(host: string): string | undefined {
  * origin, never a web page (the DNS-rebinding and cross-site attackers the allow list is for).
  */
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\//;
+
+/**
+ * Whether the `Host` header names this server: an IP address (DNS rebinding needs a name), a
+ * loopback name, the bound host, or one of `allowed`. As geth's virtualHostHandler
+ * (node/rpcstack.go), a request without Host is served.
+ */
+export function isHostAllowed(header: string | undefined, allowed: "*" | readonly string[], bound: string): boolean {
+  if (header === undefined || header === "" || allowed === "*") return true;
+  // "name:port", "[v6]:port" or a bare name.
+  const host = (header.startsWith("[") ? header.slice(1, header.indexOf("]")) : header.replace(/:\d*$/, "")).toLowerCase();
+  if (isIP(host) !== 0 || host === "localhost" || host.endsWith(".localhost") || host === bound.toLowerCase()) return true;
+  return allowed.some((name) => name.toLowerCase() === host);
+}
 
 /** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
 export function allowedOrigin(allowed: "*" | readonly string[], origin: string | undefined): string | undefined {
@@ -150,7 +176,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       if (size > limit) {
         done = true;
         chunks.length = 0;
-        req.pause();
+        drain(req, limit);
         resolve(undefined);
         return;
       }
@@ -166,6 +192,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       if (!done) reject(new Error("request aborted"));
     });
   });
+}
+
+/**
+ * Reads and drops up to `limit` more bytes of a refused body, then hangs up: a client still
+ * sending when the 413 goes out reads it instead of failing on a reset connection (Go's
+ * net/http does the same "lingering close" for geth's 413).
+ */
+function drain(req: IncomingMessage, limit: number): void {
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limit) req.socket.destroy();
+  });
+  req.resume();
 }
 
 /** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */
@@ -205,6 +245,11 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   const allowed = options.allowedOrigins ?? [];
   const limit = nonNegative("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
   const maxBatch = nonNegative("maxBatch", options.maxBatch, DEFAULT_MAX_BATCH);
+  const framing = {
+    maxBatch,
+    maxResponseBytes: nonNegative("maxResponseBytes", options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
+    batchTimeoutMs: nonNegative("batchTimeoutMs", options.batchTimeoutMs, DEFAULT_BATCH_TIMEOUT_MS),
+  };
   const requestTimeout = nonNegative("requestTimeoutMs", options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
   // Node refuses a headers timeout above the request timeout.
   const headersTimeout = Math.min(
@@ -228,7 +273,12 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     };
   };
 
+  const allowedHosts = options.allowedHosts ?? [];
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!isHostAllowed(req.headers.host, allowedHosts, host)) {
+      send(res, 403, refusal("invalid host specified"), { Connection: "close" });
+      return;
+    }
     const origin = allowedOrigin(allowed, req.headers.origin);
     if (origin !== undefined) {
       res.setHeader("Access-Control-Allow-Origin", origin);
@@ -262,18 +312,34 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) drain(req, limit);
     const body = declared > limit ? undefined : await readBody(req, limit);
     if (body === undefined) {
-      // The rest of the body is never read: close the connection rather than drain it.
+      // The rest of the body is dropped (a bounded part of it) and the connection closed.
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerText(body, handlerFor(req), { maxBatch });
+    const text = await answerText(body, handlerFor(req), framing);
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };
 
   const turns = new WeakMap<Socket, Promise<void>>();
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const { socket } = req;
+    // Pipelined requests of one connection run one after another, each only once the answers
+    // before it have left the process: a client that never reads holds one answer, not all.
+    const turn = (turns.get(socket) ?? Promise.resolve())
+      .then(() => drained(socket))
+      .then(() => (socket.destroyed ? undefined : onRequest(req, res)))
+      .catch((error: unknown) => {
+        // The client went away mid-body: no one to answer.
+        if (req.destroyed && !req.complete) return;
+        // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
+        send(res, 500, JSON.stringify(errorResponse(null, error)));
+      });
+    turns.set(socket, turn);
+  };
   const server = createServer(
     {
       headersTimeout,
@@ -282,22 +348,14 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       // Node checks the two timeouts above only this often (30 s by default).
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout || Infinity) / 4))),
     },
-    (req, res) => {
-      const { socket } = req;
-      // Pipelined requests of one connection run one after another, each only once the answers
-      // before it have left the process: a client that never reads holds one answer, not all.
-      const turn = (turns.get(socket) ?? Promise.resolve())
-        .then(() => drained(socket))
-        .then(() => (socket.destroyed ? undefined : onRequest(req, res)))
-        .catch((error: unknown) => {
-          // The client went away mid-body: no one to answer.
-          if (req.destroyed && !req.complete) return;
-          // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
-          send(res, 500, JSON.stringify(errorResponse(null, error)));
-        });
-      turns.set(socket, turn);
-    },
+    listener,
   );
+  // `Expect: 100-continue`: a body announced over the limit is refused with 413 at once, as geth
+  // does, instead of being invited with `100 Continue`.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    if (!(Number(req.headers["content-length"] ?? 0) > limit)) res.writeContinue();
+    listener(req, res);
+  });
   server.setTimeout(idleTimeout);
   // Every socket, including upgraded and refused ones, so that close() can end them all.
   const sockets = new Set<Socket>();
@@ -307,10 +365,12 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   });
   const webSocket = attachWebSocket(server, provider, {
     isOriginAllowed: (origin) => allowedOrigin(allowed, origin) !== undefined,
+    isHostAllowed: (name) => isHostAllowed(name, allowedHosts, host),
     maxPayload: limit,
-    maxBatch,
+    framing,
     maxBufferedBytes: nonNegative("wsMaxBufferedBytes", options.wsMaxBufferedBytes, DEFAULT_WS_MAX_BUFFERED_BYTES),
     maxInFlight: Math.max(1, nonNegative("wsMaxInFlight", options.wsMaxInFlight, DEFAULT_WS_MAX_IN_FLIGHT)),
+    maxSubscriptions: nonNegative("wsMaxSubscriptions", options.wsMaxSubscriptions, DEFAULT_WS_MAX_SUBSCRIPTIONS),
   });
 
   await new Promise<void>((resolve, reject) => {

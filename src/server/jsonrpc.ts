@@ -4,7 +4,7 @@
  * response), batches are answered in order, and nothing a handler throws escapes as anything but
  * a JSON-RPC error.
  */
-import { batchTooLarge, internalError, invalidRequest, isRpcError, parseError } from "../rpc/errors.ts";
+import { batchTooLarge, internalError, invalidRequest, isRpcError, parseError, requestTimedOut, responseTooLarge } from "../rpc/errors.ts";
 
 export type JsonRpcId = number | string | null;
 
@@ -27,9 +27,18 @@ export type RequestHandler = (method: string, params: Params) => Promise<unknown
 export interface FramingLimits {
   /** Most requests in one batch (1000, go-ethereum's default); 0 for no limit. */
   maxBatch?: number;
+  /**
+   * Most bytes of one response, and of a batch's responses together (25,000,000, go-ethereum's
+   * BatchResponseMaxSize); 0 for no limit. Past it: -32003 "response too large".
+   */
+  maxResponseBytes?: number;
+  /** Wall time one batch may take, in ms (30,000); its calls not started by then: -32002 "request timed out". 0: none. */
+  batchTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_BATCH = 1000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 25_000_000;
+export const DEFAULT_BATCH_TIMEOUT_MS = 30_000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -98,19 +107,51 @@ async function answerOne(request: unknown, handle: RequestHandler): Promise<Json
  * carries the id of the batch's first call.
  */
 export async function answer(body: unknown, handle: RequestHandler, limits: FramingLimits = {}): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-  if (!Array.isArray(body)) return answerOne(body, handle);
+  const maxBytes = limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Array.isArray(body)) {
+    const response = await answerOne(body, handle);
+    if (response === undefined || maxBytes <= 0 || textOf(response).length <= maxBytes) return response;
+    return echo(body as object, errorResponse(response.id, responseTooLarge()));
+  }
   if (body.length === 0) return errorResponse(null, invalidRequest("empty batch"));
   const maxBatch = limits.maxBatch ?? DEFAULT_MAX_BATCH;
   if (maxBatch > 0 && body.length > maxBatch) {
     const first = body.find((item): item is Record<string, unknown> => isRecord(item) && "id" in item && isId(item.id));
     return [echo(first, errorResponse(first === undefined ? null : (first.id as JsonRpcId), batchTooLarge(maxBatch)))];
   }
+  // go-ethereum (rpc/handler.go handleBatch): once the deadline passes or the responses so far
+  // exceed the size budget, every call not yet answered gets the error instead of running.
+  const timeout = limits.batchTimeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
+  const deadline = timeout > 0 ? performance.now() + timeout : Infinity;
   const responses: JsonRpcResponse[] = [];
+  let bytes = 0;
   for (const request of body) {
-    const response = await answerOne(request, handle);
+    let response: JsonRpcResponse | undefined;
+    const cutOff = maxBytes > 0 && bytes > maxBytes ? responseTooLarge() : performance.now() > deadline ? requestTimedOut() : undefined;
+    if (cutOff !== undefined) {
+      // Notifications get no answer, as ever.
+      if (isRecord(request) && "id" in request) response = echo(request, errorResponse(isId(request.id) ? request.id : null, cutOff));
+    } else {
+      response = await answerOne(request, handle);
+      if (response !== undefined && maxBytes > 0 && textOf(response).length > maxBytes) {
+        response = echo(request as object, errorResponse(response.id, responseTooLarge()));
+      }
+      if (response !== undefined) bytes += textOf(response).length;
+    }
     if (response !== undefined) responses.push(response);
   }
   return responses.length === 0 ? undefined : responses;
+}
+
+/** A response's JSON, made once: measured against the budget, then written as is. */
+const texts = new WeakMap<JsonRpcResponse, string>();
+function textOf(response: JsonRpcResponse): string {
+  let text = texts.get(response);
+  if (text === undefined) {
+    text = serializeOne(response);
+    texts.set(response, text);
+  }
+  return text;
 }
 
 /** A JSON number token, as JSON.parse accepted it: safe to splice into the response text. */
@@ -127,17 +168,18 @@ function stringify(item: JsonRpcResponse): string {
 
 /** JSON that never throws: a result that cannot be serialized becomes -32603 for its id. */
 function serialize(response: JsonRpcResponse | JsonRpcResponse[]): string {
-  const one = (item: JsonRpcResponse) => {
-    try {
-      return stringify(item);
-    } catch (error) {
-      const fallback = errorResponse(item.id, error);
-      const source = echoedId.get(item);
-      if (source !== undefined) echoedId.set(fallback, source);
-      return stringify(fallback);
-    }
-  };
-  return Array.isArray(response) ? `[${response.map(one).join(",")}]` : one(response);
+  return Array.isArray(response) ? `[${response.map(textOf).join(",")}]` : textOf(response);
+}
+
+function serializeOne(item: JsonRpcResponse): string {
+  try {
+    return stringify(item);
+  } catch (error) {
+    const fallback = errorResponse(item.id, error);
+    const source = echoedId.get(item);
+    if (source !== undefined) echoedId.set(fallback, source);
+    return stringify(fallback);
+  }
 }
 
 /** Numeric ids written as `"id": <number>` in a body without escapes (so no key is spelled otherwise). */
@@ -175,7 +217,14 @@ export async function answerText(text: string, handle: RequestHandler, limits: F
   } catch (error) {
     return serialize(errorResponse(null, parseError(error instanceof Error ? error.message : undefined)));
   }
-  if (needsIdSource(text, body)) body = parseKeepingIds(text);
+  if (needsIdSource(text, body)) {
+    try {
+      body = parseKeepingIds(text);
+    } catch {
+      // The reviver recurses where the plain parse does not (a 100k-deep request overflows the
+      // stack): the ids are then echoed as parsed, and the request still answered in JSON-RPC.
+    }
+  }
   const response = await answer(body, handle, limits);
   return response === undefined ? undefined : serialize(response);
 }

@@ -10,13 +10,14 @@
 import { WebSocketServer } from "ws";
 
 import { rawFlashblocksFeed } from "./flashblocksFeed.ts";
+import { limitExceeded } from "../rpc/errors.ts";
 import { answerText } from "./jsonrpc.ts";
 
 import type { Server } from "node:http";
 import type { RawData, WebSocket } from "ws";
 import type { SubscriptionMessage } from "../rpc/subscriptions.ts";
 import type { ServedProvider } from "./http.ts";
-import type { Params, RequestHandler } from "./jsonrpc.ts";
+import type { FramingLimits, Params, RequestHandler } from "./jsonrpc.ts";
 
 export interface WebSocketEndpoint {
   /** Ends every connection. */
@@ -26,10 +27,14 @@ export interface WebSocketEndpoint {
 export interface WebSocketLimits {
   /** Whether a browser origin may connect (clients without Origin always may). */
   isOriginAllowed: (origin: string | undefined) => boolean;
+  /** Whether the Host header names this server (DNS rebinding: http.ts isHostAllowed). */
+  isHostAllowed: (host: string | undefined) => boolean;
   maxPayload: number;
-  maxBatch: number;
+  framing: FramingLimits;
   maxBufferedBytes: number;
   maxInFlight: number;
+  /** Most subscriptions of one connection; 0 for no limit. */
+  maxSubscriptions: number;
 }
 
 const textOf = (data: RawData): string =>
@@ -60,29 +65,41 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
    * sent (clients drop notifications for ids they do not know yet); `early` catches those that
    * arrive while an eth_subscribe is still on its way back.
    */
-  const held = new Map<string, SubscriptionMessage["data"][]>();
-  const early: SubscriptionMessage["data"][] = [];
+  const held = new Map<string, string[]>();
+  const early: { subscription: string; text: string }[] = [];
   let subscribing = 0;
+  /** Bytes of notifications held back: they count against the same budget as unsent data. */
+  let heldBytes = 0;
 
+  const overBudget = () => limits.maxBufferedBytes > 0 && socket.bufferedAmount + heldBytes > limits.maxBufferedBytes;
   /** Sends unless the client has stopped reading: then its backlog would grow without bound, so it is dropped. */
   const sendText = (text: string) => {
     if (socket.readyState !== socket.OPEN) return;
     socket.send(text);
-    if (limits.maxBufferedBytes > 0 && socket.bufferedAmount > limits.maxBufferedBytes) socket.terminate();
+    if (overBudget()) socket.terminate();
+  };
+  const frame = (data: SubscriptionMessage["data"]) =>
+    JSON.stringify({ jsonrpc: "2.0", method: baseNamespace.has(data.subscription) ? "base_subscription" : "eth_subscription", params: data });
+  /** Holds a notification until its subscription's id has been announced; past the budget the connection is dropped. */
+  const hold = (into: string[] | undefined, data: SubscriptionMessage["data"]) => {
+    if (socket.readyState !== socket.OPEN) return;
+    const text = frame(data);
+    heldBytes += text.length;
+    if (into !== undefined) into.push(text);
+    else early.push({ subscription: data.subscription, text });
+    if (overBudget()) socket.terminate();
   };
   /** Subscriptions made with `base_subscribe`: notified as `base_subscription`, as jsonrpsee names them after the method. */
   const baseNamespace = new Set<string>();
-  const push = (data: SubscriptionMessage["data"]) =>
-    sendText(JSON.stringify({ jsonrpc: "2.0", method: baseNamespace.has(data.subscription) ? "base_subscription" : "eth_subscription", params: data }));
   // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
   const session = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined }) ?? provider;
 
   const connection: Connection = {
     deliver(data) {
       const waiting = held.get(data.subscription);
-      if (waiting !== undefined) waiting.push(data);
-      else if (owned.has(data.subscription)) push(data);
-      else if (subscribing > 0) early.push(data);
+      if (waiting !== undefined) hold(waiting, data);
+      else if (owned.has(data.subscription)) sendText(frame(data));
+      else if (subscribing > 0) hold(undefined, data);
     },
     drop: () => socket.terminate(),
   };
@@ -97,12 +114,16 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       const result = await provider.request({ method, params });
       if (id !== undefined) {
         owned.delete(id);
+        for (const text of held.get(id) ?? []) heldBytes -= text.length;
         held.delete(id);
         baseNamespace.delete(id);
       }
       return result;
     }
     if (method !== "eth_subscribe" && method !== "base_subscribe") return session.request(params === undefined ? { method } : { method, params });
+    if (limits.maxSubscriptions > 0 && owned.size + subscribing >= limits.maxSubscriptions) {
+      throw limitExceeded("too many subscriptions on this connection", limits.maxSubscriptions);
+    }
     subscribing++;
     try {
       const id = await session.request({ method, params });
@@ -114,12 +135,16 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       if (typeof id === "string") {
         owned.add(id);
         if (method === "base_subscribe") baseNamespace.add(id);
-        held.set(id, early.filter((data) => data.subscription === id));
+        held.set(id, early.filter((item) => item.subscription === id).map((item) => item.text));
         created.push(id);
       }
       return id;
     } finally {
-      if (--subscribing === 0) early.length = 0;
+      if (--subscribing === 0) {
+        // Those kept were copied into `held` (still counted); the others are dropped.
+        for (const item of early) if (!owned.has(item.subscription)) heldBytes -= item.text.length;
+        early.length = 0;
+      }
     }
   };
 
@@ -132,7 +157,10 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       const waiting = held.get(id);
       if (waiting === undefined) continue;
       held.delete(id);
-      for (const data of waiting) push(data);
+      for (const text of waiting) {
+        heldBytes -= text.length;
+        sendText(text);
+      }
     }
   };
 
@@ -140,7 +168,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     // Backpressure on a client that sends faster than it is answered: stop reading until it catches up.
     if (++inFlight >= limits.maxInFlight) socket.pause();
     const created: string[] = [];
-    answerText(textOf(data), handlerFor(created), { maxBatch: limits.maxBatch })
+    answerText(textOf(data), handlerFor(created), limits.framing)
       .then((response) => {
         if (response !== undefined) sendText(response);
         release(created);
@@ -198,7 +226,7 @@ export function attachWebSocket(server: Server, provider: ServedProvider, limits
   server.once("close", detach);
   server.on("upgrade", (req, socket, head) => {
     const origin = req.headers.origin;
-    if (origin !== undefined && !limits.isOriginAllowed(origin)) {
+    if ((origin !== undefined && !limits.isOriginAllowed(origin)) || !limits.isHostAllowed(req.headers.host)) {
       // A page of another site must not drive the chain through the user's browser.
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;

@@ -3,7 +3,7 @@
  * Resolution order for a valid request: a queued one-shot decision for its method, then manual
  * mode, then the decision function, then the method's default, then the global default.
  */
-import { invalidParams, RpcError, unrecognizedChain, unsupportedMethod, userRejected } from "../rpc/errors.ts";
+import { invalidParams, limitExceeded, RpcError, unrecognizedChain, unsupportedMethod, userRejected } from "../rpc/errors.ts";
 
 import type { Clock } from "../clock.ts";
 
@@ -72,6 +72,9 @@ export function decisionError(decision: Exclude<Decision, "approve">, chainId: s
       return invalidParams("params", "refused by the wallet policy");
   }
 }
+
+/** Manual-mode prompts waiting at once: more are -32005 rather than held for ever. */
+export const MAX_PENDING_PROMPTS = 256;
 
 export class WalletPolicy {
   /** Milliseconds (of the provider's clock) every decision waits before it is answered. */
@@ -174,6 +177,7 @@ export class WalletPolicy {
     if (queued !== undefined) return queued;
     const chosen = this.#manual ? "prompt" : (this.#function?.(request) ?? this.defaultFor(request.method));
     if (chosen !== "prompt") return chosen;
+    if (this.#pending.size >= MAX_PENDING_PROMPTS) throw limitExceeded("too many wallet prompts waiting", MAX_PENDING_PROMPTS);
     return new Promise<Decision>((resolve) => {
       this.#pending.set(request.id, { request, resolve });
       const listeners = this.#pendingListeners.splice(0);

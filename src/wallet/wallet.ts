@@ -109,6 +109,22 @@ const ETHER = { name: "Ether", symbol: "ETH", decimals: 18 };
 
 /** Deeper params are logged as a note: cloning them (and the log, on every read) would overflow the stack. */
 const MAX_LOGGED_DEPTH = 64;
+/** The request log keeps the newest this many requests: a client must not grow it for ever. */
+export const MAX_LOGGED_REQUESTS = 1000;
+/** Params larger than this (as JSON) are logged as a note of their size. */
+export const MAX_LOGGED_PARAMS_BYTES = 16 * 1024;
+
+/** What the log keeps of a request's params: a copy, or a note when they are too large. */
+function loggedParams(params: unknown): unknown {
+  const copy = deepClone(params);
+  let size = 0;
+  try {
+    size = JSON.stringify(copy, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item))?.length ?? 0;
+  } catch {
+    // A copy JSON cannot write (a cycle) is kept as is: its size is not the budget's concern.
+  }
+  return size > MAX_LOGGED_PARAMS_BYTES ? `[params of ${size} bytes, not logged]` : copy;
+}
 
 /** Whether `value` nests objects deeper than `limit` (iterative: the value may be deeper than the stack). */
 function deeperThan(value: unknown, limit: number): boolean {
@@ -220,7 +236,7 @@ export class Wallet {
     const assets = structuredClone([...this.#assets]);
     const permissions = structuredClone(this.#permissions);
     const activeChainId = this.#activeChainId;
-    const requestCount = this.#requests.length;
+    const nextId = this.#ids.next;
     return () => {
       const wasConnected = this.connected;
       const wasActive = this.#activeChainId;
@@ -231,7 +247,8 @@ export class Wallet {
       for (const [key, list] of assets) this.#assets.set(key, list);
       this.#permissions = permissions;
       this.#activeChainId = activeChainId;
-      this.#requests.splice(requestCount);
+      // By id: the oldest records may have left the bounded log since.
+      while ((this.#requests.at(-1)?.id ?? -1) >= nextId) this.#requests.pop();
       // A dapp listening for these events follows the wallet back.
       if (activeChainId !== wasActive) this.#options.emit("chainChanged", activeChainId);
       if (this.connected !== wasConnected) this.#options.emit("accountsChanged", this.connected ? this.accounts : []);
@@ -449,16 +466,17 @@ export class Wallet {
       record.outcome = errorOutcome(error);
       throw error;
     }
-    const decided = this.#decide(record, method, value, flow);
+    const decided = this.#decide(record, method, params, value, flow);
     if (flow.answerBeforeDecision === undefined) return decided;
     // The caller has its answer; the decision (and its outcome in the log) comes later.
     decided.catch(() => undefined);
     return flow.answerBeforeDecision;
   }
 
-  async #decide<V, R>(record: WalletRequestRecord, method: PromptingMethod, value: V, flow: PromptFlow<V, R>): Promise<R> {
+  async #decide<V, R>(record: WalletRequestRecord, method: PromptingMethod, params: unknown, value: V, flow: PromptFlow<V, R>): Promise<R> {
     try {
-      const request: PromptRequest = { id: record.id, method, params: deepClone(record.params), chainId: record.chainId, time: record.time };
+      // The policy sees the params whole, even when the log keeps only a note of them.
+      const request: PromptRequest = { id: record.id, method, params: deepClone(params), chainId: record.chainId, time: record.time };
       const decision = await this.policy.decide(request);
       record.decision = decision;
       if (decision === "unrecognizedChain") throw unknownChainError(this.personality, this.#activeChainId);
@@ -485,12 +503,13 @@ export class Wallet {
     const record: WalletRequestRecord = {
       id: this.#ids.next++,
       method,
-      params: deepClone(params),
+      params: loggedParams(params),
       chainId: this.#activeChainId,
       time: this.#options.clock.now(),
       outcome: "pending",
     };
     this.#requests.push(record);
+    if (this.#requests.length > MAX_LOGGED_REQUESTS) this.#requests.shift();
     return record;
   }
 

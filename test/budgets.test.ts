@@ -1,0 +1,123 @@
+/**
+ * Budgets of one request: dry runs capped in gas (geth's --rpc.gascap) and in wall time (geth's
+ * --rpc.evmtimeout), and an interpreter that lets the event loop turn while a heavy call runs.
+ * No timing assertions: the tests check answers and the order in which things finish.
+ */
+import { expect } from "chai";
+
+import { goDuration } from "../src/node/evmBudget.ts";
+import { createTestChain, rpcError } from "./helpers/chain.ts";
+
+import type { PreconfProvider } from "../src/index.ts";
+
+/** Init code `JUMPDEST PUSH0 JUMP`: loops until its gas runs out. */
+const LOOP = "0x5b5f56";
+/** Init code `GAS PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers the gas left. */
+const GAS_LEFT = "0x5a5f5260205ff3";
+const MAX_UINT64 = "0xffffffffffffffff";
+
+describe("dry-run budgets", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+
+  it("eth_call's gas is capped at rpcGasCap (50,000,000 by default), as geth's --rpc.gascap", async () => {
+    ({ provider } = await createTestChain());
+    const left = BigInt((await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT, gas: MAX_UINT64 }] })) as string);
+    expect(left < 50_000_000n && left > 49_000_000n, `gas left ${left}`).to.equal(true);
+    await provider.close();
+
+    ({ provider } = await createTestChain({ rpcGasCap: 100_000 }));
+    const capped = BigInt((await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT, gas: MAX_UINT64 }] })) as string);
+    expect(capped < 100_000n, `gas left ${capped}`).to.equal(true);
+  });
+
+  it("a looping eth_call with gas 2^64 - 1 answers geth's timeout error", async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 300 }));
+    expect(await rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }])).to.deep.equal({
+      code: -32000,
+      message: "execution aborted (timeout = 300ms)",
+      data: undefined,
+    });
+    // So does a looping estimate, and on the pending state too; the chain still works after.
+    expect((await rpcError(provider, "eth_estimateGas", [{ data: LOOP, gas: MAX_UINT64 }])).message).to.equal("execution aborted (timeout = 300ms)");
+    expect((await rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }, "pending"])).message).to.equal("execution aborted (timeout = 300ms)");
+    expect(await provider.request({ method: "eth_call", params: [{ data: GAS_LEFT }, "pending"] })).to.match(/^0x0{50}/);
+  });
+
+  it("while a looping call runs, other requests and fragments are answered first", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 1_000 }));
+    const order: string[] = [];
+    const looping = provider.request({ method: "eth_call", params: [{ data: LOOP, gas: MAX_UINT64 }] }).catch(() => order.push("loop"));
+    // Let the call start executing before the others are sent.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([
+      provider.request({ method: "eth_blockNumber" }).then(() => order.push("blockNumber")),
+      provider.preconf.fragment().then(() => order.push("fragment")),
+    ]);
+    await looping;
+    expect(order).to.deep.equal(["blockNumber", "fragment", "loop"]);
+  });
+
+  it("filters and subscriptions are capped: one more is -32005 'limit exceeded', and freeing one makes room", async () => {
+    ({ provider } = await createTestChain({ maxFilters: 2, maxSubscriptions: 2 }));
+    const first = await provider.request({ method: "eth_newBlockFilter" });
+    await provider.request({ method: "eth_newPendingTransactionFilter" });
+    expect(await rpcError(provider, "eth_newFilter", [{}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many filters", limit: 2 } });
+    await provider.request({ method: "eth_uninstallFilter", params: [first] });
+    await provider.request({ method: "eth_newFilter", params: [{}] });
+
+    const sub = await provider.request({ method: "eth_subscribe", params: ["newFlashblocks"] });
+    await provider.request({ method: "eth_subscribe", params: ["newHeads"] });
+    expect(await rpcError(provider, "eth_subscribe", ["logs", {}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many subscriptions", limit: 2 } });
+    await provider.request({ method: "eth_unsubscribe", params: [sub] });
+    await provider.request({ method: "eth_subscribe", params: ["logs", {}] });
+  });
+
+  it("durations are written as Go writes them", () => {
+    expect([5000, 300, 1500, 90_000, 3_600_000].map(goDuration)).to.deep.equal(["5s", "300ms", "1.5s", "1m30s", "1h0m0s"]);
+  });
+});
+
+describe("eth_call state overrides (geth's shape)", () => {
+  let provider: PreconfProvider;
+  afterEach(() => provider.close());
+  const WHO = "0x00000000000000000000000000000000000000aa";
+  /** Runtime code `PUSH0 SLOAD PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers storage slot 0. */
+  const RETURN_SLOT_0 = "0x5f545f5260205ff3";
+
+  it("balance, nonce, code, state and stateDiff apply to the call only", async () => {
+    ({ provider } = await createTestChain());
+    const slot0 = `0x${"00".repeat(32)}`;
+    const seven = `0x${"00".repeat(31)}07`;
+    const answer = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, stateDiff: { [slot0]: seven }, balance: "0x5", nonce: "0x3" } }] });
+    expect(answer).to.equal(seven);
+    const replaced = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, state: {} } }] });
+    expect(replaced).to.equal(slot0);
+    // Nothing stays.
+    expect(await provider.request({ method: "eth_getCode", params: [WHO, "latest"] })).to.equal("0x");
+    expect(await provider.request({ method: "eth_getBalance", params: [WHO, "pending"] })).to.equal("0x0");
+    expect(await provider.request({ method: "eth_getTransactionCount", params: [WHO, "pending"] })).to.equal("0x0");
+  });
+
+  it("anything else is -32602: garbage, unknown fields, state with stateDiff", async () => {
+    ({ provider } = await createTestChain());
+    for (const overrides of ["garbage", { [WHO]: { movePrecompileToAddress: WHO } }, { [WHO]: { state: {}, stateDiff: {} } }, { notAnAddress: {} }]) {
+      const error = await rpcError(provider, "eth_call", [{ to: WHO }, "latest", overrides]);
+      expect(error.code, JSON.stringify(overrides)).to.equal(-32602);
+    }
+  });
+});
+
+describe("budget flags of `preconf node`", () => {
+  it("reach the provider and server options", async () => {
+    const { parseNodeArgs } = await import("../src/cli.ts");
+    const parsed = parseNodeArgs([
+      "--rpc.gascap", "1000000", "--rpc.evmtimeout", "250", "--max-filters", "5",
+      "--txpool.slots", "100", "--txpool.accountqueue", "3", "--txpool.lifetime", "60000",
+      "--max-response", "1000", "--batch-timeout", "2000", "--ws-max-subscriptions", "7", "--allowed-hosts", "dev.test, box.lan",
+    ]);
+    if (parsed === "help") throw new Error("expected a command");
+    expect(parsed.provider).to.deep.include({ rpcGasCap: 1_000_000, rpcEvmTimeoutMs: 250, maxFilters: 5, poolSlots: 100, poolAccountQueue: 3, poolLifetimeMs: 60_000 });
+    expect(parsed.server).to.deep.equal({ maxResponseBytes: 1000, batchTimeoutMs: 2000, wsMaxSubscriptions: 7, allowedHosts: ["dev.test", "box.lan"] });
+  });
+});
