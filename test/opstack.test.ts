@@ -224,6 +224,22 @@ describe("OP-stack profiles", function () {
     await provider.close();
   });
 
+  it("refuse a deposit that could never fit a block, and hold one that does not fit this block for the next", async () => {
+    const provider = await opProvider();
+    const user = "0x00000000000000000000000000000000000000aa";
+    // 30,000,000 gas per block, 1,000,000 of them the L1-attributes deposit's.
+    const huge = rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 29_000_001n });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [huge] }))).to.deep.include({ code: -32000, message: "exceeds block gas limit" });
+    const first = await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 3 })] });
+    const second = await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 4 })] });
+    await provider.preconf.seal();
+    await provider.preconf.seal();
+    const blockOf = async (hash: unknown) => ((await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Json).blockNumber;
+    expect([await blockOf(first), await blockOf(second)]).to.deep.equal(["0x1", "0x2"]);
+    expect(await balanceOf(provider, user)).to.equal(2n);
+    await provider.close();
+  });
+
   it("refuse gas above 2^24 where EIP-7825 is active, with go-ethereum's text", async () => {
     const provider = await opProvider("base");
     const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);

@@ -590,7 +590,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const op = this.#config.op!;
       const hash = flatHex(deposit.hash());
       if (this.#txs.has(hash) || op.isQueued(deposit.hash())) throw alreadyKnown();
-      op.queueDeposit(deposit);
+      op.queueDeposit(deposit, this.#open.header.gasLimit);
       if (this.#automine) {
         await this.#executeFragment();
         await this.#seal();
@@ -1056,7 +1056,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Runs the fragment's deposits (opstack/execution.ts); true when this is the block's first fragment. */
   async #runDeposits(op: OpStack, executed: TxRecord[], open: OpenBlock): Promise<boolean> {
     const first = open.fragments.length === 0;
-    for (const deposit of await op.fragmentDeposits(this.#vm.stateManager, open.header.timestamp, first)) {
+    for (const deposit of await op.fragmentDeposits(this.#vm.stateManager, open.header.timestamp, first, open.remainingGas)) {
       const { result, depositNonce } = await op.runDeposit(this.#vm, deposit, open.executionBlock, open.gasUsed);
       const record = this.#record(deposit.asTyped(), flatHex(deposit.from.bytes), result, open);
       record.depositNonce = depositNonce;

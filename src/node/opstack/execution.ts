@@ -7,12 +7,13 @@
  */
 import { Block } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
-import { Account, bigIntToBytes, bytesToBigInt, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bigIntToHex, bytesToBigInt, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
 import { Bloom } from "@ethereumjs/vm";
 
 import { txCommonOf } from "../admission.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../assertedSender.ts";
 import { keccak256 } from "../crypto.ts";
+import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
 import { callBlock } from "../dryRun.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
@@ -83,7 +84,15 @@ export class OpStack {
     return { ...this.l1 };
   }
 
-  queueDeposit(deposit: DepositTx): void {
+  /**
+   * Queues a deposit sent over RPC. One whose gas could never fit a block beside the L1-attributes
+   * deposit is refused (geth's txpool text): run, it would push the block past its gas limit and
+   * the block could not be sealed.
+   */
+  queueDeposit(deposit: DepositTx, blockGasLimit: bigint): void {
+    if (deposit.gasLimit > blockGasLimit - L1_INFO_GAS) {
+      throw admissionError(AdmissionMessage.gasLimit, { gas: bigIntToHex(deposit.gasLimit), blockGasLimit: bigIntToHex(blockGasLimit) });
+    }
     this.#queued.push(deposit);
   }
 
@@ -101,11 +110,23 @@ export class OpStack {
     this.l1 = { ...this.#initial };
   }
 
-  /** The deposits a fragment starts with: the L1-attributes deposit first in a block's first fragment, then the queued ones. */
-  async fragmentDeposits(state: StateManagerInterface, timestamp: bigint, firstOfBlock: boolean): Promise<DepositTx[]> {
-    const queued = this.#queued;
-    this.#queued = [];
-    return firstOfBlock ? [await this.#l1InfoDeposit(state, timestamp), ...queued] : queued;
+  /**
+   * The deposits a fragment starts with: the L1-attributes deposit first in a block's first
+   * fragment, then the queued ones, in order, as long as they fit the block's `remainingGas`; the
+   * rest wait for the next block.
+   */
+  async fragmentDeposits(state: StateManagerInterface, timestamp: bigint, firstOfBlock: boolean, remainingGas: bigint): Promise<DepositTx[]> {
+    const deposits = firstOfBlock ? [await this.#l1InfoDeposit(state, timestamp)] : [];
+    let gas = remainingGas - (firstOfBlock ? L1_INFO_GAS : 0n);
+    let taken = 0;
+    for (const deposit of this.#queued) {
+      if (deposit.gasLimit > gas) break;
+      gas -= deposit.gasLimit;
+      deposits.push(deposit);
+      taken++;
+    }
+    this.#queued = this.#queued.slice(taken);
+    return deposits;
   }
 
   /**
