@@ -224,6 +224,19 @@ describe("OP-stack profiles", function () {
     await provider.close();
   });
 
+  it("include pending txs in a block mined at once (evm_mine) or made of one fragment", async () => {
+    for (const options of [{ mining: "manual" as const }, { fragmentsPerBlock: 1 }]) {
+      const provider = await createPreconfProvider({ profile: "base", clock: FakeTimers.createClock(START_MS), ...options });
+      const [from, to] = provider.accounts;
+      const hash = await provider.request({ method: "eth_sendTransaction", params: [{ from: from!.address, to: to!.address, value: "0x1" }] });
+      if (options.mining === "manual") await provider.request({ method: "evm_mine" });
+      else await provider.preconf.advance(1);
+      const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Json | null;
+      expect(receipt?.blockNumber, JSON.stringify(options)).to.equal("0x1");
+      await provider.close();
+    }
+  });
+
   it("refuse a deposit that could never fit a block, and hold one that does not fit this block for the next", async () => {
     const provider = await opProvider();
     const user = "0x00000000000000000000000000000000000000aa";

@@ -611,7 +611,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Seals the open block now, whatever its fragment count (after one last fragment if it has none). */
   seal(): Promise<SealedBlock> {
     return this.#queue.run(async () => {
-      if (this.#open.fragments.length === 0) await this.#executeFragment();
+      if (this.#open.fragments.length === 0) await this.#executeFragment(true);
       return this.#seal();
     });
   }
@@ -997,7 +997,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     return (await this.#vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n;
   }
 
-  async #executeFragment(): Promise<Fragment> {
+  /** `alone`: the block is sealed right after this fragment (seal(), evm_mine), which then carries its txs too. */
+  async #executeFragment(alone = false): Promise<Fragment> {
     const open = this.#open;
     const baseFee = open.header.baseFeePerGas;
     const tipOf = (entry: PooledTx) => {
@@ -1040,8 +1041,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     await this.#vm.stateManager.checkpoint();
     try {
       // OP stack: deposits first; a block's first fragment carries only them (as Base's
-      // flashblock 0), unless automine makes the whole block at once.
-      const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !this.#automine;
+      // flashblock 0), unless it is the block's only one (automine, a seal, one fragment per block).
+      const only = alone || this.#automine || this.#config.fragmentsPerBlock === 1;
+      const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !only;
       if (!systemOnly) await this.#runFragmentTxs(heads, offer, executed, open);
     } finally {
       await this.#vm.stateManager.commit();
