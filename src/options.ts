@@ -8,7 +8,7 @@ import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
-import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
+import { L1_INFO_GAS, SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 
@@ -250,6 +250,10 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
     // Not yet: an OP-stack profile's per-block deposit and fees on top of the upstream's predeploys are untested.
     if (value.profile !== "dev") throw new InvalidOptionsError("fork", `the ${value.profile} profile cannot be used with a fork yet: a fork runs with the dev profile's rules`);
+  }
+  // Every OP-stack block opens with the L1-attributes deposit: a block must have room for it.
+  if (profile.op !== undefined && value.blockGasLimit < L1_INFO_GAS) {
+    throw new InvalidOptionsError("blockGasLimit", `must be at least ${L1_INFO_GAS} on the ${value.profile} profile (the L1-attributes deposit's gas)`);
   }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))

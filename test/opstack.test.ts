@@ -237,6 +237,16 @@ describe("OP-stack profiles", function () {
     }
   });
 
+  it("refuse a block gas limit without room for the L1-attributes deposit", async () => {
+    const error = await createPreconfProvider({ profile: "base", blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String(error)).to.equal("InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the base profile (the L1-attributes deposit's gas)");
+    const dev = await createPreconfProvider({ blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) });
+    await dev.close();
+  });
+
   it("refuse a deposit that could never fit a block, and hold one that does not fit this block for the next", async () => {
     const provider = await opProvider();
     const user = "0x00000000000000000000000000000000000000aa";

@@ -17,7 +17,7 @@ import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
 import { callBlock } from "../dryRun.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
-import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, OPERATOR_FEE_VAULT } from "./predeploys.ts";
+import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, L1_INFO_GAS, OPERATOR_FEE_VAULT } from "./predeploys.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
@@ -30,8 +30,6 @@ import type { L1Cost } from "./l1Fee.ts";
 
 /** Seconds between simulated L1 blocks (Ethereum's slot time). */
 export const L1_BLOCK_TIME = 12n;
-/** Gas of the L1-attributes deposit since Regolith (specs/protocol/deposits.md). */
-const L1_INFO_GAS = 1_000_000n;
 /** keccak256("setL1BlockValuesIsthmus()")[0:4] (specs/protocol/isthmus/l1-attributes.md). */
 const SET_L1_BLOCK_VALUES_ISTHMUS = Uint8Array.of(0x09, 0x89, 0x99, 0xbe);
 

@@ -20,6 +20,8 @@ export const WETH9 = predeploy("06");
 export const L2_TO_L1_MESSAGE_PASSER = predeploy("16");
 /** The L1 attributes depositor account (specs/protocol/deposits.md). */
 export const DEPOSITOR_ACCOUNT = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001" as Hex;
+/** Gas of the L1-attributes deposit that opens every block, since Regolith (specs/protocol/deposits.md). */
+export const L1_INFO_GAS = 1_000_000n;
 
 /** Address → contract of every predeploy installed. */
 export const PREDEPLOYS: Readonly<Record<Hex, keyof typeof PREDEPLOY_CODE>> = {
