@@ -45,7 +45,7 @@ function encodeBytesCall(selector: Hex, data: Uint8Array): Hex {
 }
 
 /** A deposit tx's raw bytes: 0x7E || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data]). */
-function rawDeposit(fields: { from: Hex; to: Hex | null; mint: bigint; value: bigint; gas: bigint; data?: Hex; seed?: number }): Hex {
+function rawDeposit(fields: { from: Hex; to: Hex | null; mint: bigint; value: bigint; gas: bigint; data?: Hex; seed?: number; isSystemTx?: boolean }): Hex {
   const n = (value: bigint) => (value === 0n ? new Uint8Array() : hexToBytes(toHex(value)));
   const body = RLP.encode([
     keccak256(Uint8Array.of(fields.seed ?? 1)),
@@ -54,7 +54,7 @@ function rawDeposit(fields: { from: Hex; to: Hex | null; mint: bigint; value: bi
     n(fields.mint),
     n(fields.value),
     n(fields.gas),
-    new Uint8Array(),
+    fields.isSystemTx === true ? Uint8Array.of(1) : new Uint8Array(),
     hexToBytes(fields.data ?? "0x"),
   ]);
   return bytesToHex(Uint8Array.from([0x7e, ...body])) as Hex;
@@ -245,6 +245,16 @@ describe("OP-stack profiles", function () {
     expect(String(error)).to.equal("InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the base profile (the L1-attributes deposit's gas)");
     const dev = await createPreconfProvider({ blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) });
     await dev.close();
+  });
+
+  it("refuse a system deposit, which op-geth no longer supports (Regolith)", async () => {
+    const provider = await opProvider();
+    const raw = rawDeposit({ from: DEPOSITOR, to: L1_BLOCK, mint: 0n, value: 0n, gas: 100_000n, isSystemTx: true });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({ code: -32000, message: `system tx not supported: address ${DEPOSITOR}` });
+    await provider.preconf.seal();
+    const block = (await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as Json;
+    expect(block.transactions).to.have.length(1); // the L1-attributes deposit only
+    await provider.close();
   });
 
   it("refuse a deposit that could never fit a block, and hold one that does not fit this block for the next", async () => {

@@ -125,6 +125,9 @@ export function decodeDeposit(raw: Uint8Array): DepositTx {
   if (mint.length > 32 || value.length > 32) throw bad("mint and value must fit 256 bits");
   if (gas.length > 8) throw bad("gas must fit 64 bits");
   if (isSystemTx.length > 1 || (isSystemTx.length === 1 && isSystemTx[0] !== 1)) throw bad("isSystemTx must be a boolean");
+  // Since Regolith a system deposit makes its block invalid (op-geth core/state_transition.go,
+  // ErrSystemTxNotSupported): refused here, it never reaches a block.
+  if (isSystemTx.length === 1) throw admissionError(`system tx not supported: address ${new Address(from).toString()}`);
   return new DepositTx({
     sourceHash,
     from: new Address(from),
