@@ -224,12 +224,14 @@ describe("OP-stack profiles", function () {
     await provider.close();
   });
 
-  it("include pending txs in a block mined at once (evm_mine) or made of one fragment", async () => {
-    for (const options of [{ mining: "manual" as const }, { fragmentsPerBlock: 1 }]) {
-      const provider = await createPreconfProvider({ profile: "base", clock: FakeTimers.createClock(START_MS), ...options });
+  it("include pending txs in a block mined at once (evm_mine, hardhat_mine) or made of one fragment", async () => {
+    for (const options of [{ mining: "manual" as const }, { mining: "manual" as const, hardhatMine: true }, { fragmentsPerBlock: 1 }]) {
+      const { hardhatMine: _, ...rest } = { hardhatMine: undefined, ...options };
+      const provider = await createPreconfProvider({ profile: "base", clock: FakeTimers.createClock(START_MS), ...rest });
       const [from, to] = provider.accounts;
       const hash = await provider.request({ method: "eth_sendTransaction", params: [{ from: from!.address, to: to!.address, value: "0x1" }] });
-      if (options.mining === "manual") await provider.request({ method: "evm_mine" });
+      if ("hardhatMine" in options) await provider.request({ method: "hardhat_mine", params: ["0x3"] });
+      else if (options.mining === "manual") await provider.request({ method: "evm_mine" });
       else await provider.preconf.advance(1);
       const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Json | null;
       expect(receipt?.blockNumber, JSON.stringify(options)).to.equal("0x1");

@@ -766,13 +766,13 @@ export class Chain extends EventEmitter<ChainEvents> {
   mine(count: bigint, interval: bigint): Promise<void> {
     return this.#queue.run(async () => {
       if (count === 0n) return;
-      if (this.#open.fragments.length === 0) await this.#executeFragment();
+      if (this.#open.fragments.length === 0) await this.#executeFragment(true);
       let last = await this.#seal();
       let mined = 1n;
       const mineNext = async () => {
         this.#nextTimestamp = this.latest.block.header.timestamp + interval;
         this.#reopenIfEmpty();
-        await this.#executeFragment();
+        await this.#executeFragment(true);
         last = await this.#seal();
         mined++;
       };
@@ -1044,7 +1044,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       // flashblock 0), unless it is the block's only one (automine, a seal, one fragment per block).
       const only = alone || this.#automine || this.#config.fragmentsPerBlock === 1;
       const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !only;
-      if (!systemOnly) await this.#runFragmentTxs(heads, offer, executed, open);
+      if (!systemOnly) await this.#runFragmentTxs(heads, offer, executed, open, only);
     } finally {
       await this.#vm.stateManager.commit();
     }
@@ -1107,8 +1107,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     offer: (entry: PooledTx | undefined) => void,
     executed: TxRecord[],
     open: OpenBlock,
+    only: boolean,
   ): Promise<void> {
-    const cap = this.#fragmentGasCap(open);
+    // The block's only fragment may fill it, whatever the gas schedule.
+    const cap = only ? open.header.gasLimit : this.#fragmentGasCap(open);
     for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
       const { entry } = head;
       // A tx that no longer fits the block (or this fragment's share of it) waits; its sender's later txs too.
