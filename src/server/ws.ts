@@ -134,8 +134,17 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
       }
       if (typeof id === "string") {
         owned.add(id);
-        if (method === "base_subscribe") baseNamespace.add(id);
-        held.set(id, early.filter((item) => item.subscription === id).map((item) => item.text));
+        const earlyForId = early.filter((item) => item.subscription === id).map((item) => item.text);
+        if (method === "base_subscribe") {
+          baseNamespace.add(id);
+          // Held before the id was known, they were framed as eth_subscription.
+          for (let i = 0; i < earlyForId.length; i++) {
+            const renamed = earlyForId[i]!.replace('"method":"eth_subscription"', '"method":"base_subscription"');
+            heldBytes += renamed.length - earlyForId[i]!.length;
+            earlyForId[i] = renamed;
+          }
+        }
+        held.set(id, earlyForId);
         created.push(id);
       }
       return id;
