@@ -25,6 +25,8 @@ export interface Instance {
   readonly batches: boolean;
   /** Moves the chain one step: ours one fragment of fake time, tevm one mined block. */
   tick(): Promise<void>;
+  /** Makes everything executed so far part of `latest` (ours: seals the open block; others mine every tx already). */
+  settle(): Promise<void>;
   /** Absent where the peer has no evm_snapshot / evm_revert (tevm). */
   snapshot?: () => Promise<unknown>;
   revert?: (id: unknown) => Promise<void>;
@@ -94,6 +96,9 @@ async function ours(): Promise<Peer> {
         automines: options.automine === true,
         batches: true,
         tick: () => provider.preconf.advance(),
+        settle: async () => {
+          await provider.preconf.seal();
+        },
         snapshot: () => request("evm_snapshot"),
         revert: async (id) => {
           if ((await request("evm_revert", [id])) !== true) throw new Error("evm_revert failed");
@@ -131,6 +136,7 @@ function automineSession(request: Request, close: () => Promise<void>): Instance
     tick: async () => {
       await request("evm_mine");
     },
+    settle: async () => {},
     snapshot: () => request("evm_snapshot"),
     revert: async (id) => {
       if ((await request("evm_revert", [id])) !== true) throw new Error("evm_revert failed");
@@ -195,6 +201,7 @@ async function tevm(): Promise<Peer> {
         tick: async () => {
           await request("anvil_mine", ["0x1"]);
         },
+        settle: async () => {},
         close: async () => {},
       };
     },

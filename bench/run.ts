@@ -3,10 +3,13 @@
  * ganache 7, tevm), in one process, alternating ours, peer A, peer B, ... within every repetition;
  * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
  *
- *   npm run bench -- [--quick] [--reps N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json]
+ *   npm run bench -- [--quick] [--reps N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json] [--write-docs]
  *
  * Prints medians and ratios ours / peer (< 1: we are faster) and writes every raw sample to
- * bench/results/latest.json (not committed: figures belong to the machine that made them).
+ * bench/results/latest.json (not committed: figures belong to the machine that made them);
+ * `--write-docs` then regenerates docs/benchmarks.md from that file (also: `npx tsx bench/docs.ts [file]`).
+ * Every workload checks on every peer that it measures what it claims (check.ts); a failed check
+ * stops the bench with exit code 1.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -48,6 +51,23 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
 
+// ── Cold start in a fresh process (W6d), alternating peers, before anything else runs ────────────
+
+const { coldStart, COLD_PEERS, oursColdSource } = await import("./cold.ts");
+const coldProcess: Partial<Record<PeerId, number[]>> = {};
+const coldProcessExtra: Partial<Record<PeerId, Record<string, number[]>>> = {};
+if (selected("W6d", "W6")) {
+  for (let rep = 0; rep < reps; rep++) {
+    for (const id of peerIds.filter((peer) => COLD_PEERS.includes(peer))) {
+      const sample = await coldStart(id);
+      (coldProcess[id] ??= []).push(sample.ms);
+      const extra = (coldProcessExtra[id] ??= {});
+      (extra["import done (child clock) ms"] ??= []).push(sample.importMs);
+      log(`W6d rep ${rep + 1}/${reps} ${id.padEnd(7)} ${sample.ms.toFixed(0)} ms (import done at ${sample.importMs.toFixed(0)} ms)`);
+    }
+  }
+}
+
 // ── Cold start: each peer's first provider, import included, before anything else loads ─────────
 
 const peers: Peer[] = [];
@@ -60,6 +80,7 @@ for (const id of peerIds) {
 }
 
 const { workloads, setCollectGarbage, setEstimateProbe, median } = await import("./workloads.ts");
+const { isCheckFailure } = await import("./check.ts");
 const { estimateStats } = await import("../src/node/estimate.ts");
 setCollectGarbage(gc);
 setEstimateProbe(() => estimateStats.lastExecutions);
@@ -76,6 +97,9 @@ interface Row {
 }
 const rows: Row[] = [];
 
+if (selected("W6d", "W6")) {
+  rows.push({ id: "W6d", title: `fresh process → first answer (ours from ${oursColdSource()})`, ops: 1, opName: "process", samples: coldProcess, extra: coldProcessExtra });
+}
 if (selected("W6a", "W6")) {
   rows.push({ id: "W6a", title: "new provider, cold (first in process, import included)", ops: 1, opName: "provider", samples: Object.fromEntries(Object.entries(cold).map(([id, ms]) => [id, [ms]])), extra: {} });
 }
@@ -91,6 +115,10 @@ for (const workload of workloads) {
       try {
         sample = await workload.run(peer);
       } catch (error) {
+        if (isCheckFailure(error)) {
+          log(`${workload.id} CHECK FAILED: ${(error as Error).message}`);
+          process.exit(1);
+        }
         // tevm throws plain { code, message } objects.
         const reason = error instanceof Error ? error.message : typeof error === "object" ? JSON.stringify(error) : String(error);
         log(`${workload.id} ${peer.id} failed (n/a): ${reason.slice(0, 300)}`);
@@ -111,10 +139,12 @@ rows.sort((a, b) => a.id.localeCompare(b.id));
 
 let scaling: BlockScaling[] | undefined;
 let memory: MemoryPoint[] | undefined;
+let memoryTraffic: string | undefined;
 const MEMORY_BLOCKS = quick ? 2_000 : 10_000;
 const MEMORY_TXS_PER_BLOCK = 2;
 if (selected("S", "S") || selected("M", "M")) {
-  const { measureBlock, memoryAfterBlocks } = await import("./scaling.ts");
+  const { measureBlock, memoryAfterBlocks, MEMORY_TRAFFIC } = await import("./scaling.ts");
+  memoryTraffic = `${MEMORY_BLOCKS} blocks of ${MEMORY_TRAFFIC} (${MEMORY_TXS_PER_BLOCK} transfers + 1 ERC-20 transfer per block)`;
   if (selected("S", "S")) {
     await measureBlock(100); // warm-up
     scaling = [];
@@ -193,7 +223,7 @@ if (scaling !== undefined) {
   );
 }
 if (memory !== undefined) {
-  console.log(`\nM: memory after GC while sealing ${MEMORY_BLOCKS} blocks of ${MEMORY_TXS_PER_BLOCK} transfers (ours)`);
+  console.log(`\nM: memory after GC, ${memoryTraffic} (ours)`);
   printTable(
     ["blocks", "heapUsed MB", "RSS MB", "ms per block"],
     memory.map((point) => [String(point.blocks), point.heapUsedMb.toFixed(1), point.rssMb.toFixed(1), point.msPerBlock.toFixed(2)]),
@@ -210,6 +240,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       date: new Date().toISOString(),
+      command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
       machine,
       versions,
       reps,
@@ -217,6 +248,7 @@ writeFileSync(
       workloads: rows.map((row) => ({ id: row.id, title: row.title, ops: row.ops, samplesMs: row.samples, extra: row.extra })),
       scaling,
       memory,
+      memoryTraffic,
       notes: Object.fromEntries(others.filter((peer) => peer.note !== undefined).map((peer) => [peer.id, peer.note])),
     },
     null,
@@ -224,5 +256,9 @@ writeFileSync(
   )}\n`,
 );
 console.log(`\nraw samples: ${out}`);
+if (process.argv.includes("--write-docs")) {
+  const { writeBenchmarksPage } = await import("./docs.ts");
+  console.log(`docs: ${writeBenchmarksPage(out)}`);
+}
 // ganache and EDR may hold handles open; the bench is done.
 process.exit(0);

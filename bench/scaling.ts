@@ -4,7 +4,10 @@
  */
 import FakeTimers from "@sinonjs/fake-timers";
 
+import { encodeDeployData, encodeFunctionData } from "viem";
+
 import { createPreconfProvider } from "../src/index.ts";
+import { Token } from "../test/helpers/contracts.ts";
 import { signTx } from "./sign.ts";
 
 import type { Hex } from "viem";
@@ -51,13 +54,25 @@ export interface MemoryPoint {
   msPerBlock: number;
 }
 
+/** What the memory row's blocks hold, for the report. */
+export const MEMORY_TRAFFIC = "Base-like traffic: every block has two fragments, ETH transfers from rotating senders in the first, an ERC-20 transfer (a storage write and a log) in the second";
+
 /**
- * Seals `blocks` blocks with `txsPerBlock` transfers each (admitted, one fragment, sealed) and
- * samples heapUsed / RSS after a full GC along the way.
+ * Seals `blocks` blocks of Base-like traffic (MEMORY_TRAFFIC: `txsPerBlock` ETH transfers in a
+ * first fragment, one ERC-20 transfer in a second, then the seal) and samples heapUsed / RSS after
+ * a full GC along the way.
  */
 export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc: () => void, samples = 5): Promise<MemoryPoint[]> {
   const provider = await createPreconfProvider({ clock: FakeTimers.createClock(1_700_000_000_000), mining: "manual" });
   const to = provider.accounts[19]!.address;
+  const tokenOwner = provider.accounts[SENDERS]!;
+  const deployHash = await provider.request({
+    method: "eth_sendRawTransaction",
+    params: [signTx(tokenOwner.privateKey, { chainId: 31337, nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", 10n ** 24n] }), gas: 2_000_000n })],
+  });
+  await provider.preconf.seal();
+  const { contractAddress: token } = (await provider.request({ method: "eth_getTransactionReceipt", params: [deployHash] })) as { contractAddress: Hex };
+  let tokenNonce = 1;
   const points: MemoryPoint[] = [];
   const sample = (done: number, ms: number) => {
     gc();
@@ -76,6 +91,11 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
       await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
     }
     nonce++;
+    await provider.preconf.fragment();
+    const transfer = encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [to, 1n] });
+    const tokenRaw = signTx(tokenOwner.privateKey, { chainId: 31337, nonce: tokenNonce++, to: token, data: transfer, gas: 100_000n });
+    await provider.request({ method: "eth_sendRawTransaction", params: [tokenRaw] });
+    await provider.preconf.fragment();
     await provider.preconf.seal();
     if (done % step === 0 || done === blocks) {
       const ms = (performance.now() - start) / (done - (points.at(-1)?.blocks ?? 0));
@@ -89,6 +109,8 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
   if (txsPerBlock > 0 && (await provider.request({ method: "eth_getTransactionReceipt", params: [first.transactions[0]] })) === null) {
     throw new Error("block 1's receipt is gone");
   }
+  const balance = BigInt((await provider.request({ method: "eth_call", params: [{ to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [to] }) }, "latest"] })) as string);
+  if (balance !== BigInt(blocks)) throw new Error(`memory row: the token recipient holds ${balance}, expected ${blocks}`);
   await provider.close();
   return points;
 }

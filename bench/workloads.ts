@@ -6,7 +6,9 @@
 import { encodeDeployData, encodeFunctionData, getContractAddress, parseEther } from "viem";
 
 import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
+import { check as checkThat } from "./check.ts";
 import { compileBenchContracts } from "./contracts.ts";
+import { hardhatTestFile } from "./hardhat.ts";
 import { signTx } from "./sign.ts";
 
 import type { Hex } from "viem";
@@ -166,7 +168,15 @@ const w1: Workload = {
         signTx(accounts[i % SENDERS]!.privateKey, { chainId: peer.chainId, nonce: Math.floor(i / SENDERS), to: accounts[SENDERS + (i % SENDERS)]!.address, value: 1n, gas: 21_000n }),
       ),
     );
-    return withInstance(peer, false, (instance) => sendAllUntilReceipts(instance, raws));
+    return withInstance(peer, false, async (instance) => {
+      const recipient = accounts[SENDERS]!.address;
+      const before = BigInt((await instance.request("eth_getBalance", [recipient, "latest"])) as string);
+      const sample = await sendAllUntilReceipts(instance, raws);
+      await instance.settle();
+      const after = BigInt((await instance.request("eth_getBalance", [recipient, "latest"])) as string);
+      check(after - before === BigInt(TRANSFERS / SENDERS), peer, `W1 recipient received ${after - before} wei, expected ${TRANSFERS / SENDERS}`);
+      return sample;
+    });
   },
 };
 
@@ -186,7 +196,12 @@ const w2: Workload = {
     ]);
     return withInstance(peer, false, async (instance) => {
       await mustSucceed(instance, raws[0]!);
-      return sendAllUntilReceipts(instance, raws.slice(1));
+      const sample = await sendAllUntilReceipts(instance, raws.slice(1));
+      // The transfers ran the token: each of the 10 recipients got 1 per 10 transfers.
+      await instance.settle();
+      const received = await tokenBalanceAtLatest(instance, token, accounts[1]!.address);
+      check(received === BigInt(TRANSFERS / SENDERS), peer, `W2 recipient balance at latest is ${received}, expected ${TRANSFERS / SENDERS}`);
+      return sample;
     });
   },
 };
@@ -200,9 +215,42 @@ async function withContracts<T>(peer: Peer, body: (instance: Instance, token: He
   return withInstance(peer, false, async (instance) => {
     const token = (await mustSucceed(instance, raws[0]!)).contractAddress as Hex;
     const refund = (await mustSucceed(instance, raws[1]!)).contractAddress as Hex;
+    // The workloads read `latest`: the contracts must be there, not only pre-confirmed in `pending`.
+    await instance.settle();
+    await expectCodeAtLatest(instance, peer, token);
+    await expectCodeAtLatest(instance, peer, refund);
     return body(instance, token, refund);
   });
 }
+
+// ── Checks: every workload measures what it claims, on every peer, or the bench stops ──────────
+
+function check(condition: boolean, peer: Peer, what: string): void {
+  checkThat(condition, peer.id, what);
+}
+
+async function expectCodeAtLatest(instance: Instance, peer: Peer, address: Hex): Promise<void> {
+  const code = (await instance.request("eth_getCode", [address, "latest"])) as string;
+  check(typeof code === "string" && code.length > 2, peer, `no code at ${address} at latest (got ${JSON.stringify(code)})`);
+}
+
+async function tokenBalanceAtLatest(instance: Instance, token: Hex, who: Hex): Promise<bigint> {
+  return BigInt((await instance.request("eth_call", [{ to: token, data: balanceOf(who) }, "latest"])) as string);
+}
+
+/**
+ * What each estimate must come to. The least gas limit at which the call succeeds, found by
+ * bisecting eth_call's gas on ours (bench contracts, Shanghai bytecode): 51,608 for an ERC-20
+ * transfer to an empty balance (a zero-to-non-zero SSTORE), 46,278 for Refund.clear (its limit
+ * must cover the five SSTOREs before the refund). An estimate may not be below it, and peers
+ * answer above it (geth's estimator stops within 1.5 %; ganache 7 answers Refund.clear ~32 % above,
+ * its estimator overshoots refunds); the answer without the contract's code (22,765 for the
+ * transfer: calldata only) is far outside. Each peer's answer is in the results (`estimate gas`).
+ */
+const ESTIMATE_RANGE: Record<string, [bigint, bigint]> = {
+  W3a: [51_608n, 70_000n],
+  W3b: [46_278n, 62_500n],
+};
 
 function estimates(id: string, title: string, call: (token: Hex, refund: Hex) => Record<string, string>): Workload {
   return {
@@ -215,15 +263,20 @@ function estimates(id: string, title: string, call: (token: Hex, refund: Hex) =>
       withContracts(peer, async (instance, token, refund) => {
         // No block argument (every peer defaults to latest): tevm reads a second param as a state override.
         const params = [call(token, refund)];
+        const [low, high] = ESTIMATE_RANGE[id]!;
+        const first = BigInt((await instance.request("eth_estimateGas", params)) as string);
+        check(first >= low && first <= high, peer, `${id} estimate ${first} is outside [${low}, ${high}]: the call does not run the contract it claims`);
         const executions: number[] = [];
+        let last = first;
         const start = performance.now();
         for (let i = 0; i < ESTIMATES; i++) {
-          await instance.request("eth_estimateGas", params);
+          last = BigInt((await instance.request("eth_estimateGas", params)) as string);
           const count = peer.id === "ours" ? oursEstimateExecutions() : undefined;
           if (count !== undefined) executions.push(count);
         }
         const ms = performance.now() - start;
-        return { ms, ...(executions.length > 0 && { extra: { "executions per estimate": median(executions) } }) };
+        check(last === first, peer, `${id} estimate changed from ${first} to ${last} while timing`);
+        return { ms, extra: { "estimate gas": Number(first), ...(executions.length > 0 && { "executions per estimate": median(executions) }) } };
       }),
   };
 }
@@ -240,6 +293,10 @@ const w4: Workload = {
   run: (peer) =>
     withContracts(peer, async (instance, token) => {
       const calls = accounts.map((account) => [{ to: token, data: balanceOf(account.address) }, "latest"]);
+      // The reads execute the token: the deployer holds the whole supply, at latest.
+      const supply = await tokenBalanceAtLatest(instance, token, deployer.address);
+      check(supply === TOKEN_SUPPLY, peer, `W4 balanceOf(deployer) at latest is ${supply}, expected ${TOKEN_SUPPLY}`);
+      let answers = 0;
       const start = performance.now();
       for (let i = 0; i < READS; i++) {
         const account = accounts[i % accounts.length]!;
@@ -248,13 +305,16 @@ const w4: Workload = {
             await instance.request("eth_getBalance", [account.address, "latest"]);
             break;
           case 1:
-            await instance.request("eth_call", calls[i % accounts.length]!);
+            // A 32-byte word per call (an empty answer means no code ran).
+            if (((await instance.request("eth_call", calls[i % accounts.length]!)) as string).length === 66) answers++;
             break;
           default:
             await instance.request("eth_blockNumber");
         }
       }
-      return { ms: performance.now() - start };
+      const ms = performance.now() - start;
+      check(answers === Math.ceil((READS - 1) / 3), peer, `W4: only ${answers} eth_call answers were a 32-byte word`);
+      return { ms };
     }),
 };
 
@@ -298,7 +358,7 @@ const w5: Workload = {
         const balance = await instance.request("eth_call", [{ to: token, data: balanceOf(accounts[1]!.address) }, "latest"]);
         await instance.request("eth_getBalance", [deployer.address, "latest"]);
         await instance.request("eth_blockNumber");
-        if (BigInt(balance as string) !== 10n) throw new Error(`W5: unexpected token balance ${String(balance)}`);
+        check(BigInt(balance as string) === 10n, peer, `W5: token balance ${String(balance)} after the transfer, expected 10`);
       }
       return { ms: performance.now() - start };
     }),
@@ -343,4 +403,18 @@ const w6snapshot: Workload = {
     }),
 };
 
-export const workloads: Workload[] = [w1, w2, w3a, w3b, w4, w5, w6warm, w6snapshot];
+const HARDHAT_ITERATIONS = 20;
+
+const w7: Workload = {
+  id: "W7",
+  group: "W7",
+  title: `Hardhat project (hardhat-viem): ${HARDHAT_ITERATIONS} × (loadFixture deploy, transfer, balanceOf)`,
+  ops: HARDHAT_ITERATIONS,
+  opName: "test",
+  run: async (peer) => {
+    const ms = await hardhatTestFile(peer.id, HARDHAT_ITERATIONS);
+    return ms === undefined ? undefined : { ms };
+  },
+};
+
+export const workloads: Workload[] = [w1, w2, w3a, w3b, w4, w5, w6warm, w6snapshot, w7];
