@@ -20,6 +20,7 @@ import "./evmBudget.ts";
 import { Heap } from "./heap.ts";
 import { flatHex } from "./hex.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
+import { installJumpAnalysisCache } from "./jumpAnalysis.ts";
 import { DEFAULT_POOL_LIMITS, Mempool } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
@@ -247,6 +248,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
+    await installJumpAnalysisCache();
     const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
     return new Chain(config, common, await Chain.#initialState(config, common));
   }
