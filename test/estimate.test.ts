@@ -18,7 +18,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
-import { estimateStats } from "../src/node/estimate.ts";
+import { estimateStats, mayReadGas } from "../src/node/estimate.ts";
 import { createTestChain, rpcError, viemClients } from "./helpers/chain.ts";
 import { Counter, GasForwarder, Gate, Refund, Reverter, Token } from "./helpers/contracts.ts";
 
@@ -171,6 +171,63 @@ describe("eth_estimateGas", () => {
       expect(await provider.request({ method: "eth_getTransactionCount", params: [sender, "pending"] })).to.equal(before);
       const count = await provider.request({ method: "eth_call", params: [{ to: counter, data: call(Counter.abi, "count") }, "pending"] });
       expect(BigInt(count as string)).to.equal(0n);
+    });
+  });
+
+  // ── the exact path: one frame, no GAS opcode ───────────────────────────────────────────────
+
+  describe("one call frame without a GAS opcode: the peak, in two executions, exact", () => {
+    /** The least gas at which eth_call succeeds, by bisection over eth_call's `gas` (one run per step). */
+    async function minimumByBisection(tx: CallTx, block = "pending"): Promise<bigint> {
+      let lo = 21_000n;
+      let hi = 1_000_000n;
+      while (lo + 1n < hi) {
+        const mid = (lo + hi) / 2n;
+        try {
+          await provider.request({ method: "eth_call", params: [{ from: sender, ...tx, gas: toHex(mid) }, block] });
+          hi = mid;
+        } catch {
+          lo = mid;
+        }
+      }
+      return hi;
+    }
+
+    const cases: [string, () => Promise<CallTx>][] = [
+      ["Counter.increment", async () => ({ to: await deploy(Counter), data: call(Counter.abi, "increment") })],
+      ["Token.transfer", async () => ({ to: await deploy(Token, ["Token", "TOK", parseEther("1000")]), data: call(Token.abi, "transfer", [provider.accounts[4]!.address, 1n]) })],
+      ["Refund.clear (refund; SSTOREs before it)", async () => ({ to: await deploy(Refund), data: call(Refund.abi, "clear") })],
+      ["a contract creation (deploy Token)", async () => ({ data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", parseEther("1000")] }) })],
+    ];
+    for (const [name, make] of cases) {
+      it(`${name}: the least gas limit that succeeds, as the bisection finds it`, async () => {
+        const tx = await make();
+        const { gas, executions } = await estimateCounted({ from: sender, ...tx });
+        expect(executions).to.equal(2);
+        expect(gas).to.equal(await minimumByBisection(tx));
+        // A real tx at the estimate succeeds; one gas less fails (nothing is left of the 1.5 % margin).
+        expect((await sendWithGas(tx, gas - 1n)).status, `${gas - 1n}`).to.equal("reverted");
+        expect((await sendWithGas(tx, gas)).status, `${gas}`).to.equal("success");
+      });
+    }
+
+    it("a frame that reads its gas or calls out (GasForwarder) takes the bisection, within 1.5 % above the least", async () => {
+      const forwarder = await deploy(GasForwarder);
+      const tx = { to: forwarder, data: call(GasForwarder.abi, "forward", [forwarder, call(GasForwarder.abi, "burn", [5n])]) };
+      const { gas, executions } = await estimateCounted({ from: sender, ...tx });
+      expect(executions).to.be.above(2);
+      const least = await minimumByBisection(tx);
+      expect(gas >= least, `${gas} ≥ ${least}`).to.equal(true);
+      expect((gas - least) * 1000n <= least * 15n, `${gas} within 1.5 % of ${least}`).to.equal(true);
+    });
+
+    it("mayReadGas: a GAS opcode counts, a 0x5a byte inside PUSH data does not, EOF and non-bytes code count", () => {
+      expect(mayReadGas(Uint8Array.of(0x60, 0x5a, 0x00))).to.equal(false); // PUSH1 0x5a STOP
+      expect(mayReadGas(Uint8Array.of(0x7f, ...new Array<number>(32).fill(0x5a), 0x00))).to.equal(false); // PUSH32
+      expect(mayReadGas(Uint8Array.of(0x60, 0x01, 0x5a))).to.equal(true); // PUSH1 1 GAS
+      expect(mayReadGas(Uint8Array.of(0xef, 0x00, 0x01))).to.equal(true);
+      expect(mayReadGas(undefined)).to.equal(true);
+      expect(mayReadGas(new Uint8Array())).to.equal(false);
     });
   });
 

@@ -3,6 +3,13 @@
  * is tried at 21000 first; one run at the cap; an optimistic try at
  * (peak gas used + 2300) × 64 / 63; then a bisection skewed low that stops within 1.5 %.
  * Every answer is a gas limit that was seen to succeed, so it is never below the true minimum.
+ *
+ * One shortcut comes first, and keeps the answer exact: when the run at the cap executed a single
+ * call frame (no CALL, CREATE or precompile call inside it) whose code has no GAS opcode, nothing
+ * it did depended on the gas it had, except running out of it. Every limit below the gas it used
+ * before the refund (its peak) then runs out, so the peak, tried once, is the exact minimum when it
+ * succeeds (the common case: two executions in all). When it fails (an SSTORE needs more than 2300
+ * gas left, EIP-2200), the bisection goes on from there.
  */
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
@@ -10,6 +17,7 @@ import { executionReverted, gasRequiredExceedsAllowance, insufficientFundsForTra
 import { feeCapOf, hasFeeFields, isIntrinsicGasError, MAX_TX_GAS, prepareCall } from "./dryRun.ts";
 
 import type { Block } from "@ethereumjs/block";
+import type { Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 import type { CallRequest } from "../rpc/schema.ts";
 import type { DryRun, PreparedCall } from "./dryRun.ts";
@@ -43,6 +51,27 @@ class Prober {
 
   constructor(call: PreparedCall) {
     this.#call = call;
+  }
+
+  /**
+   * Runs at `gasLimit` and says whether that run's path could depend on the gas it had: true
+   * unless it ran one call frame whose code has no GAS opcode (see the module comment).
+   */
+  async observe(vm: VM, gasLimit: bigint): Promise<{ attempt: Attempt; gasDependent: boolean }> {
+    const frames: Message[] = [];
+    const listener = (message: Message) => {
+      frames.push(message);
+    };
+    vm.evm.events!.on("beforeMessage", listener);
+    let attempt: Attempt;
+    try {
+      attempt = await this.attempt(gasLimit);
+    } finally {
+      vm.evm.events!.off("beforeMessage", listener);
+    }
+    const top = frames[0];
+    const gasDependent = frames.length !== 1 || top === undefined || (top.isCompiled !== true && mayReadGas(top.code));
+    return { attempt, gasDependent };
   }
 
   /** Any error other than "gas below intrinsic" is not about the limit: it propagates. */
@@ -85,11 +114,18 @@ async function search(vm: VM, request: CallRequest, cap: bigint, prober: Prober)
   // geth tries 21000 rather than returning it unrun: access lists and the like cost extra.
   if ((await isPlainTransfer(vm, request)) && (await prober.succeeds(TX_GAS))) return TX_GAS;
 
-  const first = await prober.attempt(hi);
+  const { attempt: first, gasDependent } = await prober.observe(vm, hi);
   if (!first.ok) throw firstRunError(first.run, hi);
 
   // Gas used (after the refund) lower-bounds any limit that succeeds.
   let lo = first.run.result.totalGasSpent - 1n;
+  if (!gasDependent) {
+    // Below the peak every run of this path runs out of gas: the peak is the least that can succeed.
+    const peak = first.run.peakGasUsed;
+    if (peak >= hi) return hi;
+    if ((await prober.attempt(peak)).ok) return peak;
+    lo = peak;
+  }
   const optimistic = ((first.run.peakGasUsed + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {
     if ((await prober.attempt(optimistic)).ok) hi = optimistic;
@@ -138,6 +174,27 @@ function firstRunError(run: DryRun | undefined, hi: bigint): RpcError {
   if (failure === undefined || error === undefined || /out of gas/i.test(error)) return gasRequiredExceedsAllowance(hi);
   if (error === "revert") return executionReverted(bytesToHex(failure.returnValue));
   return new RpcError(ErrorCode.server, error);
+}
+
+/** Opcodes past which a frame's path may depend on its gas: GAS, and anything that opens a frame (counted apart). */
+const GAS_OPCODE = 0x5a;
+const PUSH1 = 0x60;
+const PUSH32 = 0x7f;
+const EOF_MAGIC = 0xef;
+
+/**
+ * Whether `code` may read its gas: it has a GAS opcode outside PUSH data. Code in the EOF format
+ * (0xEF) or of unknown shape (undefined) counts as yes.
+ */
+export function mayReadGas(code: Uint8Array | ((...args: never[]) => unknown) | undefined): boolean {
+  if (!(code instanceof Uint8Array)) return true;
+  if (code[0] === EOF_MAGIC) return true;
+  for (let i = 0; i < code.length; i++) {
+    const op = code[i]!;
+    if (op === GAS_OPCODE) return true;
+    if (op >= PUSH1 && op <= PUSH32) i += op - PUSH1 + 1;
+  }
+  return false;
 }
 
 /** A call without data to an address without code: 21000 is all it can need. */
