@@ -2,7 +2,7 @@
  * Amounts in fixtures: a JSON number, a decimal or 0x-hex string, or a decimal with a unit
  * ("1.5 ether", "2 gwei", "7 wei"), so balances and fees read as people write them.
  */
-import { parseUnits } from "viem";
+import { viem } from "../lazyViem.ts";
 
 const UNITS = { wei: 0, gwei: 9, ether: 18 } as const;
 const WITH_UNIT = /^(\d+(?:\.\d+)?)\s+(wei|gwei|ether)$/;
@@ -21,7 +21,7 @@ export function parseAmount(value: unknown): bigint {
     const match = WITH_UNIT.exec(value);
     const decimals = match === null ? undefined : UNITS[match[2] as keyof typeof UNITS];
     // parseUnits would round "1.5 wei"; a fixture must say exactly what it means.
-    if (match !== null && decimals !== undefined && (match[1]!.split(".")[1] ?? "").length <= decimals) return parseUnits(match[1]!, decimals);
+    if (match !== null && decimals !== undefined && (match[1]!.split(".")[1] ?? "").length <= decimals) return viem().parseUnits(match[1]!, decimals);
   }
   throw new Error(`invalid amount ${JSON.stringify(value)}: use a non-negative integer, a 0x-hex or decimal string, or "<n> ether|gwei|wei"`);
 }

@@ -4,8 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 
-import { encodeFunctionData, parseAbiItem } from "viem";
-
+import { viem } from "../lazyViem.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 
 import type { AbiFunction } from "viem";
@@ -98,7 +97,7 @@ export class Scope {
   }
 
   #calldata({ $calldata: signature, args = [] }: { $calldata: string; args?: unknown[] }): string {
-    const item = parseAbiItem(`function ${signature}`) as AbiFunction;
+    const item = viem().parseAbiItem(`function ${signature}`) as AbiFunction;
     // Integers may be written as in the rest of the fixture ("1 ether", "0x10", "7").
     const values = item.inputs.map((input, index) => {
       const arg = this.resolve(args[index]);
@@ -106,6 +105,6 @@ export class Scope {
       if (typeof arg === "number" && Number.isSafeInteger(arg)) return BigInt(arg);
       return typeof arg === "string" && isAmountString(arg) ? parseAmount(arg) : arg;
     });
-    return encodeFunctionData({ abi: [item], args: values });
+    return viem().encodeFunctionData({ abi: [item], args: values });
   }
 }

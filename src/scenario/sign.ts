@@ -2,9 +2,7 @@
  * A fixture's tx description, signed with the sender's dev key by viem (as a wallet library
  * would, seed §2.2), so fixtures read as intent instead of opaque RLP.
  */
-import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-
+import { viemAccounts } from "../lazyViem.ts";
 import { parseAmount } from "./amounts.ts";
 
 import type { Hex, TransactionSerializable } from "viem";
@@ -12,8 +10,9 @@ import type { PreconfProvider } from "../provider.ts";
 import type { Scope } from "./references.ts";
 import type { TxDescription } from "./schema.ts";
 
-export const DEFAULT_MAX_FEE_PER_GAS = parseGwei("10");
-export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = parseGwei("1");
+/** 10 gwei and 1 gwei. */
+export const DEFAULT_MAX_FEE_PER_GAS = 10n * 10n ** 9n;
+export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = 10n ** 9n;
 const TRANSFER_GAS = 21000n;
 
 /** A dev account's address by index, with a clear error past the end. */
@@ -52,7 +51,7 @@ export async function signDescribedTx(provider: PreconfProvider, scope: Scope, t
       };
   const type = tx.type ?? (legacyFees ? "legacy" : "eip1559");
 
-  const account = privateKeyToAccount(provider.accounts[tx.from]!.privateKey);
+  const account = viemAccounts().privateKeyToAccount(provider.accounts[tx.from]!.privateKey);
   const serializable = {
     type,
     chainId: tx.chainId ?? Number(provider.chain.chainId),

@@ -4,13 +4,15 @@
  */
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { hashMessage, hashTypedData } from "viem";
+
+import { viem } from "../lazyViem.ts";
 
 import type { Hex } from "../rpc/schema.ts";
 
 /** `personal_sign` data: 0x-hex is raw bytes, anything else is UTF-8 text (as MetaMask reads it). */
 export function personalMessageDigest(message: string): Hex {
   const isHex = /^0x([0-9a-fA-F]{2})*$/.test(message);
+  const { hashMessage } = viem();
   return isHex ? hashMessage({ raw: message as Hex }) : hashMessage(message);
 }
 
@@ -18,7 +20,7 @@ export function personalMessageDigest(message: string): Hex {
 export function typedDataDigest(typedData: { types: Record<string, { name: string; type: string }[]>; primaryType: string; domain: Record<string, unknown>; message: Record<string, unknown> }): Hex {
   // The request's own EIP712Domain type wins over one viem would derive from the domain.
   const { domain, types, primaryType, message } = typedData;
-  return hashTypedData<Record<string, unknown>, string>({ domain, types, primaryType, message });
+  return viem().hashTypedData<Record<string, unknown>, string>({ domain, types, primaryType, message });
 }
 
 /** A 65-byte `r || s || v` signature with v = 27 + recovery, as eth_sign-style methods answer. */
