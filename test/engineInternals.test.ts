@@ -9,6 +9,9 @@ import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@et
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+
+import { nativeCrypto } from "../src/node/crypto.ts";
 import { createStateManager } from "../src/node/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -65,6 +68,16 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     let missing: unknown;
     await ours.putStorage(createAddressFromString("0x00000000000000000000000000000000000000bb"), slot(1), Uint8Array.of(1)).catch((caught: unknown) => (missing = caught));
     expect((missing as Error).message).to.equal("putStorage() called on non-existing account");
+  });
+
+  it("native ecsign answers @noble/curves' 'recovered' layout (what @ethereumjs/tx 10.1.3's sign parses), byte for byte", () => {
+    const ecsign = nativeCrypto().ecsign as unknown as ((hash: Uint8Array, key: Uint8Array) => Uint8Array) | undefined;
+    expect(ecsign, "the secp256k1 addon (an optional dependency) loads in this repository").to.be.a("function");
+    for (let i = 1; i <= 5; i++) {
+      const key = new Uint8Array(32).fill(i);
+      const hash = new Uint8Array(32).fill(100 + i);
+      expect(bytesToHex(ecsign!(hash, key))).to.equal(bytesToHex(secp256k1.sign(hash, key, { format: "recovered", prehash: false, extraEntropy: false })));
+    }
   });
 
   it("the members the view storage memo uses exist", () => {

@@ -13,6 +13,7 @@ import type { CustomCrypto } from "@ethereumjs/common";
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
+  ecdsaSign(message: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
   publicKeyCreate(privateKey: Uint8Array, compressed: boolean): Uint8Array;
 }
 type KeccakFactory = (algorithm: "keccak256") => { update(data: Buffer): { digest(): Buffer } };
@@ -114,6 +115,16 @@ export function nativeCrypto(): CustomCrypto {
       // ethereumjs expects the 64-byte public key without the 0x04 prefix.
       return secp.ecdsaRecover(signature, recid, msgHash, false).slice(1);
     };
+    // eth_sendTransaction's signing (tx.sign): ~1 ms in pure JS, ~0.05 ms native. @ethereumjs/tx
+    // 10.1.3 reads noble's "recovered" layout, recovery byte then r and s, which this returns; the
+    // signature is RFC 6979 deterministic and low-s, as Hardhat's and geth's dev signers make it.
+    crypto.ecsign = ((msgHash: Uint8Array, privateKey: Uint8Array) => {
+      const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
+      const recovered = new Uint8Array(65);
+      recovered[0] = recid;
+      recovered.set(signature, 1);
+      return recovered;
+    }) as unknown as CustomCrypto["ecsign"];
   }
   const keccak256 = nativeKeccak256();
   if (keccak256 !== undefined) crypto.keccak256 = keccak256;
