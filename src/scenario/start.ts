@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 
-import FakeTimers from "@sinonjs/fake-timers";
+import type FakeTimers from "@sinonjs/fake-timers";
 
 import { createPreconfProvider } from "../provider.ts";
 import { ErrorCode } from "../rpc/errors.ts";
@@ -20,7 +20,9 @@ export interface StartedScenario {
 
 export async function startScenario(start: ScenarioStart, wallet: WalletSetup | undefined, source: string): Promise<StartedScenario> {
   // Always a fake clock: nothing moves between steps, so runs are byte-for-byte reproducible.
-  const clock = FakeTimers.createClock(start.timeMs);
+  // Loaded here, not on import: a plain connection never runs a scenario.
+  const { default: Timers } = await import("@sinonjs/fake-timers");
+  const clock = Timers.createClock(start.timeMs);
   let provider: PreconfProvider;
   try {
     provider = await createPreconfProvider({ ...start.options, clock });
