@@ -10,8 +10,7 @@ export type { MiningMode } from "./node/sequencer.ts";
 export { STATE_DUMP_FORMAT, STATE_DUMP_VERSION } from "./node/stateDump.ts";
 export type { DumpAccount, DumpBlock, DumpReceipt, StateDump } from "./node/stateDump.ts";
 export { DEFAULT_MNEMONIC } from "./node/accounts.ts";
-// Loaded on first call: the server's WebSocket library costs a plain connection ~0.2–0.4 s of import.
-export const startServer: typeof import("./server/http.ts").startServer = async (...args) => (await import("./server/http.ts")).startServer(...args);
+export { startServer } from "./server/http.ts";
 export type { RunningServer, ServerOptions } from "./server/http.ts";
 export type { SubscriptionMessage, SubscriptionKind } from "./rpc/subscriptions.ts";
 export type { TransactionStatus } from "./rpc/status.ts";

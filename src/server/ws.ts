@@ -7,7 +7,7 @@
  * unanswered requests the server stops reading from it, and a client that lets more than
  * `maxBufferedBytes` of responses and notifications pile up unread is dropped.
  */
-import { WebSocketServer } from "ws";
+import { createRequire } from "node:module";
 
 import { rawFlashblocksFeed } from "./flashblocksFeed.ts";
 import { limitExceeded } from "../rpc/errors.ts";
@@ -205,6 +205,8 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
 
 /** Accepts WebSocket upgrades on `server` from allowed origins (clients without Origin: always). */
 export function attachWebSocket(server: Server, provider: ServedProvider, limits: WebSocketLimits): WebSocketEndpoint {
+  // Required here, not imported: ws costs every plain import of the package ~0.2-0.4 s, and only a server uses it.
+  const { WebSocketServer } = createRequire(import.meta.url)("ws") as typeof import("ws");
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload });
   // One provider listener for all connections: a listener each would trip Node's
   // MaxListenersExceededWarning beyond 10 clients and cost an emit per client.
