@@ -1,7 +1,9 @@
 // Hardhat 3's EDR needs its native package (@nomicfoundation/edr-<platform>). When `npm ci` runs on
 // an older system Node (< 22), npm marks that optional package "inert" for its `engines` field and
-// skips it. This postinstall runs on the Node 22 from the `node` devDependency (npm puts
-// node_modules/.bin first on PATH), and fetches the package the lockfile pins when it is missing.
+// skips it. This repository's own scripts that load Hardhat (`pretest`, `prebench`) run this first,
+// on the Node 22 from the `node` devDependency (npm puts node_modules/.bin first on PATH); it fetches
+// the package the lockfile pins when it is missing. It is not an install script: consumers of the
+// package never run it.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
