@@ -30,7 +30,7 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   { title: "Transaction status", about: "Where a transaction is in its lifecycle. See [behaviour.md](behaviour.md#pre-confirmation-companions).", table: statusMethods },
   { title: "Subscriptions", about: "`eth_subscribe` kinds are listed in [behaviour.md](behaviour.md#pre-confirmation-companions); over HTTP they are `-32001`.", table: subscriptionMethods },
   { title: "Filters", about: "Polling filters, dropped after 5 idle minutes.", table: filterMethods },
-  { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods).", table: devMethods },
+  { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods-in-detail).", table: devMethods },
   { title: "State dump and load", about: "See [fixtures.md](fixtures.md#state-dump-and-load).", table: stateMethods },
 ];
 
