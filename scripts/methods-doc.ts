@@ -12,6 +12,7 @@ import { devMethods } from "../src/rpc/dev.ts";
 import { ethMethods } from "../src/rpc/eth.ts";
 import { filterMethods } from "../src/rpc/filters.ts";
 import { methods } from "../src/rpc/methods.ts";
+import { opstackMethods } from "../src/rpc/opstack.ts";
 import { preconfMethods } from "../src/rpc/preconf.ts";
 import { stateMethods } from "../src/rpc/state.ts";
 import { statusMethods } from "../src/rpc/status.ts";
@@ -31,6 +32,7 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   { title: "Subscriptions", about: "`eth_subscribe` kinds are listed in [behaviour.md](behaviour.md#pre-confirmation-companions); over HTTP they are `-32001`.", table: subscriptionMethods },
   { title: "Filters", about: "Polling filters, dropped after 5 idle minutes.", table: filterMethods },
   { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods-in-detail).", table: devMethods },
+  { title: "OP stack", about: "OP-stack profiles' own methods. See [profiles.md](profiles.md).", table: opstackMethods },
   { title: "State dump and load", about: "See [fixtures.md](fixtures.md#state-dump-and-load).", table: stateMethods },
 ];
 
