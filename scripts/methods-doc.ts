@@ -8,8 +8,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+import { debugMethods } from "../src/rpc/debug.ts";
 import { devMethods } from "../src/rpc/dev.ts";
 import { ethMethods } from "../src/rpc/eth.ts";
+import { faultMethods } from "../src/rpc/faults.ts";
 import { filterMethods } from "../src/rpc/filters.ts";
 import { methods } from "../src/rpc/methods.ts";
 import { opstackMethods } from "../src/rpc/opstack.ts";
@@ -28,11 +30,13 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   { title: "Node", about: "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers, block hashes and EIP-1898 objects. See [behaviour.md](behaviour.md).", table: ethMethods },
   { title: "Wallet", about: "Answered by the simulated wallet under its approval policy. See [wallet.md](wallet.md).", table: walletMethods },
   { title: "Pre-confirmation control", about: "Move the chain by hand: fragments, seals, fake time. See [options.md](options.md#deterministic-control-providerpreconf).", table: preconfMethods },
+  { title: "Fault injection", about: "Test-only faults. See [server.md](server.md#faults-and-shutdown).", table: faultMethods },
   { title: "Transaction status", about: "Where a transaction is in its lifecycle. See [behaviour.md](behaviour.md#pre-confirmation-companions).", table: statusMethods },
   { title: "Subscriptions", about: "`eth_subscribe` kinds are listed in [behaviour.md](behaviour.md#pre-confirmation-companions); over HTTP they are `-32001`.", table: subscriptionMethods },
   { title: "Filters", about: "Polling filters, dropped after 5 idle minutes.", table: filterMethods },
   { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods-in-detail).", table: devMethods },
   { title: "OP stack", about: "OP-stack profiles' own methods. See [profiles.md](profiles.md).", table: opstackMethods },
+  { title: "Tracing", about: "geth's `debug_` tracers. See [dev-methods.md](dev-methods.md).", table: debugMethods },
   { title: "State dump and load", about: "See [fixtures.md](fixtures.md#state-dump-and-load).", table: stateMethods },
 ];
 
