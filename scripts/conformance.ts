@@ -1,10 +1,10 @@
 /**
  * Replays ethereum/execution-apis' rpc-compat fixtures (`.io` files) against an in-process
- * provider, the way hive's rpc-compat simulator does (../shared/conformance/execution-apis/README.md):
+ * provider, the way hive's rpc-compat simulator does (fixtures/execution-apis/README.md):
  * one node started from genesis.json + chain.rlp, every file in lexical path order, responses
  * compared as JSON after deleting `error.message` when both sides are errors; a `// speconly:`
  * file only checks the shape of a non-error response. Where our interface differs on purpose
- * (DECISIONS.md), the case is reported as a divergence, never hidden.
+ * (docs/behaviour.md), the case is reported as a divergence, never hidden.
  *
  * Usage: npx tsx scripts/conformance.ts [--dir <fixtures>] [method-prefix...]
  * Exit code 1 when any case fails (divergences and unimplemented methods do not fail).
@@ -21,7 +21,7 @@ import type { ExplicitAccount } from "../src/options.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 
 const PROJECT_ROOT = resolve(fileURLToPath(import.meta.url), "../..");
-const DEFAULT_DIR = resolve(PROJECT_ROOT, "../shared/conformance/execution-apis");
+const DEFAULT_DIR = resolve(PROJECT_ROOT, "fixtures/execution-apis");
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -166,22 +166,22 @@ function short(value: Json | undefined): string {
 const kindOf = (value: Json | undefined) => (value === undefined ? "absent" : value === null ? "null" : Array.isArray(value) ? "array" : typeof value);
 
 /**
- * Deliberate differences of our interface (DECISIONS.md §2): reverts are -32000 with the revert
+ * Deliberate differences of our interface (docs/behaviour.md): reverts are -32000 with the revert
  * bytes as data (geth: code 3). Returns a description when `actual` differs only that way.
  */
 function knownDivergence(expected: JsonObject, actual: JsonObject): string | undefined {
-  // DECISIONS §3: blob txs only where a KZG library is wired in; none is yet.
+  // Blob txs only where a KZG library is wired in; none is yet.
   if (isObject(actual.error) && actual.error.message === "transaction type not supported" && expected.error === undefined) {
-    return "divergence: blob (type 3) txs are refused here until a KZG library is wired in (DECISIONS §3)";
+    return "divergence: blob (type 3) txs are refused here until a KZG library is wired in (docs/behaviour.md)";
   }
   if (!isObject(expected.error) || !isObject(actual.error)) return undefined;
   const wanted = expected.error;
   const got = actual.error;
   if (wanted.code === 3 && got.code === -32000 && got.message === "execution reverted" && isDeepStrictEqual(wanted.data, got.data)) {
-    return `divergence: revert is -32000 "execution reverted" here (DECISIONS §2), geth answers code 3 "${String(wanted.message)}"; data matches`;
+    return `divergence: revert is -32000 "execution reverted" here (docs/behaviour.md), geth answers code 3 "${String(wanted.message)}"; data matches`;
   }
   if (got.code === -32602 && wanted.code !== -32602) {
-    return `divergence: malformed params are -32602 "Invalid params" here (DECISIONS §2), geth answers ${String(wanted.code)} "${String(wanted.message)}"`;
+    return `divergence: malformed params are -32602 "Invalid params" here (docs/behaviour.md), geth answers ${String(wanted.code)} "${String(wanted.message)}"`;
   }
   return undefined;
 }

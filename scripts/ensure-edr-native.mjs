@@ -1,12 +1,27 @@
 // Hardhat 3's EDR needs its native package (@nomicfoundation/edr-<platform>). When `npm ci` runs on
 // an older system Node (< 22), npm marks that optional package "inert" for its `engines` field and
-// skips it. This postinstall runs on the Node 22 from the `node` devDependency (npm puts
-// node_modules/.bin first on PATH), and fetches the package the lockfile pins when it is missing.
+// skips it. This repository's own scripts that load Hardhat (`pretest`, `prebench`) run this first,
+// on the Node 22 from the `node` devDependency (npm puts node_modules/.bin first on PATH); it fetches
+// the package the lockfile pins when it is missing. It is not an install script: consumers of the
+// package never run it.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+// npm scripts run on the Node 22 of the `node` devDependency, whose own install script provides it.
+// Without it (`npm ci --ignore-scripts`, or an npm that blocked that script), say so here rather
+// than let Hardhat refuse the older Node later.
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  console.error(
+    `hardhat-preconf: Node ${process.version} runs this script; the tests need Node >= 22.13. The \`node\` devDependency ` +
+      "provides it through its install script: run `npm ci` without --ignore-scripts (package.json's allowScripts approves it), " +
+      "or put Node >= 22.13 on PATH.",
+  );
+  process.exit(1);
+}
 
 const require = createRequire(import.meta.url);
 const root = new URL("..", import.meta.url).pathname;

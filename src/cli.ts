@@ -3,6 +3,7 @@
  * and WebSocket: it prints the URL, the chain id and the dev accounts with their (publicly known)
  * keys, then one line per sealed block. SIGINT / SIGTERM stop it cleanly.
  */
+import { readFileSync } from "node:fs";
 import { access, constants, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,6 +11,7 @@ import { gunzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
 import { createPreconfProvider, InvalidOptionsError } from "./index.ts";
+import { mnemonicProblem } from "./node/bip39.ts";
 import { ETHER } from "./options.ts";
 import { ForkUpstreamError } from "./node/fork/upstream.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
@@ -23,6 +25,7 @@ import type { PreconfProviderOptions } from "./options.ts";
 
 const USAGE = `Usage: preconf node [options]
        preconf run-fixture FILE|DIR...   run scenario fixtures, print pass/fail per step (exit 1 on any failure)
+       preconf --version                 print the version
 
   --host <address>              interface to bind (127.0.0.1)
   --port <number>               port, 0 for any free one (8545)
@@ -33,7 +36,7 @@ const USAGE = `Usage: preconf node [options]
   --mining <interval|manual>    produce fragments on a timer, or only when asked (interval)
   --accounts <n>                dev accounts to derive (20)
   --balance <eth>               balance of each account, in ETH (10000)
-  --mnemonic <words>            mnemonic of the dev accounts (the Hardhat/anvil one)
+  --mnemonic <words>            BIP-39 mnemonic of the dev accounts (the Hardhat/anvil one)
   --wallet-policy <decision>    approve, reject or unsupported: the wallet's default answer (approve)
   --genesis <file>              start from a geth genesis.json (its chain id, forks and alloc)
   --import <file>               import concatenated RLP blocks (geth export) on top of the genesis
@@ -160,6 +163,8 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
   } catch (error) {
     throw new UsageError(`--cors: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const problem = values.mnemonic === undefined ? undefined : mnemonicProblem(values.mnemonic);
+  if (problem !== undefined) throw new UsageError(`--mnemonic is not a valid BIP-39 mnemonic: ${problem}`);
   const maxBodyBytes = integer("max-body", values["max-body"], 1);
   const maxBatch = integer("max-batch", values["max-batch"]);
   const forkUrl = values["fork-url"];
@@ -251,12 +256,27 @@ async function writeDump(path: string, dump: unknown): Promise<void> {
   }
 }
 
+/**
+ * Under `npx preconf node` (and any npm script that runs us without `exec`), npm starts a shell that
+ * starts us, and forwards a signal sent to npm's PID to that shell only: the shell dies and we are
+ * re-parented. Under npm, losing the parent therefore means "stop", as the signal would have.
+ */
+function whenOrphaned(stop: () => void): void {
+  if (process.env.npm_lifecycle_event === undefined) return;
+  const parent = process.ppid;
+  // process.ppid asks the OS each time; unref'd: the check never keeps the process alive.
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 200).unref();
+}
+
 async function runNode(command: NodeCommand): Promise<number> {
   // Installed first: a signal before the handlers exist kills the process without cleanup.
   // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
   const stopped = new Promise<void>((resolve) => {
     process.on("SIGINT", () => resolve());
     process.on("SIGTERM", () => resolve());
+    whenOrphaned(resolve);
   });
   if (command.files.dumpState !== undefined) await checkWritable(command.files.dumpState);
   const provider = await createPreconfProvider(defined({ ...command.provider, ...(await optionsFromFiles(command.files)) }));
@@ -333,11 +353,20 @@ async function optionsFromFiles(files: NodeCommand["files"]): Promise<PreconfPro
   return options;
 }
 
+/** This package's version: package.json sits one level above both src/ and dist/. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(USAGE);
     return command === undefined ? 1 : 0;
+  }
+  if (command === "--version" || command === "-v" || command === "version") {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   if (command === "run-fixture") return runFixtureCommand(rest);
   if (command !== "node") {
@@ -374,7 +403,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Run when executed directly (`tsx src/cli.ts node`); bin/preconf.js imports `main` instead.
+// Run when executed directly (`node dist/cli.js node`, `npm start`); bin/preconf.js imports `main` instead.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),

@@ -1,5 +1,5 @@
 /**
- * Provider options, validated once and resolved with the defaults of DECISIONS §9
+ * Provider options, validated once and resolved with the defaults of docs/behaviour.md#defaults
  * (chainId 31337, Prague, 30M gas, 1 gwei initial base fee, the Hardhat/anvil mnemonic).
  */
 import { z } from "zod";

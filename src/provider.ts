@@ -107,7 +107,7 @@ export class PreconfProvider extends EventEmitter {
     const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message), options.maxSubscriptions);
     const filters = new FilterManager(chain, options.clock, options.maxFilters);
     const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters };
-    // ── Simulated wallet (issue #5): it owns the method context and routes node methods to its active chain.
+    // ── Simulated wallet (docs/wallet.md): it owns the method context and routes node methods to its active chain.
     nodeContexts.set(this, node);
     this.wallet = new Wallet({
       node,

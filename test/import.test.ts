@@ -1,8 +1,8 @@
 /**
  * The `genesis` and `chain` options: a geth genesis with its own fork schedule, and hive's
- * execution-apis chain (../shared/conformance/execution-apis) imported block by block.
+ * execution-apis chain (fixtures/execution-apis) imported block by block.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,7 +17,7 @@ import type { GethGenesis } from "@ethereumjs/common";
 import type { PreconfProvider } from "../src/index.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 
-const FIXTURES = resolve(fileURLToPath(import.meta.url), "../../../shared/conformance/execution-apis");
+const FIXTURES = resolve(fileURLToPath(import.meta.url), "../../fixtures/execution-apis");
 const readJson = <T>(name: string): T => JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as T;
 
 interface RpcBlock {
@@ -76,7 +76,6 @@ describe("chain option (execution-apis chain.rlp)", function () {
   let expectedHead: { hash: Hex; stateRoot: Hex; number: bigint };
 
   before(async function () {
-    if (!existsSync(join(FIXTURES, "chain.rlp"))) this.skip();
     const genesis = readJson<GethGenesis>("genesis.json");
     const chain = new Uint8Array(readFileSync(join(FIXTURES, "chain.rlp")));
     const keys = readJson<Record<string, { key: Hex }>>("accounts.json");

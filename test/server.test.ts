@@ -613,7 +613,7 @@ describe("the preconf CLI", () => {
 
   for (const [name, args] of [
     ["bin/preconf.js node", ["bin/preconf.js", "node"]],
-    ["npm start (tsx src/cli.ts node)", ["--import", "tsx", "src/cli.ts", "node"]],
+    ["the sources (tsx src/cli.ts node)", ["--import", "tsx", "src/cli.ts", "node"]],
   ] as const) {
     it(`${name}: prints URL, chain id and dev keys, answers eth_chainId, exits 0 on SIGINT`, async () => {
       const cli = await spawnCli([...args, "--port", "0", "--chain-id", "1337", "--accounts", "2", "--balance", "1.5"]);

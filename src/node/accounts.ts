@@ -40,7 +40,7 @@ interface ExtendedKey {
   chainCode: Uint8Array;
 }
 
-/** BIP-39: the seed is PBKDF2-HMAC-SHA512(NFKD(mnemonic), "mnemonic" + NFKD(passphrase), 2048 rounds, 64 bytes). */
+/** BIP-39 seed = PBKDF2-HMAC-SHA512(NFKD(mnemonic), "mnemonic" + NFKD(passphrase), 2048 rounds, 64 bytes). */
 function seedOf(mnemonic: string, passphrase = ""): Uint8Array {
   return pbkdf2Sync(mnemonic.normalize("NFKD"), `mnemonic${passphrase.normalize("NFKD")}`, 2048, 64, "sha512");
 }

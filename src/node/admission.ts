@@ -1,7 +1,7 @@
 /**
  * Admission of a signed transaction into the pool, checked in go-ethereum's order
  * (internal/ethapi SubmitTransaction, then legacypool.add → ValidateTransaction →
- * ValidateTransactionWithState → replacement), against the pre-confirmed state (DECISIONS §2–3).
+ * ValidateTransactionWithState → replacement), against the pre-confirmed state (docs/behaviour.md).
  * Nothing here mutates anything: the caller adds the returned entry to the pool.
  */
 import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";

@@ -403,7 +403,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /**
    * `pending` (and the open block's number) is the open block once it has a fragment, and
-   * `latest` before that: pending never returns null (DECISIONS §4). Undefined: no such block.
+   * `latest` before that: pending never returns null (docs/behaviour.md). Undefined: no such block.
    */
   resolve(selector: BlockSelector): ResolvedBlock | undefined {
     switch (selector.kind) {
@@ -1007,7 +1007,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const headroom = entry.feeCap - baseFee;
       return entry.tipCap < headroom ? entry.tipCap : headroom;
     };
-    // Highest effective tip first; ties by arrival (DECISIONS §3).
+    // Highest effective tip first; ties by arrival (docs/behaviour.md).
     const heads = new Heap<{ entry: PooledTx; tip: bigint }>((a, b) =>
       a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq,
     );
@@ -1234,7 +1234,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.#keptHeads = keptHeads;
   }
 
-  /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (DECISIONS §4). */
+  /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (docs/behaviour.md). */
   #timestampAfter(parentTimestamp: bigint, requested: bigint | undefined, offset = this.#timeOffset): bigint {
     const wanted = requested ?? nowSeconds(this.#config.clock) + offset;
     if (this.#config.allowBlocksWithSameTimestamp === true) return wanted >= parentTimestamp ? wanted : parentTimestamp;

@@ -1,5 +1,5 @@
 /**
- * eth_estimateGas with go-ethereum's algorithm (eth/gasestimator, DECISIONS §6): a plain transfer
+ * eth_estimateGas with go-ethereum's algorithm (eth/gasestimator; docs/behaviour.md): a plain transfer
  * is tried at 21000 first; one run at the cap; an optimistic try at
  * (peak gas used + 2300) × 64 / 63; then a bisection skewed low that stops within 1.5 %.
  * Every answer is a gas limit that was seen to succeed, so it is never below the true minimum.

@@ -22,7 +22,7 @@ export interface GenesisAccount {
 /** The post-merge forks a dev chain can start at, oldest first. */
 export const SUPPORTED_HARDFORKS = [Hardfork.Paris, Hardfork.Shanghai, Hardfork.Cancun, Hardfork.Prague] as const;
 export type SupportedHardfork = (typeof SUPPORTED_HARDFORKS)[number];
-/** ethereumjs' own default: the newest fork it supports completely (DECISIONS §9). */
+/** ethereumjs' own default: the newest fork it supports completely (docs/behaviour.md#defaults). */
 export const DEFAULT_HARDFORK: SupportedHardfork = Hardfork.Prague;
 
 /** geth's block-numbered forks, Homestead through London, all active from the genesis. */

@@ -1,7 +1,7 @@
 /**
  * The transaction pool: every admitted tx by hash and by (sender, nonce). Whether a tx is
  * executable ("pending") or waits behind a nonce gap ("queued") is not stored but derived from the
- * sender's pre-confirmed nonce, so promotion when a gap fills needs no bookkeeping (DECISIONS §3).
+ * sender's pre-confirmed nonce, so promotion when a gap fills needs no bookkeeping (docs/behaviour.md).
  */
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../rpc/schema.ts";

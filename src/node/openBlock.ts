@@ -78,7 +78,7 @@ export class OpenBlock {
     return this.header.gasLimit - this.gasUsed;
   }
 
-  /** Fragment 0 carries the block's base (DECISIONS §4). */
+  /** Fragment 0 carries the block's base (docs/behaviour.md). */
   base(): FragmentBase {
     const { header } = this;
     return {

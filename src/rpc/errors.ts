@@ -1,6 +1,6 @@
 /**
  * The only place JSON-RPC and EIP-1193 error codes and messages live. Messages of the interface
- * (`../shared/spec`) are used exactly; machine-readable details go in `data` (DECISIONS §2, §7).
+ * are used exactly; machine-readable details go in `data` (docs/behaviour.md).
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
@@ -104,7 +104,7 @@ export const internalError = (cause: unknown) =>
     reason: cause instanceof Error ? cause.message : String(cause),
   });
 
-// ── Node errors (seed §7.1, §7.2; DECISIONS §2) ─────────────────────────────────────────────────
+// ── Node errors (docs/behaviour.md#node-errors) ─────────────────────────────────────────────────────
 
 const quantity = (value: bigint) => bigIntToHex(value);
 
@@ -164,7 +164,7 @@ export const replacementUnderpriced = (minMaxFeePerGas: bigint, minMaxPriorityFe
     minMaxPriorityFeePerGas: quantity(minMaxPriorityFeePerGas),
   });
 
-/** go-ethereum's other admission errors, in the order it checks them (DECISIONS §2). */
+/** go-ethereum's other admission errors, in the order it checks them (docs/behaviour.md#node-errors). */
 export const AdmissionMessage = {
   unprotected: "only replay-protected (EIP-155) transactions allowed over RPC",
   typeNotSupported: "transaction type not supported",
@@ -236,7 +236,7 @@ export const filterNotFound = () => new RpcError(ErrorCode.server, "filter not f
 /** eth_subscribe over a transport that cannot push (HTTP): go-ethereum's -32001. */
 export const notificationsNotSupported = () => new RpcError(ErrorCode.notificationsUnsupported, "notifications not supported");
 
-// ── Wallet errors (seed §7.3, §7.4; EIP-1193) ───────────────────────────────────────────────────
+// ── Wallet errors (EIP-1193; docs/behaviour.md) ─────────────────────────────────────────────────
 
 export const userRejected = () => new RpcError(ErrorCode.userRejected, "User rejected the request");
 export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod, "Requested method not supported");

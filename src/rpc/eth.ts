@@ -1,4 +1,4 @@
-/** The node's `eth_`, `net_` and `web3_` methods (execution-apis), `pending` as DECISIONS §4. */
+/** The node's `eth_`, `net_` and `web3_` methods (execution-apis), `pending` as docs/behaviour.md says. */
 import { createTx } from "@ethereumjs/tx";
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
  * JSON-RPC shapes of blocks, transactions, receipts and logs (execution-apis schemas). Pre-confirmed
- * items report the open block's number and a zero block hash until their block seals (DECISIONS §4).
+ * items report the open block's number and a zero block hash until their block seals (docs/behaviour.md).
  */
 import { bigIntToHex, bytesToBigInt, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
 

@@ -100,7 +100,7 @@ const authorization = z.object({
 });
 
 /**
- * The transaction object of `eth_call` and `eth_estimateGas` (seed §2.1 plus the fields clients
+ * The transaction object of `eth_call` and `eth_estimateGas` (the interface's fields plus the fields clients
  * send: `input`, `nonce`, `accessList`, `type`, `authorizationList`, blob fields). Unknown keys are
  * ignored, as go-ethereum does.
  */

@@ -1,5 +1,5 @@
 /**
- * The status companion and EIP-7966 (DECISIONS §5): `base_transactionStatus` (Base: was the tx
+ * The status companion and EIP-7966 (docs/behaviour.md): `base_transactionStatus` (Base: was the tx
  * received?), the richer `preconf_transactionStatus`, and `eth_sendRawTransactionSync`, which
  * answers the receipt as soon as the tx is pre-confirmed.
  */

@@ -1,5 +1,5 @@
 /**
- * eth_subscribe / eth_unsubscribe (DECISIONS §5): Base's flashblocks subscriptions (`newFlashblocks`,
+ * eth_subscribe / eth_unsubscribe (docs/behaviour.md): Base's flashblocks subscriptions (`newFlashblocks`,
  * `newFlashblockTransactions`, `pendingLogs`) and the standard `newHeads`, `logs`,
  * `newPendingTransactions`. Notifications leave through one `deliver` callback: the provider turns
  * them into EIP-1193 `message` events, the WebSocket server into `eth_subscription` frames.

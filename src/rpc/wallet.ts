@@ -1,5 +1,5 @@
 /**
- * The simulated wallet's methods (DECISIONS §7, §8). Each one validates its params inside the
+ * The simulated wallet's methods (docs/behaviour.md#wallet-methods). Each one validates its params inside the
  * handler (so malformed requests are logged too) before the approval policy is asked, then acts
  * on the wallet's state. Spread after `ethMethods`: the prompting eth_sendTransaction wins.
  */

@@ -1,6 +1,6 @@
 /**
  * A fixture's tx description, signed with the sender's dev key by viem (as a wallet library
- * would, seed §2.2), so fixtures read as intent instead of opaque RLP.
+ * would), so fixtures read as intent instead of opaque RLP.
  */
 import { viemAccounts } from "../lazyViem.ts";
 import { parseAmount } from "./amounts.ts";
@@ -67,7 +67,7 @@ export async function signDescribedTx(provider: PreconfProvider, scope: Scope, t
   return account.signTransaction(serializable as TransactionSerializable);
 }
 
-/** 21000 for a plain transfer; otherwise what the chain estimates on `pending` (seed §4.1). */
+/** 21000 for a plain transfer; otherwise what the chain estimates on `pending` (as a wallet estimates). */
 async function defaultGas(provider: PreconfProvider, call: { from: Hex; to: Hex | undefined; value: bigint; data: Hex | undefined }): Promise<bigint> {
   if (call.to !== undefined && (call.data === undefined || call.data === "0x")) return TRANSFER_GAS;
   const request = { from: call.from, ...(call.to !== undefined && { to: call.to }), value: `0x${call.value.toString(16)}`, ...(call.data !== undefined && { data: call.data }) };

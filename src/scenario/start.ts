@@ -67,7 +67,7 @@ async function readDumpFile(path: string, source: string): Promise<unknown> {
   }
 }
 
-/** Defaults, per-method defaults and queued one-shot decisions, as DECISIONS §8 orders them. */
+/** Defaults, per-method defaults and queued one-shot decisions, in the order docs/wallet.md gives. */
 export function applyWalletSetup(wallet: Wallet, setup: WalletSetup): void {
   const { policy } = wallet;
   if (setup.default !== undefined) policy.setDefault(setup.default);

@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC server: HTTP and WebSocket on one port (DECISIONS §1). HTTP takes `POST` with
+ * The JSON-RPC server: HTTP and WebSocket on one port (docs/behaviour.md#wire). HTTP takes `POST` with
  * `Content-Type: application/json` (405, 415 otherwise), refuses bodies above the limit with 413
  * before parsing, answers CORS preflights for the origins it is told to allow (none by default),
  * refuses requests from any other browser origin with 403 without running them, and never answers

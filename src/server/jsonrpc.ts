@@ -1,5 +1,5 @@
 /**
- * JSON-RPC 2.0 framing, shared by HTTP and WebSocket (DECISIONS §1): one place turns a request
+ * JSON-RPC 2.0 framing, shared by HTTP and WebSocket (docs/behaviour.md#wire): one place turns a request
  * body into responses. Ids are echoed exactly, requests without `id` are notifications (no
  * response), batches are answered in order, and nothing a handler throws escapes as anything but
  * a JSON-RPC error.
@@ -66,7 +66,7 @@ export const errorResponse = (id: JsonRpcId, error: unknown): JsonRpcResponse =>
 
 /**
  * Numeric ids as the client wrote them. JSON.parse loses digits (9007199254740993) and spelling
- * (`1.0`, `1e2`, `-0`); DECISIONS §1 echoes ids exactly, so the source text of a numeric id is
+ * (`1.0`, `1e2`, `-0`); ids are echoed exactly (docs/behaviour.md#wire), so the source text of a numeric id is
  * kept beside its request (keyed by the request object) and written back by `serialize`.
  */
 const idSource = new WeakMap<object, string>();

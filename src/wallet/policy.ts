@@ -1,5 +1,5 @@
 /**
- * The scriptable "user" behind the simulated wallet (DECISIONS §8): which answer each prompt gets.
+ * The scriptable "user" behind the simulated wallet (docs/wallet.md): which answer each prompt gets.
  * Resolution order for a valid request: a queued one-shot decision for its method, then manual
  * mode, then the decision function, then the method's default, then the global default.
  */

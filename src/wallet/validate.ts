@@ -1,5 +1,5 @@
 /**
- * Params schemas of the simulated wallet's methods (DECISIONS §7): EIP-3085 chain data, EIP-747
+ * Params schemas of the simulated wallet's methods (docs/behaviour.md#wallet-methods): EIP-3085 chain data, EIP-747
  * assets, chain switches, permissions and signing requests. Parsed values are normalised
  * (lower-case chain ids, EIP-55 addresses), so the wallet never re-checks its input.
  */
