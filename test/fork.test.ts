@@ -97,6 +97,16 @@ describe("fork", function () {
     });
     afterEach(async () => fork.close());
 
+    it("answers earliest from the upstream's block 0, and a dry run at earliest is no internal error", async () => {
+      const earliest = (await rpc("eth_getBlockByNumber", ["earliest", false])) as { number: Hex; hash: Hex };
+      const upstream0 = (await up("eth_getBlockByNumber", ["0x0", false])) as { hash: Hex };
+      expect(earliest.number).to.equal("0x0");
+      expect(earliest.hash).to.equal(upstream0.hash);
+      expect(await rpc("eth_getBalance", [RECIPIENT, "earliest"])).to.equal(await up("eth_getBalance", [RECIPIENT, "0x0"]));
+      const trace = (await rpc("debug_traceCall", [{ to: RECIPIENT }, "earliest", { tracer: "callTracer" }])) as { type: string };
+      expect(trace.type).to.equal("CALL");
+    });
+
     it("continues the upstream's chain from the fork block, with its chain id", async () => {
       expect(await rpc("eth_chainId")).to.equal(`0x${CHAIN_ID.toString(16)}`);
       expect(await rpc("eth_blockNumber")).to.equal("0x2");

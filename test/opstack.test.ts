@@ -224,6 +224,21 @@ describe("OP-stack profiles", function () {
     await provider.close();
   });
 
+  it("refuse a block gas limit below the L1-attributes deposit's gas, and tracing a tx, with clear errors", async () => {
+    const provider = await opProvider();
+    try {
+      const error = await provider.request({ method: "evm_setBlockGasLimit", params: ["0x7a120"] }).catch((caught: unknown) => caught);
+      expect(error).to.include({ code: -32000, message: "Block gas limit must be at least 1000000 on an OP-stack profile (the L1-attributes deposit's gas)" });
+      expect(await provider.request({ method: "evm_setBlockGasLimit", params: ["0xf4240"] })).to.equal(true);
+      await provider.preconf.seal();
+      const block = (await provider.request({ method: "eth_getBlockByNumber", params: ["0x1", false] })) as { transactions: Hex[] };
+      const traced = await provider.request({ method: "debug_traceTransaction", params: [block.transactions[0]] }).catch((caught: unknown) => caught);
+      expect(traced).to.include({ code: -32000, message: "debug_traceTransaction is not supported on OP-stack profiles" });
+    } finally {
+      await provider.close();
+    }
+  });
+
   it("include pending txs in a block mined at once (evm_mine, hardhat_mine) or made of one fragment", async () => {
     for (const options of [{ mining: "manual" as const }, { mining: "manual" as const, hardhatMine: true }, { fragmentsPerBlock: 1 }]) {
       const { hardhatMine: _, ...rest } = { hardhatMine: undefined, ...options };

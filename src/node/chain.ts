@@ -412,7 +412,8 @@ export class Chain extends EventEmitter<ChainEvents> {
           case "pending":
             return this.feed.pendingOverride() ?? (this.#open.fragments.length > 0 ? { kind: "open", open: this.#open } : { kind: "sealed", sealed: this.latest });
           case "earliest":
-            return { kind: "sealed", sealed: this.sealedByNumber(0n)! };
+            // The first block this chain holds: the genesis, or the fork block on a fork.
+            return { kind: "sealed", sealed: this.#sealed[0]! };
           default:
             // A dev chain finalizes at once: safe and finalized are the head (as Hardhat and anvil).
             return { kind: "sealed", sealed: this.latest };
@@ -592,7 +593,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       const op = this.#config.op!;
       const hash = flatHex(deposit.hash());
       if (this.#txs.has(hash) || op.isQueued(deposit.hash())) throw alreadyKnown();
-      op.queueDeposit(deposit, this.#open.header.gasLimit);
+      const gasLimit = this.#open.header.gasLimit < this.#defaults.gasLimit ? this.#open.header.gasLimit : this.#defaults.gasLimit;
+      op.queueDeposit(deposit, gasLimit);
       if (this.#automine) {
         await this.#executeFragment();
         await this.#seal();
@@ -1098,7 +1100,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (to !== undefined) touched.add(to);
       if (record.contractAddress !== undefined) touched.add(record.contractAddress);
     }
-    if (records.length > 0) touched.add(this.#config.coinbase.toLowerCase() as Hex);
+    if (records.length > 0) touched.add(this.#open.header.coinbase.toString().toLowerCase() as Hex);
     const balances = new Map<Hex, bigint>();
     for (const address of touched) balances.set(address, (await this.#vm.stateManager.getAccount(createAddressFromString(address)))?.balance ?? 0n);
     return balances;

@@ -6,7 +6,8 @@
 import { z } from "zod";
 
 import { runTxAllowingAssertedSender } from "../node/assertedSender.ts";
-import { callBlock, callGasCap, prepareCall } from "../node/dryRun.ts";
+import { callBlock, callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
+import { withTimeBudget } from "../node/evmBudget.ts";
 import { callTracer, structLogger } from "../node/trace.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
 import { executionBlockOf, resolveOrThrow } from "./eth.ts";
@@ -47,6 +48,8 @@ async function traceTransaction(ctx: MethodContext, txHash: Hex, options: TraceO
   const record = chain.transaction(txHash);
   // go-ethereum's errTxNotFound.
   if (record === undefined) throw new RpcError(ErrorCode.server, "transaction not found", { hash: txHash });
+  // Replaying a block's deposits and L1 fees is not built yet (docs/dev-methods.md).
+  if (chain.op !== undefined) throw new RpcError(ErrorCode.server, "debug_traceTransaction is not supported on OP-stack profiles", { hash: txHash });
   const sealed = record.blockHash === undefined ? undefined : chain.sealedByHash(record.blockHash);
   const records = sealed?.transactions ?? chain.open.transactions;
   const block = sealed?.block ?? chain.open.executionBlock;
@@ -84,16 +87,20 @@ export const debugMethods: MethodTable = {
   debug_traceCall: method(positional(callRequest, blockSelector.optional(), traceOptions), ([request, selector, options], ctx) => {
     const tracer = tracerOf(options);
     const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-    return ctx.chain.withState(resolved, async (vm) => {
-      const block = callBlock(executionBlockOf(ctx, resolved), request);
-      const prepared = await prepareCall(vm, request, block);
-      const detach = tracer.attach(vm);
-      try {
-        const run = await prepared.run(request.gas ?? callGasCap(block));
-        return tracer.result({ from: request.from ?? `0x${"00".repeat(20)}`, gasLimit: run.gasLimit, gasUsed: run.result.totalGasSpent, result: run.result.execResult });
-      } finally {
-        detach();
-      }
-    });
+    // The same gas and wall-time budgets as eth_call (docs/limits.md).
+    return ctx.chain.withState(resolved, (vm) =>
+      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+        const block = callBlock(executionBlockOf(ctx, resolved), request);
+        const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+        const prepared = await prepareCall(vm, capped, block);
+        const detach = tracer.attach(vm);
+        try {
+          const run = await prepared.run(capped.gas ?? callGasCap(block));
+          return tracer.result({ from: request.from ?? `0x${"00".repeat(20)}`, gasLimit: run.gasLimit, gasUsed: run.result.totalGasSpent, result: run.result.execResult });
+        } finally {
+          detach();
+        }
+      }),
+    );
   }),
 };

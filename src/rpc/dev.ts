@@ -8,6 +8,7 @@ import { Account, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, 
 import { z } from "zod";
 
 import { admitWithSender } from "../node/admission.ts";
+import { L1_INFO_GAS } from "../node/opstack/predeploys.ts";
 import { MAX_TIMESTAMP } from "../node/time.ts";
 import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
 import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
@@ -300,6 +301,10 @@ const hardhatMethods: MethodTable = {
     if (gasLimit === 0n) throw devMethodError("Block gas limit must be greater than 0", { field: "params[0]" });
     // Hardhat takes a u64; ethereumjs' header field is a u64 as well.
     if (gasLimit > 0xffffffffffffffffn) throw invalidParams("params[0]", "gas limit exceeds 2^64 - 1");
+    // Every OP-stack block opens with the L1-attributes deposit's gas (docs/profiles.md): a lower limit could seal no block.
+    if (ctx.chain.op !== undefined && gasLimit < L1_INFO_GAS) {
+      throw devMethodError(`Block gas limit must be at least ${L1_INFO_GAS} on an OP-stack profile (the L1-attributes deposit's gas)`, { field: "params[0]" });
+    }
     await ctx.chain.setBlockFields({}, { gasLimit });
     return true;
   }),
