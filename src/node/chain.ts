@@ -256,21 +256,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** What the chain starts from (and hardhat_reset returns to): the loaded dump, or a fresh build. */
   static async #initialState(config: ChainConfig, common: Common): Promise<InitialState> {
     if (config.state !== undefined) return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
-    if (config.fork !== undefined) {
-      return {
-        ...(await createForkEngine(config.fork, common, config.genesis.alloc)),
-        open: undefined,
-        pool: [],
-        timeOffset: 0n,
-        nextTimestamp: undefined,
-        latestEdited: false,
-        headStateAvailable: true,
-        genesis: config.genesis,
-        historyFrom: config.fork.blockNumber,
-      };
-    }
+    // A fork starts from the upstream's block; a fresh chain from its genesis (every block has its state).
+    const engine = config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc) : await Chain.#build(config, common);
     return {
-      ...(await Chain.#build(config, common)),
+      ...engine,
       open: undefined,
       pool: [],
       timeOffset: 0n,
@@ -278,8 +267,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       latestEdited: false,
       headStateAvailable: true,
       genesis: config.genesis,
-      // Every block of a fresh chain has its state, not only the head.
-      historyFrom: 0n,
+      historyFrom: config.fork?.blockNumber ?? 0n,
     };
   }
 
