@@ -6,7 +6,6 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 
 import { validateMnemonic } from "@scure/bip39";
@@ -15,6 +14,7 @@ import { expect } from "chai";
 
 import { parseNodeArgs } from "../src/cli.ts";
 import { mnemonicProblem } from "../src/node/bip39.ts";
+import { accepts } from "./helpers/net.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -45,18 +45,6 @@ async function startServing(command: string, args: string[]) {
     void exited.then(() => reject(new Error(`exited before serving:\n${output}`)));
   });
   return { child, port, exited, output: () => output };
-}
-
-/** Whether something accepts connections on 127.0.0.1:port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 describe("preconf CLI: version and mnemonic", () => {

@@ -17,12 +17,12 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { expect } from "chai";
+import { accepts } from "../helpers/net.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const EXAMPLES = join(ROOT, "examples");
@@ -86,17 +86,6 @@ function project(parent: string, name: string): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name, private: true, type: "module" }, null, 2)}\n`);
   return dir;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /** Starts a server command, resolves with the port it printed. */
