@@ -34,7 +34,9 @@ function argument(name: string, fallback: string): string {
 }
 const HOLDERS = Number(argument("--holders", "200"));
 const REPS = Number(argument("--reps", "3"));
-const PEERS = argument("--peers", "edr").split(",").filter((peer) => peer !== "");
+const PEERS = argument("--peers", "edr")
+  .split(",")
+  .filter((peer) => peer !== "");
 const abi = TokenJson.abi as Abi;
 
 async function upstreamChain(): Promise<{ url: string; token: Hex; holders: Hex[]; forkBlock: bigint; close(): Promise<void> }> {
@@ -43,14 +45,18 @@ async function upstreamChain(): Promise<{ url: string; token: Hex; holders: Hex[
   const key = privateKeyToAccount(provider.accounts[0]!.privateKey);
   const sign = (tx: Partial<TransactionSerializable> & { nonce: number }) =>
     key.signTransaction({ chainId: 31337, gas: 2_000_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, ...tx } as TransactionSerializable);
-  const deploy = (await request("eth_sendRawTransaction", [await sign({ nonce: 0, data: encodeDeployData({ abi, bytecode: TokenJson.bytecode as Hex, args: ["T", "T", 10n ** 30n] }) })])) as Hex;
+  const deploy = (await request("eth_sendRawTransaction", [
+    await sign({ nonce: 0, data: encodeDeployData({ abi, bytecode: TokenJson.bytecode as Hex, args: ["T", "T", 10n ** 30n] }) }),
+  ])) as Hex;
   await provider.preconf.seal();
   const token = ((await request("eth_getTransactionReceipt", [deploy])) as { contractAddress: Hex }).contractAddress;
   const holders: Hex[] = [];
   for (let i = 0; i < HOLDERS; i++) {
     const holder = `0x${(0x10000 + i).toString(16).padStart(40, "0")}` as Hex;
     holders.push(holder);
-    await request("eth_sendRawTransaction", [await sign({ nonce: i + 1, to: token, data: encodeFunctionData({ abi, functionName: "transfer", args: [holder, BigInt(i + 1)] }) })]);
+    await request("eth_sendRawTransaction", [
+      await sign({ nonce: i + 1, to: token, data: encodeFunctionData({ abi, functionName: "transfer", args: [holder, BigInt(i + 1)] }) }),
+    ]);
     if (i % 100 === 99) await provider.preconf.seal();
   }
   await provider.preconf.seal();
@@ -104,7 +110,8 @@ async function measure(name: string, upstream: Awaited<ReturnType<typeof upstrea
     const fork = await peers[name]!(proxy.url, upstream.forkBlock);
     await fork.request("eth_getBalance", [upstream.holders[0], "latest"]);
     const first = performance.now() - start;
-    const read = (holder: Hex) => fork.request("eth_call", [{ to: upstream.token, data: encodeFunctionData({ abi, functionName: "balanceOf", args: [holder] }) }, "latest"]);
+    const read = (holder: Hex) =>
+      fork.request("eth_call", [{ to: upstream.token, data: encodeFunctionData({ abi, functionName: "balanceOf", args: [holder] }) }, "latest"]);
     const before = proxy.count;
     let t = performance.now();
     for (const holder of upstream.holders) await read(holder);

@@ -122,7 +122,10 @@ async function edr(): Promise<Peer> {
     chainId: 31337,
     async create() {
       const connection = await hre.network.connect({ network: "bench" });
-      return automineSession((method, params = []) => connection.provider.request({ method, params }), () => connection.close());
+      return automineSession(
+        (method, params = []) => connection.provider.request({ method, params }),
+        () => connection.close(),
+      );
     },
   };
 }
@@ -166,7 +169,10 @@ async function ganache(): Promise<Peer> {
         chain: { chainId: 31337 },
         wallet: { mnemonic: MNEMONIC, totalAccounts: 20, defaultBalance: 10_000 },
       });
-      return automineSession((method, params = []) => provider.request({ method, params } as never), () => provider.disconnect());
+      return automineSession(
+        (method, params = []) => provider.request({ method, params } as never),
+        () => provider.disconnect(),
+      );
     },
   };
 }

@@ -24,7 +24,11 @@ export function summarize(profile: Profile, top = 30): void {
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
-  const shorten = (url: string) => url.replace(/^file:\/\//, "").replace(/.*node_modules\//, "~/").replace(/.*\/work\/main\//, "");
+  const shorten = (url: string) =>
+    url
+      .replace(/^file:\/\//, "")
+      .replace(/.*node_modules\//, "~/")
+      .replace(/.*\/work\/main\//, "");
   const perFunction = new Map<string, number>();
   const perFile = new Map<string, number>();
   for (const [id, us] of selfUs) {

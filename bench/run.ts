@@ -35,12 +35,16 @@ function argument(name: string): string | undefined {
 
 const quick = process.argv.includes("--quick");
 const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
-const only = argument("--only")?.split(",").map((item) => item.trim().toUpperCase());
+const only = argument("--only")
+  ?.split(",")
+  .map((item) => item.trim().toUpperCase());
 const peerIds: PeerId[] = [
   "ours",
-  ...((argument("--peers")?.split(",").map((item) => item.trim().toLowerCase()) ?? PEER_IDS.filter((id) => id !== "ours")) as PeerId[]).filter(
-    (id) => id !== "ours",
-  ),
+  ...(
+    (argument("--peers")
+      ?.split(",")
+      .map((item) => item.trim().toLowerCase()) ?? PEER_IDS.filter((id) => id !== "ours")) as PeerId[]
+  ).filter((id) => id !== "ours"),
 ];
 for (const id of peerIds) if (!PEER_IDS.includes(id)) throw new Error(`unknown peer ${id} (known: ${PEER_IDS.join(", ")})`);
 const out = argument("--out") ?? new URL("./results/latest.json", import.meta.url).pathname;
@@ -98,10 +102,24 @@ interface Row {
 const rows: Row[] = [];
 
 if (selected("W6d", "W6")) {
-  rows.push({ id: "W6d", title: `fresh process → first answer (ours from ${oursColdSource()})`, ops: 1, opName: "process", samples: coldProcess, extra: coldProcessExtra });
+  rows.push({
+    id: "W6d",
+    title: `fresh process → first answer (ours from ${oursColdSource()})`,
+    ops: 1,
+    opName: "process",
+    samples: coldProcess,
+    extra: coldProcessExtra,
+  });
 }
 if (selected("W6a", "W6")) {
-  rows.push({ id: "W6a", title: "new provider, cold (first in process, import included)", ops: 1, opName: "provider", samples: Object.fromEntries(Object.entries(cold).map(([id, ms]) => [id, [ms]])), extra: {} });
+  rows.push({
+    id: "W6a",
+    title: "new provider, cold (first in process, import included)",
+    ops: 1,
+    opName: "provider",
+    samples: Object.fromEntries(Object.entries(cold).map(([id, ms]) => [id, [ms]])),
+    extra: {},
+  });
 }
 
 for (const workload of workloads) {
@@ -195,9 +213,13 @@ function printTable(head: string[], body: string[][], textColumns = 2): void {
 }
 
 console.log(`\nhardhat-preconf peer bench — ${new Date().toISOString()}`);
-console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, node ${machine.node}, load ${machine.load.join(" ")}`);
+console.log(
+  `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, node ${machine.node}, load ${machine.load.join(" ")}`,
+);
 console.log(`versions: ${peers.map((peer) => `${peer.label} ${peer.version}`).join("; ")}`);
-console.log(`median of ${reps} repetition(s) per cell, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`);
+console.log(
+  `median of ${reps} repetition(s) per cell, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`,
+);
 printTable(header, table);
 
 const oursExtra = rows.flatMap((row) => Object.entries(row.extra.ours ?? {}).map(([name, values]) => `${row.id} ${name}: ${fmt(median(values))}`));

@@ -31,7 +31,17 @@ export async function measureBlock(size: number): Promise<BlockScaling> {
   const raws: Hex[] = [];
   for (let i = 0; i < size; i++) {
     const sender = provider.accounts[i % SENDERS]!;
-    raws.push(signTx(sender.privateKey, { chainId: 31337, nonce: Math.floor(i / SENDERS), to: provider.accounts[SENDERS]!.address, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }));
+    raws.push(
+      signTx(sender.privateKey, {
+        chainId: 31337,
+        nonce: Math.floor(i / SENDERS),
+        to: provider.accounts[SENDERS]!.address,
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      }),
+    );
   }
   const admitStart = performance.now();
   for (const raw of raws) await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
@@ -55,7 +65,8 @@ export interface MemoryPoint {
 }
 
 /** What the memory row's blocks hold, for the report. */
-export const MEMORY_TRAFFIC = "Base-like traffic: every block has two fragments, ETH transfers from rotating senders in the first, an ERC-20 transfer (a storage write and a log) in the second";
+export const MEMORY_TRAFFIC =
+  "Base-like traffic: every block has two fragments, ETH transfers from rotating senders in the first, an ERC-20 transfer (a storage write and a log) in the second";
 
 /**
  * Seals `blocks` blocks of Base-like traffic (MEMORY_TRAFFIC: `txsPerBlock` ETH transfers in a
@@ -68,7 +79,14 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
   const tokenOwner = provider.accounts[SENDERS]!;
   const deployHash = await provider.request({
     method: "eth_sendRawTransaction",
-    params: [signTx(tokenOwner.privateKey, { chainId: 31337, nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", 10n ** 24n] }), gas: 2_000_000n })],
+    params: [
+      signTx(tokenOwner.privateKey, {
+        chainId: 31337,
+        nonce: 0,
+        data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", 10n ** 24n] }),
+        gas: 2_000_000n,
+      }),
+    ],
   });
   await provider.preconf.seal();
   const { contractAddress: token } = (await provider.request({ method: "eth_getTransactionReceipt", params: [deployHash] })) as { contractAddress: Hex };
@@ -109,7 +127,12 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
   if (txsPerBlock > 0 && (await provider.request({ method: "eth_getTransactionReceipt", params: [first.transactions[0]] })) === null) {
     throw new Error("block 1's receipt is gone");
   }
-  const balance = BigInt((await provider.request({ method: "eth_call", params: [{ to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [to] }) }, "latest"] })) as string);
+  const balance = BigInt(
+    (await provider.request({
+      method: "eth_call",
+      params: [{ to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [to] }) }, "latest"],
+    })) as string,
+  );
   if (balance !== BigInt(blocks)) throw new Error(`memory row: the token recipient holds ${balance}, expected ${blocks}`);
   await provider.close();
   return points;

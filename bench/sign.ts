@@ -33,7 +33,14 @@ const commons = new Map<number, Common>();
 function commonFor(chainId: number): Common {
   let common = commons.get(chainId);
   if (common === undefined) {
-    const genesis = devGethGenesis({ chainId: BigInt(chainId), hardfork: "prague", gasLimit: 30_000_000n, baseFeePerGas: 10n ** 9n, timestamp: 0n, alloc: new Map() });
+    const genesis = devGethGenesis({
+      chainId: BigInt(chainId),
+      hardfork: "prague",
+      gasLimit: 30_000_000n,
+      baseFeePerGas: 10n ** 9n,
+      timestamp: 0n,
+      alloc: new Map(),
+    });
     common = commonFromGenesis(genesis, nativeCrypto(), "prague");
     commons.set(chainId, common);
   }

@@ -165,7 +165,13 @@ const w1: Workload = {
     // 10 senders, round robin, each to its own recipient.
     const raws = cached(`w1:${peer.chainId}`, () =>
       Array.from({ length: TRANSFERS }, (_, i) =>
-        signTx(accounts[i % SENDERS]!.privateKey, { chainId: peer.chainId, nonce: Math.floor(i / SENDERS), to: accounts[SENDERS + (i % SENDERS)]!.address, value: 1n, gas: 21_000n }),
+        signTx(accounts[i % SENDERS]!.privateKey, {
+          chainId: peer.chainId,
+          nonce: Math.floor(i / SENDERS),
+          to: accounts[SENDERS + (i % SENDERS)]!.address,
+          value: 1n,
+          gas: 21_000n,
+        }),
       ),
     );
     return withInstance(peer, false, async (instance) => {
@@ -191,7 +197,13 @@ const w2: Workload = {
     const raws = cached(`w2:${peer.chainId}`, () => [
       deployToken(peer.chainId, 0),
       ...Array.from({ length: TRANSFERS }, (_, i) =>
-        signTx(deployer.privateKey, { chainId: peer.chainId, nonce: i + 1, to: token, data: tokenTransfer(accounts[1 + (i % SENDERS)]!.address), gas: 60_000n }),
+        signTx(deployer.privateKey, {
+          chainId: peer.chainId,
+          nonce: i + 1,
+          to: token,
+          data: tokenTransfer(accounts[1 + (i % SENDERS)]!.address),
+          gas: 60_000n,
+        }),
       ),
     ]);
     return withInstance(peer, false, async (instance) => {
@@ -281,7 +293,11 @@ function estimates(id: string, title: string, call: (token: Hex, refund: Hex) =>
   };
 }
 
-const w3a = estimates("W3a", "200 eth_estimateGas, ERC-20 transfer", (token) => ({ from: deployer.address, to: token, data: tokenTransfer(accounts[1]!.address) }));
+const w3a = estimates("W3a", "200 eth_estimateGas, ERC-20 transfer", (token) => ({
+  from: deployer.address,
+  to: token,
+  data: tokenTransfer(accounts[1]!.address),
+}));
 const w3b = estimates("W3b", "200 eth_estimateGas, SSTORE refund (Refund.clear)", (_, refund) => ({ from: deployer.address, to: refund, data: refundClear }));
 
 const w4: Workload = {
@@ -337,7 +353,13 @@ const w5: Workload = {
           return [
             deployToken(peer.chainId, base),
             ...Array.from({ length: 5 }, (_, k) =>
-              signTx(deployer.privateKey, { chainId: peer.chainId, nonce: base + 1 + k, to: tokenAt(base), data: tokenTransfer(accounts[1 + k]!.address, 10n), gas: 60_000n }),
+              signTx(deployer.privateKey, {
+                chainId: peer.chainId,
+                nonce: base + 1 + k,
+                to: tokenAt(base),
+                data: tokenTransfer(accounts[1 + k]!.address, 10n),
+                gas: 60_000n,
+              }),
             ),
           ];
         }).flat(),

@@ -7,7 +7,11 @@ it("scripts what the user answers", async () => {
   const [alice] = provider.accounts;
   if (alice === undefined) throw new Error("no dev accounts");
   const sign = () => provider.request({ method: "personal_sign", params: ["0x68656c6c6f", alice.address] });
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code: number }) => error.code);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: { code: number }) => error.code,
+    );
 
   const { policy } = provider.wallet;
   policy.setDefault("reject"); // every method

@@ -69,9 +69,7 @@ function hex(object) {
 }
 
 async function main() {
-  const files = (await readdir(CONTRACTS_DIR))
-    .filter((f) => f.endsWith(".sol"))
-    .sort();
+  const files = (await readdir(CONTRACTS_DIR)).filter((f) => f.endsWith(".sol")).sort();
   if (files.length === 0) {
     throw new Error(`No .sol files in ${CONTRACTS_DIR}`);
   }
@@ -134,9 +132,7 @@ async function main() {
       const contract = contracts[contractName];
 
       if (seenNames.has(contractName)) {
-        throw new Error(
-          `Contract name ${contractName} is defined in both ${seenNames.get(contractName)} and ${userSourceName}`,
-        );
+        throw new Error(`Contract name ${contractName} is defined in both ${seenNames.get(contractName)} and ${userSourceName}`);
       }
       seenNames.set(contractName, userSourceName);
 
@@ -170,17 +166,11 @@ async function main() {
       };
       hhArtifacts.push(hhArtifact);
 
-      await writeText(
-        path.join(HH_ARTIFACTS_DIR, userSourceName, `${contractName}.json`),
-        toJson(hhArtifact),
-      );
+      await writeText(path.join(HH_ARTIFACTS_DIR, userSourceName, `${contractName}.json`), toJson(hhArtifact));
       console.log(`  ${userSourceName}:${contractName}`);
     }
 
-    await writeText(
-      path.join(HH_ARTIFACTS_DIR, userSourceName, "artifacts.d.ts"),
-      artifactsDeclarationFile(hhArtifacts),
-    );
+    await writeText(path.join(HH_ARTIFACTS_DIR, userSourceName, "artifacts.d.ts"), artifactsDeclarationFile(hhArtifacts));
   }
 
   // Hardhat writes this file on every build; it only has content when two

@@ -194,7 +194,9 @@ function judge(file: IoFile, exchange: Exchange, actual: JsonObject): Outcome {
   if (file.speconly && actual.error === undefined) {
     if (expected.error !== undefined) return { verdict: "fail", details: [`expected an error (${short(expected.error)}), got result ${short(actual.result)}`] };
     const same = kindOf(expected.result) === kindOf(actual.result);
-    return same ? { verdict: "pass", details: [] } : { verdict: "fail", details: [`result: expected a ${kindOf(expected.result)}, got ${short(actual.result)}`] };
+    return same
+      ? { verdict: "pass", details: [] }
+      : { verdict: "fail", details: [`result: expected a ${kindOf(expected.result)}, got ${short(actual.result)}`] };
   }
   const [left, right] = withoutErrorMessages(expected, actual);
   const diffs = differences(left, right);
@@ -251,10 +253,14 @@ async function main(): Promise<number> {
   console.log("\nmethod                          pass  fail  divergence  unsupported");
   const total: Record<Verdict, number> = { pass: 0, fail: 0, divergence: 0, unsupported: 0 };
   for (const [method, counts] of tally) {
-    console.log(`${method.padEnd(30)} ${String(counts.pass).padStart(5)} ${String(counts.fail).padStart(5)} ${String(counts.divergence).padStart(11)} ${String(counts.unsupported).padStart(12)}`);
+    console.log(
+      `${method.padEnd(30)} ${String(counts.pass).padStart(5)} ${String(counts.fail).padStart(5)} ${String(counts.divergence).padStart(11)} ${String(counts.unsupported).padStart(12)}`,
+    );
     for (const verdict of Object.keys(total) as Verdict[]) total[verdict] += counts[verdict];
   }
-  console.log(`${"total".padEnd(30)} ${String(total.pass).padStart(5)} ${String(total.fail).padStart(5)} ${String(total.divergence).padStart(11)} ${String(total.unsupported).padStart(12)}`);
+  console.log(
+    `${"total".padEnd(30)} ${String(total.pass).padStart(5)} ${String(total.fail).padStart(5)} ${String(total.divergence).padStart(11)} ${String(total.unsupported).padStart(12)}`,
+  );
   return total.fail > 0 || setupProblems.length > 0 ? 1 : 0;
 }
 

@@ -66,7 +66,10 @@ try {
   const tarball = execFileSync("npm", ["pack", `${native.name}@${native.version}`, "--silent"], {
     cwd: scratch,
     encoding: "utf8",
-  }).trim().split("\n").pop();
+  })
+    .trim()
+    .split("\n")
+    .pop();
   const target = join(root, native.path);
   mkdirSync(target, { recursive: true });
   execFileSync("tar", ["-xzf", join(scratch, tarball), "-C", target, "--strip-components=1"]);

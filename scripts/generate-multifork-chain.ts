@@ -282,14 +282,32 @@ async function main(): Promise<void> {
     return [
       createLegacyTx({ nonce: producer.nonce(alice.address), gasPrice: 2n * GWEI, gasLimit: 200_000n, data: STORE_INIT }, { common: c }).sign(alice.key),
       createLegacyTx({ nonce: producer.nonce(bob.address), gasPrice: 2n * GWEI, gasLimit: 21_000n, to: SINK, value: 1000n }, { common: c }).sign(bob.key),
-      createLegacyTx({ nonce: producer.nonce(carol.address), gasPrice: 3n * GWEI, gasLimit: 21_000n, to: SINK, value: 1n }, { common: unprotected }).sign(carol.key),
+      createLegacyTx({ nonce: producer.nonce(carol.address), gasPrice: 3n * GWEI, gasLimit: 21_000n, to: SINK, value: 1n }, { common: unprotected }).sign(
+        carol.key,
+      ),
     ];
   });
   // Block 2 (PoW): EIP-1559 and EIP-2930 calls to the contract; the empty call records DIFFICULTY.
   await producer.build((c) => [
-    createFeeMarket1559Tx({ nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100_000n, to: store, data: storeCall(1n, 0xaaaan) }, { common: c }).sign(alice.key),
+    createFeeMarket1559Tx(
+      {
+        nonce: producer.nonce(alice.address),
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 100_000n,
+        to: store,
+        data: storeCall(1n, 0xaaaan),
+      },
+      { common: c },
+    ).sign(alice.key),
     createAccessList2930Tx(
-      { nonce: producer.nonce(bob.address), gasPrice: 2n * GWEI, gasLimit: 100_000n, to: store, accessList: [{ address: store.toString(), storageKeys: [word(2)] }] },
+      {
+        nonce: producer.nonce(bob.address),
+        gasPrice: 2n * GWEI,
+        gasLimit: 100_000n,
+        to: store,
+        accessList: [{ address: store.toString(), storageKeys: [word(2)] }],
+      },
       { common: c },
     ).sign(bob.key),
   ]);
@@ -297,18 +315,42 @@ async function main(): Promise<void> {
   await producer.build(() => []);
   // Block 4 (first PoS block): the empty call records prevRandao; a transfer to the miner.
   await producer.build((c) => [
-    createFeeMarket1559Tx({ nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 2n * GWEI, gasLimit: 100_000n, to: store }, { common: c }).sign(alice.key),
-    createFeeMarket1559Tx({ nonce: producer.nonce(carol.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 0n, gasLimit: 21_000n, to: MINER, value: 5n }, { common: c }).sign(carol.key),
+    createFeeMarket1559Tx(
+      { nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 2n * GWEI, gasLimit: 100_000n, to: store },
+      { common: c },
+    ).sign(alice.key),
+    createFeeMarket1559Tx(
+      { nonce: producer.nonce(carol.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 0n, gasLimit: 21_000n, to: MINER, value: 5n },
+      { common: c },
+    ).sign(carol.key),
   ]);
   // Block 5 (Paris): overwrites slot 1, clears slot 0xff (a storage refund).
   await producer.build((c) => [
-    createFeeMarket1559Tx({ nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100_000n, to: store, data: storeCall(1n, 0xbbbbn) }, { common: c }).sign(alice.key),
-    createFeeMarket1559Tx({ nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100_000n, to: store, data: storeCall(0xffn, 0n) }, { common: c }).sign(alice.key),
+    createFeeMarket1559Tx(
+      {
+        nonce: producer.nonce(alice.address),
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 100_000n,
+        to: store,
+        data: storeCall(1n, 0xbbbbn),
+      },
+      { common: c },
+    ).sign(alice.key),
+    createFeeMarket1559Tx(
+      { nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100_000n, to: store, data: storeCall(0xffn, 0n) },
+      { common: c },
+    ).sign(alice.key),
   ]);
   // Block 6 (first Shanghai block): withdrawals, and a deploy whose init code uses PUSH0.
   const store2 = createContractAddress(BOB, 2n);
   await producer.build(
-    (c) => [createFeeMarket1559Tx({ nonce: producer.nonce(bob.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 200_000n, data: STORE_INIT_PUSH0 }, { common: c }).sign(bob.key)],
+    (c) => [
+      createFeeMarket1559Tx(
+        { nonce: producer.nonce(bob.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 200_000n, data: STORE_INIT_PUSH0 },
+        { common: c },
+      ).sign(bob.key),
+    ],
     [
       [VALIDATOR, 32n * GWEI], // EIP-4895: amounts in gwei
       [ALICE, 1n],
@@ -319,7 +361,10 @@ async function main(): Promise<void> {
   // Block 8 (first Cancun block): a deploy of the Cancun-opcodes contract.
   const cancun = createContractAddress(CAROL, 2n);
   await producer.build((c) => [
-    createFeeMarket1559Tx({ nonce: producer.nonce(carol.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 200_000n, data: CANCUN_INIT }, { common: c }).sign(carol.key),
+    createFeeMarket1559Tx(
+      { nonce: producer.nonce(carol.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 200_000n, data: CANCUN_INIT },
+      { common: c },
+    ).sign(carol.key),
   ]);
   // Block 9 (Cancun): a blob tx (one versioned hash, EIP-4844; blobs travel beside blocks, never in them).
   const versionedHash = concatBytes(new Uint8Array([1]), hash("blob").subarray(1));
@@ -340,10 +385,21 @@ async function main(): Promise<void> {
   // Block 10 (first Prague block): an EIP-7702 delegation of Bob to the store contract, used in
   // the same tx, and an EIP-7002 withdrawal request (48-byte pubkey + 8-byte amount, fee in value).
   await producer.build((c) => {
-    const authorization = eoaCode7702SignAuthorization({ chainId: intToHex(CHAIN_ID), address: store.toString(), nonce: bigIntToHex(producer.nonce(bob.address)) }, bob.key);
+    const authorization = eoaCode7702SignAuthorization(
+      { chainId: intToHex(CHAIN_ID), address: store.toString(), nonce: bigIntToHex(producer.nonce(bob.address)) },
+      bob.key,
+    );
     return [
       createEOACode7702Tx(
-        { nonce: producer.nonce(alice.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 200_000n, to: BOB, data: storeCall(7n, 0x7702n), authorizationList: [authorization] },
+        {
+          nonce: producer.nonce(alice.address),
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+          gasLimit: 200_000n,
+          to: BOB,
+          data: storeCall(7n, 0x7702n),
+          authorizationList: [authorization],
+        },
         { common: c },
       ).sign(alice.key),
       createFeeMarket1559Tx(
@@ -362,7 +418,12 @@ async function main(): Promise<void> {
   });
   // Block 11 (Prague): a plain transfer and one more withdrawal.
   await producer.build(
-    (c) => [createFeeMarket1559Tx({ nonce: producer.nonce(bob.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21_000n, to: SINK, value: 2n }, { common: c }).sign(bob.key)],
+    (c) => [
+      createFeeMarket1559Tx(
+        { nonce: producer.nonce(bob.address), maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21_000n, to: SINK, value: 2n },
+        { common: c },
+      ).sign(bob.key),
+    ],
     [[VALIDATOR, 5n]],
   );
 
@@ -415,7 +476,18 @@ async function main(): Promise<void> {
       cancun: cancun.toString(),
     },
     balances: Object.fromEntries(
-      await Promise.all(([["alice", ALICE], ["bob", BOB], ["carol", CAROL], ["miner", MINER], ["validator", VALIDATOR], ["sink", SINK]] as const).map(async ([name, address]) => [name, await balance(address)] as const)),
+      await Promise.all(
+        (
+          [
+            ["alice", ALICE],
+            ["bob", BOB],
+            ["carol", CAROL],
+            ["miner", MINER],
+            ["validator", VALIDATOR],
+            ["sink", SINK],
+          ] as const
+        ).map(async ([name, address]) => [name, await balance(address)] as const),
+      ),
     ),
     storage: [
       { address: store.toString(), slot: word(1), value: await storage(store, 1), note: "overwritten in block 5" },

@@ -27,12 +27,29 @@ export const METHODS_DOC = fileURLToPath(new URL("../docs/methods.md", import.me
 
 /** The families of the table, in the order methods.ts merges them (a later family wins a name). */
 const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
-  { title: "Node", about: "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers, block hashes and EIP-1898 objects. See [behaviour.md](behaviour.md).", table: ethMethods },
+  {
+    title: "Node",
+    about:
+      "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers, block hashes and EIP-1898 objects. See [behaviour.md](behaviour.md).",
+    table: ethMethods,
+  },
   { title: "Wallet", about: "Answered by the simulated wallet under its approval policy. See [wallet.md](wallet.md).", table: walletMethods },
-  { title: "Pre-confirmation control", about: "Move the chain by hand: fragments, seals, fake time. See [options.md](options.md#deterministic-control-providerpreconf).", table: preconfMethods },
+  {
+    title: "Pre-confirmation control",
+    about: "Move the chain by hand: fragments, seals, fake time. See [options.md](options.md#deterministic-control-providerpreconf).",
+    table: preconfMethods,
+  },
   { title: "Fault injection", about: "Test-only faults. See [server.md](server.md#faults-and-shutdown).", table: faultMethods },
-  { title: "Transaction status", about: "Where a transaction is in its lifecycle. See [behaviour.md](behaviour.md#pre-confirmation-companions).", table: statusMethods },
-  { title: "Subscriptions", about: "`eth_subscribe` kinds are listed in [behaviour.md](behaviour.md#pre-confirmation-companions); over HTTP they are `-32001`.", table: subscriptionMethods },
+  {
+    title: "Transaction status",
+    about: "Where a transaction is in its lifecycle. See [behaviour.md](behaviour.md#pre-confirmation-companions).",
+    table: statusMethods,
+  },
+  {
+    title: "Subscriptions",
+    about: "`eth_subscribe` kinds are listed in [behaviour.md](behaviour.md#pre-confirmation-companions); over HTTP they are `-32001`.",
+    table: subscriptionMethods,
+  },
   { title: "Filters", about: "Polling filters, dropped after 5 idle minutes.", table: filterMethods },
   { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods-in-detail).", table: devMethods },
   { title: "OP stack", about: "OP-stack profiles' own methods. See [profiles.md](profiles.md).", table: opstackMethods },
@@ -54,11 +71,15 @@ export function renderMethodsDoc(): string {
     "",
   ];
   for (const family of FAMILIES) {
-    const names = Object.keys(methods).filter((name) => owner.get(name) === family.title).sort();
+    const names = Object.keys(methods)
+      .filter((name) => owner.get(name) === family.title)
+      .sort();
     if (names.length === 0) continue;
     lines.push(`## ${family.title}`, "", family.about, "", ...names.map((name) => `- \`${name}\``), "");
   }
-  const unowned = Object.keys(methods).filter((name) => !owner.has(name)).sort();
+  const unowned = Object.keys(methods)
+    .filter((name) => !owner.has(name))
+    .sort();
   if (unowned.length > 0) lines.push("## Other", "", ...unowned.map((name) => `- \`${name}\``), "");
   return lines.join("\n");
 }

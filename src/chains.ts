@@ -25,7 +25,13 @@ export interface PreconfChainParameters {
 
 export type PreconfChain = Chain & { experimental_preconfirmationTime: number; blockTime: number };
 
-export function preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, rpcUrl = "http://127.0.0.1:8545", name = "hardhat-preconf" }: PreconfChainParameters): PreconfChain {
+export function preconfChain({
+  chainId,
+  fragmentIntervalMs,
+  fragmentsPerBlock,
+  rpcUrl = "http://127.0.0.1:8545",
+  name = "hardhat-preconf",
+}: PreconfChainParameters): PreconfChain {
   return defineChain({
     id: Number(chainId),
     name,

@@ -217,7 +217,10 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
 /** `--allowed-hosts`: "*" or comma-separated host names. */
 function hostList(value: string | undefined): "*" | string[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
   return names.includes("*") ? "*" : names;
 }
 
@@ -287,9 +290,13 @@ async function runNode(command: NodeCommand): Promise<number> {
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
   const fork = provider.chain.fork;
   if (fork !== undefined) out(`Forking ${fork.client.origin} at block ${fork.blockNumber} (${fork.block.hash})`);
-  out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
+  out(
+    `Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`,
+  );
   if (provider.chain.op !== undefined) {
-    out(`Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`);
+    out(
+      `Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`,
+    );
   }
   out("");
   out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
@@ -347,9 +354,11 @@ async function optionsFromFiles(files: NodeCommand["files"]): Promise<PreconfPro
     }
   };
   const options: PreconfProviderOptions = {};
-  if (files.genesis !== undefined) options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
+  if (files.genesis !== undefined)
+    options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
   if (files.import !== undefined) options.chain = new Uint8Array(await read("--import", files.import));
-  if (files.loadState !== undefined) options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
+  if (files.loadState !== undefined)
+    options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
   return options;
 }
 

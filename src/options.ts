@@ -170,30 +170,45 @@ const optionsSchema = z
   .object({
     profile: z.enum(PROFILE_NAMES).default("dev"),
     // chainId, fragmentIntervalMs, fragmentsPerBlock, coinbase: the profile's when left out.
-    chainId: z.union([z.bigint(), z.number().int()]).transform(BigInt).refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec").optional(),
+    chainId: z
+      .union([z.bigint(), z.number().int()])
+      .transform(BigInt)
+      .refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec")
+      .optional(),
     // The profile's when left out (Prague on every profile today).
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
     blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(30_000_000n),
     initialBaseFeePerGas: wei.default(GWEI),
     accounts: z
       .union([
-        z.object({
-          mnemonic: z.string().min(1).default(DEFAULT_MNEMONIC),
-          count: z.number().int().min(0).max(10_000).default(20),
-          balance: wei.default(10_000n * ETHER),
-          path: z.string().regex(/^m(\/\d{1,10}'?)*$/, "expected a BIP-32 path such as m/44'/60'/0'/0").default(DEFAULT_HD_PATH),
-        }).strict(),
+        z
+          .object({
+            mnemonic: z.string().min(1).default(DEFAULT_MNEMONIC),
+            count: z.number().int().min(0).max(10_000).default(20),
+            balance: wei.default(10_000n * ETHER),
+            path: z
+              .string()
+              .regex(/^m(\/\d{1,10}'?)*$/, "expected a BIP-32 path such as m/44'/60'/0'/0")
+              .default(DEFAULT_HD_PATH),
+          })
+          .strict(),
         z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"), balance: wei }).strict()),
       ])
       .default({}),
-    clock: z.custom<FakeClock>(
-      (value) => typeof value === "object" && value !== null && "tickAsync" in value && "setInterval" in value,
-      "must be a @sinonjs/fake-timers clock",
-    ).optional(),
+    clock: z
+      .custom<FakeClock>(
+        (value) => typeof value === "object" && value !== null && "tickAsync" in value && "setInterval" in value,
+        "must be a @sinonjs/fake-timers clock",
+      )
+      .optional(),
     fragmentIntervalMs: positiveInt.optional(),
     fragmentsPerBlock: positiveInt.optional(),
     mining: z.enum(["interval", "manual"]).default("interval"),
-    coinbase: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an address").transform((a) => a.toLowerCase() as Hex).optional(),
+    coinbase: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "must be an address")
+      .transform((a) => a.toLowerCase() as Hex)
+      .optional(),
     minPriorityFeePerGas: wei.default(0n),
     allowUnprotectedTxs: z.boolean().default(false),
     allowBlocksWithSameTimestamp: z.boolean().default(false),
@@ -243,13 +258,17 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
   }
   const profile = PROFILES[value.profile];
   if (profile.op !== undefined && (value.state !== undefined || value.genesis !== undefined || value.chain !== undefined)) {
-    throw new InvalidOptionsError("profile", `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`);
+    throw new InvalidOptionsError(
+      "profile",
+      `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`,
+    );
   }
   if (value.fork !== undefined) {
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
     // Not yet: an OP-stack profile's per-block deposit and fees on top of the upstream's predeploys are untested.
-    if (value.profile !== "dev") throw new InvalidOptionsError("fork", `the ${value.profile} profile cannot be used with a fork yet: a fork runs with the dev profile's rules`);
+    if (value.profile !== "dev")
+      throw new InvalidOptionsError("fork", `the ${value.profile} profile cannot be used with a fork yet: a fork runs with the dev profile's rules`);
   }
   // Every OP-stack block opens with the L1-attributes deposit: a block must have room for it.
   if (profile.op !== undefined && value.blockGasLimit < L1_INFO_GAS) {

@@ -239,14 +239,17 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
   const op = profile.op === undefined ? undefined : new OpStack(profile.op);
   const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
-  const genesis = resolved.state?.genesis ?? resolved.genesis ?? devGethGenesis({
-    chainId: resolved.chainId,
-    hardfork: resolved.hardfork,
-    gasLimit: resolved.blockGasLimit,
-    baseFeePerGas: resolved.initialBaseFeePerGas,
-    timestamp: BigInt(Math.floor(resolved.clock.now() / 1000)),
-    alloc,
-  });
+  const genesis =
+    resolved.state?.genesis ??
+    resolved.genesis ??
+    devGethGenesis({
+      chainId: resolved.chainId,
+      hardfork: resolved.hardfork,
+      gasLimit: resolved.blockGasLimit,
+      baseFeePerGas: resolved.initialBaseFeePerGas,
+      timestamp: BigInt(Math.floor(resolved.clock.now() / 1000)),
+      alloc,
+    });
   const chain = await Chain.create({
     genesis,
     hardfork: resolved.genesis === undefined && resolved.state === undefined ? resolved.hardfork : undefined,
@@ -262,7 +265,10 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     chainRlp: resolved.chain,
     state: resolved.state,
     op,
-    nextBaseFee: eip1559 === undefined ? undefined : (parent) => nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, eip1559, profile.minBaseFee),
+    nextBaseFee:
+      eip1559 === undefined
+        ? undefined
+        : (parent) => nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, eip1559, profile.minBaseFee),
     eips: profile.maxTxGas === undefined ? undefined : [7825],
     fork,
   }).catch((error: unknown) => {

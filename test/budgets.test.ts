@@ -62,13 +62,21 @@ describe("dry-run budgets", () => {
     ({ provider } = await createTestChain({ maxFilters: 2, maxSubscriptions: 2 }));
     const first = await provider.request({ method: "eth_newBlockFilter" });
     await provider.request({ method: "eth_newPendingTransactionFilter" });
-    expect(await rpcError(provider, "eth_newFilter", [{}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many filters", limit: 2 } });
+    expect(await rpcError(provider, "eth_newFilter", [{}])).to.deep.equal({
+      code: -32005,
+      message: "limit exceeded",
+      data: { reason: "too many filters", limit: 2 },
+    });
     await provider.request({ method: "eth_uninstallFilter", params: [first] });
     await provider.request({ method: "eth_newFilter", params: [{}] });
 
     const sub = await provider.request({ method: "eth_subscribe", params: ["newFlashblocks"] });
     await provider.request({ method: "eth_subscribe", params: ["newHeads"] });
-    expect(await rpcError(provider, "eth_subscribe", ["logs", {}])).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many subscriptions", limit: 2 } });
+    expect(await rpcError(provider, "eth_subscribe", ["logs", {}])).to.deep.equal({
+      code: -32005,
+      message: "limit exceeded",
+      data: { reason: "too many subscriptions", limit: 2 },
+    });
     await provider.request({ method: "eth_unsubscribe", params: [sub] });
     await provider.request({ method: "eth_subscribe", params: ["logs", {}] });
   });
@@ -89,7 +97,10 @@ describe("eth_call state overrides (geth's shape)", () => {
     ({ provider } = await createTestChain());
     const slot0 = `0x${"00".repeat(32)}`;
     const seven = `0x${"00".repeat(31)}07`;
-    const answer = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, stateDiff: { [slot0]: seven }, balance: "0x5", nonce: "0x3" } }] });
+    const answer = await provider.request({
+      method: "eth_call",
+      params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, stateDiff: { [slot0]: seven }, balance: "0x5", nonce: "0x3" } }],
+    });
     expect(answer).to.equal(seven);
     const replaced = await provider.request({ method: "eth_call", params: [{ to: WHO }, "latest", { [WHO]: { code: RETURN_SLOT_0, state: {} } }] });
     expect(replaced).to.equal(slot0);
@@ -112,12 +123,36 @@ describe("budget flags of `preconf node`", () => {
   it("reach the provider and server options", async () => {
     const { parseNodeArgs } = await import("../src/cli.ts");
     const parsed = parseNodeArgs([
-      "--rpc.gascap", "1000000", "--rpc.evmtimeout", "250", "--max-filters", "5",
-      "--txpool.slots", "100", "--txpool.accountqueue", "3", "--txpool.lifetime", "60000",
-      "--max-response", "1000", "--batch-timeout", "2000", "--ws-max-subscriptions", "7", "--allowed-hosts", "dev.test, box.lan",
+      "--rpc.gascap",
+      "1000000",
+      "--rpc.evmtimeout",
+      "250",
+      "--max-filters",
+      "5",
+      "--txpool.slots",
+      "100",
+      "--txpool.accountqueue",
+      "3",
+      "--txpool.lifetime",
+      "60000",
+      "--max-response",
+      "1000",
+      "--batch-timeout",
+      "2000",
+      "--ws-max-subscriptions",
+      "7",
+      "--allowed-hosts",
+      "dev.test, box.lan",
     ]);
     if (parsed === "help") throw new Error("expected a command");
-    expect(parsed.provider).to.deep.include({ rpcGasCap: 1_000_000, rpcEvmTimeoutMs: 250, maxFilters: 5, poolSlots: 100, poolAccountQueue: 3, poolLifetimeMs: 60_000 });
+    expect(parsed.provider).to.deep.include({
+      rpcGasCap: 1_000_000,
+      rpcEvmTimeoutMs: 250,
+      maxFilters: 5,
+      poolSlots: 100,
+      poolAccountQueue: 3,
+      poolLifetimeMs: 60_000,
+    });
     expect(parsed.server).to.deep.equal({ maxResponseBytes: 1000, batchTimeoutMs: 2000, wsMaxSubscriptions: 7, allowedHosts: ["dev.test", "box.lan"] });
   });
 });

@@ -85,7 +85,16 @@ describe("chain", () => {
     const before = await balance("earliest");
     const after = await balance("latest");
     expect(BigInt(after as string) - BigInt(before as string)).to.equal(5n);
-    for (const tag of ["safe", "finalized", "pending", "0x1", one.hash, { blockHash: one.hash }, { blockNumber: "0x1" }, { blockHash: one.hash, requireCanonical: true }]) {
+    for (const tag of [
+      "safe",
+      "finalized",
+      "pending",
+      "0x1",
+      one.hash,
+      { blockHash: one.hash },
+      { blockNumber: "0x1" },
+      { blockHash: one.hash, requireCanonical: true },
+    ]) {
       expect(await balance(tag), JSON.stringify(tag)).to.equal(after);
     }
     expect(await balance("0x0")).to.equal(before);
@@ -120,11 +129,11 @@ describe("chain", () => {
     expect(await provider.request({ method: "preconf_fragment" })).to.deep.equal({ blockNumber: "0x1", index: "0x0", transactions: [hash] });
     const sealed = (await provider.request({ method: "preconf_seal" })) as { number: string; hash: string };
     expect(sealed.number).to.equal("0x1");
-    expect(((await block("latest"))!).hash).to.equal(sealed.hash);
+    expect((await block("latest"))!.hash).to.equal(sealed.hash);
     // Sealing a block without fragments runs one first, so pooled txs are never skipped.
     const second = await send(provider, await signTx(provider, 0, { nonce: 1 }));
     await provider.preconf.seal();
-    expect(((await block("latest"))!).transactions).to.deep.equal([second]);
+    expect((await block("latest"))!.transactions).to.deep.equal([second]);
   });
 
   it("is reproducible: the same inputs on a fake clock give identical block hashes", async () => {
@@ -148,12 +157,29 @@ describe("chain", () => {
     const { Counter } = await import("./helpers/contracts.ts");
     const { privateKeyToAccount } = await import("viem/accounts");
     const account = privateKeyToAccount(provider.accounts[0]!.privateKey);
-    const deploy = await account.signTransaction({ chainId: 31337, nonce: 0, gas: 500_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, data: Counter.bytecode });
+    const deploy = await account.signTransaction({
+      chainId: 31337,
+      nonce: 0,
+      gas: 500_000n,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+      data: Counter.bytecode,
+    });
     await send(provider, deploy);
     await provider.preconf.advance();
-    const { contractAddress } = (await provider.request({ method: "eth_getTransactionReceipt", params: [keccak256(deploy)] })) as { contractAddress: `0x${string}` };
+    const { contractAddress } = (await provider.request({ method: "eth_getTransactionReceipt", params: [keccak256(deploy)] })) as {
+      contractAddress: `0x${string}`;
+    };
     const increment = (nonce: number) =>
-      account.signTransaction({ chainId: 31337, nonce, to: contractAddress, gas: 100_000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n, data: "0xd09de08a" });
+      account.signTransaction({
+        chainId: 31337,
+        nonce,
+        to: contractAddress,
+        gas: 100_000n,
+        maxFeePerGas: parseGwei("10"),
+        maxPriorityFeePerGas: 1n,
+        data: "0xd09de08a",
+      });
     await send(provider, await increment(1));
     await provider.preconf.advance(10);
     await send(provider, await increment(2));

@@ -35,7 +35,9 @@ async function startServing(command: string, args: string[]) {
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const check = () => {
       const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
@@ -90,7 +92,14 @@ describe("preconf CLI: version and mnemonic", () => {
   });
 
   it("preconf node --mnemonic <not BIP-39> exits 1 naming the flag, and serves nothing", async () => {
-    const { code, stdout, stderr } = await run(process.execPath, ["bin/preconf.js", "node", "--port", "0", "--mnemonic", "test test test test test test test test test test test test"]);
+    const { code, stdout, stderr } = await run(process.execPath, [
+      "bin/preconf.js",
+      "node",
+      "--port",
+      "0",
+      "--mnemonic",
+      "test test test test test test test test test test test test",
+    ]);
     expect(code).to.equal(1);
     expect(stderr).to.include("--mnemonic is not a valid BIP-39 mnemonic: its checksum does not match");
     expect(stdout).to.not.include("listening");

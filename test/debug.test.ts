@@ -9,7 +9,19 @@ import type { PreconfProvider } from "../src/index.ts";
 
 type StructLog = { pc: number; op: string; gas: number; gasCost: number; depth: number; stack?: string[]; memory?: string[]; storage?: Record<string, string> };
 type Trace = { gas: number; failed: boolean; returnValue: string; structLogs: StructLog[] };
-type Frame = { type: string; from: string; to?: string; gas: string; gasUsed: string; input: string; output?: string; error?: string; revertReason?: string; value?: string; calls?: Frame[] };
+type Frame = {
+  type: string;
+  from: string;
+  to?: string;
+  gas: string;
+  gasUsed: string;
+  input: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  value?: string;
+  calls?: Frame[];
+};
 
 async function call<T = unknown>(provider: PreconfProvider, method: string, params: unknown[] = []): Promise<T> {
   return (await provider.request({ method, params })) as T;
@@ -19,7 +31,9 @@ describe("debug_traceTransaction and debug_traceCall", () => {
   let provider: PreconfProvider;
   let from: `0x${string}`;
 
-  async function sendAndMine(tx: Record<string, string>): Promise<{ hash: string; receipt: { gasUsed: string; status: string; contractAddress: string | null } }> {
+  async function sendAndMine(
+    tx: Record<string, string>,
+  ): Promise<{ hash: string; receipt: { gasUsed: string; status: string; contractAddress: string | null } }> {
     const hash = await call<string>(provider, "eth_sendTransaction", [{ from, ...tx }]);
     await call(provider, "evm_mine");
     return { hash, receipt: await call(provider, "eth_getTransactionReceipt", [hash]) };
@@ -36,7 +50,9 @@ describe("debug_traceTransaction and debug_traceCall", () => {
     const counter = deployed.contractAddress!;
     // Another tx earlier in the same block, replayed before the traced one.
     await call<string>(provider, "eth_sendTransaction", [{ from, to: counter, data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }) }]);
-    const second = await call<string>(provider, "eth_sendTransaction", [{ from, to: counter, data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }) }]);
+    const second = await call<string>(provider, "eth_sendTransaction", [
+      { from, to: counter, data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }) },
+    ]);
     await call(provider, "evm_mine");
     const receipt = await call<{ gasUsed: string; blockNumber: string; transactionIndex: string }>(provider, "eth_getTransactionReceipt", [second]);
     expect(receipt.transactionIndex).to.equal("0x1");
@@ -108,6 +124,9 @@ describe("debug_traceTransaction and debug_traceCall", () => {
     expect(frame).to.deep.include({ type: "CALL", output: `0x${"0".repeat(64)}` });
 
     expect(await rpcError(provider, "debug_traceTransaction", [`0x${"11".repeat(32)}`])).to.include({ code: -32000, message: "transaction not found" });
-    expect(await rpcError(provider, "debug_traceCall", [{ from, to: receipt.contractAddress, data }, "latest", { tracer: "prestateTracer" }])).to.include({ code: -32000, message: "tracer not found" });
+    expect(await rpcError(provider, "debug_traceCall", [{ from, to: receipt.contractAddress, data }, "latest", { tracer: "prestateTracer" }])).to.include({
+      code: -32000,
+      message: "tracer not found",
+    });
   });
 });

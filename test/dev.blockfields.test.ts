@@ -97,8 +97,15 @@ describe("dev methods: next-block header overrides", () => {
     expect(await call(provider, "eth_pendingTransactions")).to.deep.equal([]);
     await call(provider, "evm_mine");
     expect((await block(provider, "latest")).gasLimit).to.equal("0x13880");
-    expect(await rpcError(provider, "eth_sendRawTransaction", [await signTx(provider, 0, { nonce: 0, gas: 90_000n })])).to.deep.include({ code: -32000, message: "exceeds block gas limit" });
-    expect(await rpcError(provider, "evm_setBlockGasLimit", ["0x0"])).to.deep.equal({ code: -32000, message: "Block gas limit must be greater than 0", data: { field: "params[0]" } });
+    expect(await rpcError(provider, "eth_sendRawTransaction", [await signTx(provider, 0, { nonce: 0, gas: 90_000n })])).to.deep.include({
+      code: -32000,
+      message: "exceeds block gas limit",
+    });
+    expect(await rpcError(provider, "evm_setBlockGasLimit", ["0x0"])).to.deep.equal({
+      code: -32000,
+      message: "Block gas limit must be greater than 0",
+      data: { field: "params[0]" },
+    });
   });
 
   it("evm_snapshot / evm_revert restore coinbase, gas limit and pending overrides", async () => {
@@ -129,7 +136,11 @@ describe("dev methods: next-block header overrides", () => {
   });
 
   it("hardhat_setMinGasPrice is refused while EIP-1559 is active (EDR's text); hardhat_setLoggingEnabled is accepted", async () => {
-    expect(await rpcError(provider, "hardhat_setMinGasPrice", ["0x1"])).to.deep.equal({ code: -32000, message: "hardhat_setMinGasPrice is not supported when EIP-1559 is active", data: undefined });
+    expect(await rpcError(provider, "hardhat_setMinGasPrice", ["0x1"])).to.deep.equal({
+      code: -32000,
+      message: "hardhat_setMinGasPrice is not supported when EIP-1559 is active",
+      data: undefined,
+    });
     expect(await call(provider, "hardhat_setLoggingEnabled", [false])).to.equal(true);
     expect((await rpcError(provider, "hardhat_setLoggingEnabled", ["no"])).code).to.equal(-32602);
   });
@@ -145,7 +156,10 @@ describe("allowBlocksWithSameTimestamp", () => {
       expect(Number((await block(provider, "latest")).timestamp)).to.equal(first);
       await call(provider, "evm_mine", [first]);
       expect(Number((await block(provider, "latest")).timestamp)).to.equal(first);
-      expect(await rpcError(provider, "evm_setNextBlockTimestamp", [first - 1])).to.include({ code: -32000, message: `Timestamp ${first - 1} is lower than the previous block's timestamp ${first}` });
+      expect(await rpcError(provider, "evm_setNextBlockTimestamp", [first - 1])).to.include({
+        code: -32000,
+        message: `Timestamp ${first - 1} is lower than the previous block's timestamp ${first}`,
+      });
     } finally {
       await provider.close();
     }

@@ -178,7 +178,10 @@ describe("dev methods", () => {
         message: `Timestamp ${next} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`,
         data: { field: "params[0]", timestamp: `0x${next.toString(16)}`, previousTimestamp: `0x${next.toString(16)}` },
       });
-      expect(await rpcError(provider, "evm_mine", [next - 1])).to.include({ code: -32000, message: `Timestamp ${next - 1} is lower than the previous block's timestamp ${next}` });
+      expect(await rpcError(provider, "evm_mine", [next - 1])).to.include({
+        code: -32000,
+        message: `Timestamp ${next - 1} is lower than the previous block's timestamp ${next}`,
+      });
     });
   });
 
@@ -234,7 +237,10 @@ describe("dev methods", () => {
     it("hardhat_setNonce moves the nonce forward only", async () => {
       await call(provider, "hardhat_setNonce", [dev0, "0x5"]);
       expect(await call(provider, "eth_getTransactionCount", [dev0, "latest"])).to.equal("0x5");
-      expect(await rpcError(provider, "hardhat_setNonce", [dev0, "0x1"])).to.include({ code: -32000, message: "New nonce (1) must not be smaller than the existing nonce (5)" });
+      expect(await rpcError(provider, "hardhat_setNonce", [dev0, "0x1"])).to.include({
+        code: -32000,
+        message: "New nonce (1) must not be smaller than the existing nonce (5)",
+      });
       const hash = await call<string>(provider, "eth_sendTransaction", [{ from: dev0, to: STRANGER }]);
       expect(await call<{ nonce: string }>(provider, "eth_getTransactionByHash", [hash])).to.include({ nonce: "0x5" });
     });
@@ -317,7 +323,10 @@ describe("dev methods", () => {
       await call(provider, "eth_sendTransaction", [{ from: dev0, to: STRANGER, nonce: "0x0" }]);
       await call(provider, "eth_sendTransaction", [{ from: dev0, to: STRANGER, nonce: "0x2" }]);
       expect(await call(provider, "txpool_status")).to.deep.equal({ pending: "0x1", queued: "0x1" });
-      const content = await call<{ pending: Record<string, Record<string, { nonce: string }>>; queued: Record<string, Record<string, { nonce: string }>> }>(provider, "txpool_content");
+      const content = await call<{ pending: Record<string, Record<string, { nonce: string }>>; queued: Record<string, Record<string, { nonce: string }>> }>(
+        provider,
+        "txpool_content",
+      );
       const [sender] = Object.keys(content.pending);
       expect(sender?.toLowerCase()).to.equal(dev0);
       expect(content.pending[sender!]!["0"]!.nonce).to.equal("0x0");

@@ -13,7 +13,12 @@ import { expect } from "chai";
 import { METHODS_DOC, renderMethodsDoc } from "../scripts/methods-doc.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** Files under a directory, recursively, as repository paths. */
@@ -40,7 +45,13 @@ describe("documentation", () => {
   }
 
   it("the README's quickstarts embed the examples CI runs", () => {
-    for (const path of ["examples/viem-fake-clock.test.mjs", "examples/hardhat/contracts/Counter.sol", "examples/hardhat/hardhat.config.ts", "examples/hardhat/test/mocha/Counter.ts", "examples/cli-server.sh"]) {
+    for (const path of [
+      "examples/viem-fake-clock.test.mjs",
+      "examples/hardhat/contracts/Counter.sol",
+      "examples/hardhat/hardhat.config.ts",
+      "examples/hardhat/test/mocha/Counter.ts",
+      "examples/cli-server.sh",
+    ]) {
       expect(read("README.md"), path).to.include(`<!-- example: ${path} -->`);
     }
   });

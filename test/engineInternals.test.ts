@@ -20,7 +20,12 @@ import type { Hex } from "viem";
 
 const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
 const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
-type Internals = { _storageTries: Record<string, unknown>; _caches?: { storage?: unknown }; _getStorageTrie?: unknown; originalStorageCache?: { getStorage?: unknown } };
+type Internals = {
+  _storageTries: Record<string, unknown>;
+  _caches?: { storage?: unknown };
+  _getStorageTrie?: unknown;
+  originalStorageCache?: { getStorage?: unknown };
+};
 
 async function writeSlots(stateManager: MerkleStateManager): Promise<void> {
   await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
@@ -66,7 +71,9 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       expect((error as Error).message).to.equal(message);
     }
     let missing: unknown;
-    await ours.putStorage(createAddressFromString("0x00000000000000000000000000000000000000bb"), slot(1), Uint8Array.of(1)).catch((caught: unknown) => (missing = caught));
+    await ours
+      .putStorage(createAddressFromString("0x00000000000000000000000000000000000000bb"), slot(1), Uint8Array.of(1))
+      .catch((caught: unknown) => (missing = caught));
     expect((missing as Error).message).to.equal("putStorage() called on non-existing account");
   });
 
@@ -91,24 +98,32 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     const { provider } = await createTestChain({ mining: "manual" });
     try {
       const from = provider.accounts[0]!.address;
-      const deploy = await provider.request({ method: "eth_sendTransaction", params: [{ from, data: encodeDeployData({ abi: Counter.abi, bytecode: Counter.bytecode }) }] });
+      const deploy = await provider.request({
+        method: "eth_sendTransaction",
+        params: [{ from, data: encodeDeployData({ abi: Counter.abi, bytecode: Counter.bytecode }) }],
+      });
       await provider.preconf.seal();
-      const { contractAddress: counter, blockNumber } = (await provider.request({ method: "eth_getTransactionReceipt", params: [deploy] })) as { contractAddress: Hex; blockNumber: Hex };
+      const { contractAddress: counter, blockNumber } = (await provider.request({ method: "eth_getTransactionReceipt", params: [deploy] })) as {
+        contractAddress: Hex;
+        blockNumber: Hex;
+      };
       const increment = encodeFunctionData({ abi: Counter.abi, functionName: "increment" });
       for (let i = 0; i < 2; i++) {
         await provider.request({ method: "eth_sendTransaction", params: [{ from, to: counter, data: increment }] });
         await provider.preconf.seal();
       }
       const count = encodeFunctionData({ abi: Counter.abi, functionName: "count" });
-      const at = async (block: bigint) => BigInt((await provider.request({ method: "eth_call", params: [{ to: counter, data: count }, toHex(block)] })) as string);
+      const at = async (block: bigint) =>
+        BigInt((await provider.request({ method: "eth_call", params: [{ to: counter, data: count }, toHex(block)] })) as string);
       const first = BigInt(blockNumber);
       for (let round = 0; round < 3; round++) {
         expect([await at(first), await at(first + 1n), await at(first + 2n)]).to.deep.equal([0n, 1n, 2n]);
       }
       // An SSTORE inside a call reads the slot's original value through the memo too: the gas is the same at every block after the first write.
-      const gasAt = async (block: bigint) => BigInt((await provider.request({ method: "eth_estimateGas", params: [{ from, to: counter, data: increment }, toHex(block)] })) as string);
+      const gasAt = async (block: bigint) =>
+        BigInt((await provider.request({ method: "eth_estimateGas", params: [{ from, to: counter, data: increment }, toHex(block)] })) as string);
       expect(await gasAt(first + 1n)).to.equal(await gasAt(first + 2n));
-      expect(await gasAt(first) > (await gasAt(first + 1n))).to.equal(true); // 0 → 1 costs more than 1 → 2
+      expect((await gasAt(first)) > (await gasAt(first + 1n))).to.equal(true); // 0 → 1 costs more than 1 → 2
     } finally {
       await provider.close();
     }

@@ -195,9 +195,15 @@ describe("eth_estimateGas", () => {
 
     const cases: [string, () => Promise<CallTx>][] = [
       ["Counter.increment", async () => ({ to: await deploy(Counter), data: call(Counter.abi, "increment") })],
-      ["Token.transfer", async () => ({ to: await deploy(Token, ["Token", "TOK", parseEther("1000")]), data: call(Token.abi, "transfer", [provider.accounts[4]!.address, 1n]) })],
+      [
+        "Token.transfer",
+        async () => ({ to: await deploy(Token, ["Token", "TOK", parseEther("1000")]), data: call(Token.abi, "transfer", [provider.accounts[4]!.address, 1n]) }),
+      ],
       ["Refund.clear (refund; SSTOREs before it)", async () => ({ to: await deploy(Refund), data: call(Refund.abi, "clear") })],
-      ["a contract creation (deploy Token)", async () => ({ data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", parseEther("1000")] }) })],
+      [
+        "a contract creation (deploy Token)",
+        async () => ({ data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", parseEther("1000")] }) }),
+      ],
     ];
     for (const [name, make] of cases) {
       it(`${name}: the least gas limit that succeeds, as the bisection finds it`, async () => {
@@ -256,7 +262,11 @@ describe("eth_estimateGas", () => {
     it("eth_call takes the same state and gives the same revert error", async () => {
       const passes = await provider.request({ method: "eth_call", params: [pass(), "pending"] });
       expect(BigInt(passes as string)).to.equal(1n);
-      expect(await rpcError(provider, "eth_call", [pass(), "latest"])).to.deep.equal({ code: 3, message: "execution reverted: Gate: closed", data: GATE_CLOSED });
+      expect(await rpcError(provider, "eth_call", [pass(), "latest"])).to.deep.equal({
+        code: 3,
+        message: "execution reverted: Gate: closed",
+        data: GATE_CLOSED,
+      });
     });
 
     it("numbers and hashes (EIP-1898) select blocks; the open block's number is pre-confirmed state", async () => {
@@ -323,7 +333,10 @@ describe("eth_estimateGas", () => {
       expect(raw).to.include({ code: "CALL_EXCEPTION", reason: "Gate: closed", data: GATE_CLOSED });
 
       const contract = new Contract(gate, Gate.abi as unknown as string[], signer);
-      const viaContract = await contract.getFunction("pass").estimateGas().catch((error: unknown) => error);
+      const viaContract = await contract
+        .getFunction("pass")
+        .estimateGas()
+        .catch((error: unknown) => error);
       expect(viaContract).to.include({ code: "CALL_EXCEPTION", reason: "Gate: closed" });
 
       await contract.getFunction("openGate").send();
@@ -345,7 +358,10 @@ describe("eth_estimateGas", () => {
       expect(BigInt(viaInput as string)).to.equal(viaData);
       const withExtras = await provider.request({
         method: "eth_estimateGas",
-        params: [{ from: sender, to: counter, input: data, data, nonce: "0x7", type: "0x1", accessList: [{ address: counter, storageKeys: [ZERO_HASH] }] }, "pending"],
+        params: [
+          { from: sender, to: counter, input: data, data, nonce: "0x7", type: "0x1", accessList: [{ address: counter, storageKeys: [ZERO_HASH] }] },
+          "pending",
+        ],
       });
       expectAbove(BigInt(withExtras as string), 21000n);
     });
@@ -355,7 +371,13 @@ describe("eth_estimateGas", () => {
       const delegator = privateKeyToAccount(provider.accounts[7]!.privateKey);
       const authorization = await clients.walletClient.signAuthorization({ account: delegator, contractAddress: counter, chainId: 31337, nonce: 0 });
       const increment = call(Counter.abi, "increment");
-      const gas = await clients.publicClient.estimateGas({ account: clients.account, to: delegator.address, data: increment, authorizationList: [authorization], blockTag: "pending" });
+      const gas = await clients.publicClient.estimateGas({
+        account: clients.account,
+        to: delegator.address,
+        data: increment,
+        authorizationList: [authorization],
+        blockTag: "pending",
+      });
       const plain = await estimate({ from: sender, to: counter, data: increment });
       expect(gas > plain + 20_000n, `${gas} with an authorization, ${plain} without`).to.equal(true);
       // Without the authorization the delegator has no code: only calldata to pay for.
@@ -397,7 +419,7 @@ describe("eth_estimateGas", () => {
   // ── errors, exactly ────────────────────────────────────────────────────────────────────────
 
   describe("errors", () => {
-    it("a revert with empty data answers data \"0x\"; custom errors and panics keep their bytes", async () => {
+    it('a revert with empty data answers data "0x"; custom errors and panics keep their bytes', async () => {
       const reverter = await deploy(Reverter);
       const revert = (name: string) => rpcError(provider, "eth_estimateGas", [{ from: sender, to: reverter, data: call(Reverter.abi, name) }, "pending"]);
       expect(await revert("revertEmpty")).to.deep.equal({ code: -32000, message: "execution reverted", data: "0x" });

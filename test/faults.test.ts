@@ -72,13 +72,17 @@ async function until(predicate: () => boolean, timeoutMs = 2000): Promise<void> 
 function postJson(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = httpRequest(url, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
-      let data = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (data += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, json: data === "" ? undefined : JSON.parse(data) }));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (data += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, json: data === "" ? undefined : JSON.parse(data) }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(text);
   });
@@ -284,7 +288,12 @@ describe("faults", () => {
       const { provider } = await createTestChain();
       const server = await startServer(provider, { port: 0 });
       try {
-        const pending = postJson(server.url, { jsonrpc: "2.0", id: 7, method: "eth_sendRawTransactionSync", params: [await signTx(provider, 0, { nonce: 0 }), 6000] });
+        const pending = postJson(server.url, {
+          jsonrpc: "2.0",
+          id: 7,
+          method: "eth_sendRawTransactionSync",
+          params: [await signTx(provider, 0, { nonce: 0 }), 6000],
+        });
         await until(() => provider.chain.pool.size === 1);
         await provider.close();
         expect(await pending).to.deep.equal({ status: 200, json: { jsonrpc: "2.0", id: 7, error: DISCONNECTED } });
@@ -294,7 +303,12 @@ describe("faults", () => {
 
       const second = await createTestChain();
       const other = await startServer(second.provider, { port: 0 });
-      const hanging = postJson(other.url, { jsonrpc: "2.0", id: 8, method: "eth_sendRawTransactionSync", params: [await signTx(second.provider, 0, { nonce: 0 }), 6000] }).then(
+      const hanging = postJson(other.url, {
+        jsonrpc: "2.0",
+        id: 8,
+        method: "eth_sendRawTransactionSync",
+        params: [await signTx(second.provider, 0, { nonce: 0 }), 6000],
+      }).then(
         () => "answered",
         (error: NodeJS.ErrnoException) => error.code,
       );

@@ -62,7 +62,13 @@ describe("flashblocks: the raw /ws feed and base_subscribe over WebSocket", () =
     const hash = await send(provider, raw);
     await provider.preconf.advance(2);
     await until(() => feed.messages.length === 2);
-    const [first, second] = feed.messages as { payload_id: string; index: number; base?: Record<string, unknown>; diff: Record<string, unknown>; metadata: { block_number: number; receipts: Record<string, unknown>; new_account_balances: Record<string, string> } }[];
+    const [first, second] = feed.messages as {
+      payload_id: string;
+      index: number;
+      base?: Record<string, unknown>;
+      diff: Record<string, unknown>;
+      metadata: { block_number: number; receipts: Record<string, unknown>; new_account_balances: Record<string, string> };
+    }[];
     expect(feed.binary).to.deep.equal([false, false]);
     const pending = (await provider.request({ method: "eth_getBlockByNumber", params: ["pending", false] })) as Record<string, string>;
     const parent = (await provider.request({ method: "eth_getBlockByNumber", params: ["0x0", false] })) as Record<string, string>;
@@ -246,7 +252,14 @@ describe("flashblocks: injected faults", () => {
   });
 
   it("bad faults are -32602 and change nothing", async () => {
-    for (const fault of [{ kind: "meteor" }, { kind: "stall" }, { kind: "stall", durationMs: 0 }, { kind: "stall", durationMs: 1.5 }, { kind: "reorg", txs: "keep" }, { kind: "dropConnections", extra: 1 }]) {
+    for (const fault of [
+      { kind: "meteor" },
+      { kind: "stall" },
+      { kind: "stall", durationMs: 0 },
+      { kind: "stall", durationMs: 1.5 },
+      { kind: "reorg", txs: "keep" },
+      { kind: "dropConnections", extra: 1 },
+    ]) {
       expect((await rpcError(provider, "preconf_injectFault", [fault])).code, JSON.stringify(fault)).to.equal(-32602);
     }
     await send(provider, await transfer(0, 4n));

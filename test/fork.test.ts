@@ -33,7 +33,10 @@ const FRESH = "0x000000000000000000000000000000000000beef" as Hex;
 const BLOCKHASH_READER = "0x60003540600052602060" + "00f3";
 
 type Request = (method: string, params?: unknown[]) => Promise<unknown>;
-const requester = (provider: PreconfProvider): Request => (method, params = []) => provider.request({ method, params });
+const requester =
+  (provider: PreconfProvider): Request =>
+  (method, params = []) =>
+    provider.request({ method, params });
 
 async function signed(provider: PreconfProvider, chainId: number, from: number, tx: Partial<TransactionSerializable> & { nonce: number }): Promise<Hex> {
   const account = privateKeyToAccount(provider.accounts[from]!.privateKey);
@@ -60,7 +63,9 @@ describe("fork", function () {
     up = requester(upstream);
     const send = async (raw: Hex) => (await up("eth_sendRawTransaction", [raw])) as Hex;
     // Block 1: the token (1000 to account 0) and 1 ETH to RECIPIENT.
-    deployTx = await send(await signed(upstream, CHAIN_ID, 0, { nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["T", "T", 1000n] }) }));
+    deployTx = await send(
+      await signed(upstream, CHAIN_ID, 0, { nonce: 0, data: encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["T", "T", 1000n] }) }),
+    );
     await send(await signed(upstream, CHAIN_ID, 0, { nonce: 1, to: RECIPIENT, value: parseEther("1") }));
     await upstream.preconf.seal();
     token = ((await up("eth_getTransactionReceipt", [deployTx])) as { contractAddress: Hex }).contractAddress;
@@ -163,10 +168,17 @@ describe("fork", function () {
       const send = async (raw: Hex) => (await rpc("eth_sendRawTransaction", [raw])) as Hex;
       const nonce = Number(atFork.nonce0);
       // Account 0 holds 700 tokens at the fork block: all of them go to account 1 (its slot becomes zero).
-      await send(await signed(fork, CHAIN_ID, 0, { nonce, to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }) }));
+      await send(
+        await signed(fork, CHAIN_ID, 0, {
+          nonce,
+          to: token,
+          data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }),
+        }),
+      );
       await send(await signed(fork, CHAIN_ID, 0, { nonce: nonce + 1, to: RECIPIENT, value: 7n }));
       await fork.preconf.seal();
-      const tokensOf = async (request: Request, who: Hex, block = "latest") => decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(who) }, block]));
+      const tokensOf = async (request: Request, who: Hex, block = "latest") =>
+        decodeBalance(await request("eth_call", [{ to: token, data: balanceOfCall(who) }, block]));
       expect(await tokensOf(rpc, fork.accounts[0]!.address)).to.equal(0n);
       expect(await tokensOf(rpc, fork.accounts[1]!.address)).to.equal(700n);
       expect(await tokensOf(rpc, HOLDER)).to.equal(300n);
@@ -184,7 +196,11 @@ describe("fork", function () {
         await rpc("eth_getBalance", [RECIPIENT, "pending"]);
         await rpc("eth_call", [{ to: token, data: balanceOfCall(HOLDER) }, "pending"]);
         await rpc("eth_getStorageAt", [token, "0x2", "pending"]);
-        const raw = await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [RECIPIENT, 5n] }) });
+        const raw = await signed(fork, CHAIN_ID, 0, {
+          nonce: Number(atFork.nonce0),
+          to: token,
+          data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [RECIPIENT, 5n] }),
+        });
         const sealed = [];
         for (const provider of [fork, other]) {
           await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
@@ -247,7 +263,13 @@ describe("fork", function () {
     it("a state dump of the fork loads again, into a new fork of the same block or the running one", async () => {
       const send = async (raw: Hex) => (await rpc("eth_sendRawTransaction", [raw])) as Hex;
       const nonce = Number(atFork.nonce0);
-      await send(await signed(fork, CHAIN_ID, 0, { nonce, to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }) }));
+      await send(
+        await signed(fork, CHAIN_ID, 0, {
+          nonce,
+          to: token,
+          data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [fork.accounts[1]!.address, 700n] }),
+        }),
+      );
       await fork.preconf.seal();
       await rpc("hardhat_setBalance", [RECIPIENT, "0x5"]);
       await rpc("hardhat_setStorageAt", [token, "0x9", `0x${"00".repeat(31)}09`]);
@@ -271,7 +293,16 @@ describe("fork", function () {
         code: await request("eth_getCode", [token, "latest"]),
       });
       const before = await facts(rpc);
-      expect(before).to.deep.include({ tokens0: 0n, tokens1: 700n, holderTokens: 300n, recipient: "0x5", recipientAtHead: atFork.recipient, slot9: `0x${"00".repeat(31)}09`, freshPending: "0x4", code: atFork.code });
+      expect(before).to.deep.include({
+        tokens0: 0n,
+        tokens1: 700n,
+        holderTokens: 300n,
+        recipient: "0x5",
+        recipientAtHead: atFork.recipient,
+        slot9: `0x${"00".repeat(31)}09`,
+        freshPending: "0x4",
+        code: atFork.code,
+      });
 
       const loaded = (await createTestChain({ fork: { url: server.url, blockNumber: 2 }, state: dump as never, mining: "manual" })).provider;
       try {
@@ -291,7 +322,10 @@ describe("fork", function () {
       const { provider: local } = await createTestChain({ chainId: CHAIN_ID });
       try {
         const error = await rpcError(local, "preconf_loadState", [dump]);
-        expect(error.data).to.deep.equal({ field: "params[0].fork", reason: "the dump is of a fork of block 2: load it into a fork of that block (the fork option with the state option)" });
+        expect(error.data).to.deep.equal({
+          field: "params[0].fork",
+          reason: "the dump is of a fork of block 2: load it into a fork of that block (the fork option with the state option)",
+        });
       } finally {
         await local.close();
       }
@@ -328,8 +362,9 @@ describe("fork", function () {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        void fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
-          .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()));
+        void fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (answer) =>
+          res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
+        );
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -409,7 +444,9 @@ describe("fork", function () {
     expect(thrown?.message).to.equal("Invalid hardhat-preconf option fork: a fork takes its chain id and blocks from the upstream: leave out chainId");
     thrown = undefined;
     await createTestChain({ fork: { url: server.url }, profile: "base" }).catch((error: Error) => (thrown = error));
-    expect((thrown as Error | undefined)?.message).to.equal("Invalid hardhat-preconf option fork: the base profile cannot be used with a fork yet: a fork runs with the dev profile's rules");
+    expect((thrown as Error | undefined)?.message).to.equal(
+      "Invalid hardhat-preconf option fork: the base profile cannot be used with a fork yet: a fork runs with the dev profile's rules",
+    );
   });
 
   describe("configuration", () => {
@@ -417,7 +454,9 @@ describe("fork", function () {
       const command = parseNodeArgs(["--fork-url", "https://base.example/v2/key", "--fork-block-number", "123", "--fork-cache-dir", "/tmp/c"]);
       expect(command !== "help" && command.provider.fork).to.deep.equal({ url: "https://base.example/v2/key", blockNumber: 123n, cacheDir: "/tmp/c" });
       expect(() => parseNodeArgs(["--fork-block-number", "1"])).to.throw("--fork-block-number and --fork-cache-dir need --fork-url");
-      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw('--fork-block-number must be a block number, got "latest"');
+      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw(
+        '--fork-block-number must be a block number, got "latest"',
+      );
     });
 
     it("Hardhat's `forking` block becomes the fork option (the chain id is then the upstream's)", () => {
@@ -439,7 +478,9 @@ describe("fork", function () {
     const { default: hardhatPreconf } = await import("../src/hardhat/index.ts");
     const hre = await createHardhatRuntimeEnvironment({
       plugins: [hardhatPreconf],
-      networks: { forked: { type: "http", url: "http://preconf.invalid", preconf: { clock: "fake", mining: "auto", forking: { url: server.url, blockNumber: 2 } } } },
+      networks: {
+        forked: { type: "http", url: "http://preconf.invalid", preconf: { clock: "fake", mining: "auto", forking: { url: server.url, blockNumber: 2 } } },
+      },
     });
     const connection = await hre.network.create("forked");
     try {
@@ -456,10 +497,14 @@ describe("fork", function () {
   it("preconf node --fork-url serves the fork and pre-confirms on top of it; a down upstream exits 1 with the reason", async function () {
     // Two CLI processes, each compiling the sources through tsx: slow on a busy machine.
     this.timeout(90_000);
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", server.url, "--fork-block-number", "2", "--fragment-interval", "20"], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", server.url, "--fork-block-number", "2", "--fragment-interval", "20"],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -476,7 +521,11 @@ describe("fork", function () {
       expect(output).to.include(`Forking ${server.url} at block 2 (${atFork.hash2})`);
       expect(output).to.include(`Chain id ${CHAIN_ID}`);
       const call = async (method: string, params: unknown[]) => {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        });
         return ((await response.json()) as { result: unknown }).result;
       };
       expect(await call("eth_getBalance", [RECIPIENT, "0x2"])).to.equal(atFork.recipient);
@@ -490,7 +539,11 @@ describe("fork", function () {
     } finally {
       child.kill("SIGKILL");
     }
-    const down = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", "http://127.0.0.1:1", "--fork-block-number", "1"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const down = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", "http://127.0.0.1:1", "--fork-block-number", "1"],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stderr = "";
     down.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await new Promise((resolve) => down.once("exit", resolve))).to.equal(1);

@@ -49,7 +49,11 @@ describe("preconf_loadState: time checked as the dev methods check it, and appli
   const refusals: [string, (dump: StateDump) => void, string][] = [
     ["time.offset = 2^256 - 1", (d) => void (d.time.offset = `0x${MAX_UINT256.toString(16)}` as Hex), "params[0].time.offset"],
     ["time.offset past the latest timestamp", (d) => void (d.time.offset = `0x${MAX_TIMESTAMP.toString(16)}` as Hex), "params[0].time.offset"],
-    ["time.nextTimestamp past the latest timestamp", (d) => void (d.time.nextTimestamp = `0x${(MAX_TIMESTAMP + 1n).toString(16)}` as Hex), "params[0].time.nextTimestamp"],
+    [
+      "time.nextTimestamp past the latest timestamp",
+      (d) => void (d.time.nextTimestamp = `0x${(MAX_TIMESTAMP + 1n).toString(16)}` as Hex),
+      "params[0].time.nextTimestamp",
+    ],
   ];
   for (const [name, corrupt, field] of refusals) {
     it(`refuses ${name} with -32602 and changes nothing`, async () => {
@@ -143,7 +147,16 @@ describe("the pool is bounded as geth's (slots, per-sender queue, lifetime)", ()
     ({ provider } = await createTestChain({ poolLifetimeMs: 10_000 }));
     const { privateKeyToAccount, generatePrivateKey } = await import("viem/accounts");
     const stranger = privateKeyToAccount(generatePrivateKey());
-    const raw = await stranger.signTransaction({ chainId: 31337, nonce: 0, to: COINBASE, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, data: `0x${"ab".repeat(1000)}`, type: "eip1559" });
+    const raw = await stranger.signTransaction({
+      chainId: 31337,
+      nonce: 0,
+      to: COINBASE,
+      gas: 100_000n,
+      maxFeePerGas: 0n,
+      maxPriorityFeePerGas: 0n,
+      data: `0x${"ab".repeat(1000)}`,
+      type: "eip1559",
+    });
     const hash = await send(provider, raw);
     await provider.preconf.advance(10);
     expect(await call(provider, "eth_getTransactionByHash", [hash])).to.not.equal(null);
@@ -177,7 +190,8 @@ describe("the wallet's request log and prompts are bounded", () => {
     ({ provider } = await createTestChain());
     provider.wallet.policy.manual();
     const waiting: Promise<unknown>[] = [];
-    for (let i = 0; i < MAX_PENDING_PROMPTS; i++) waiting.push(provider.request({ method: "personal_sign", params: ["0x00", provider.accounts[0]!.address] }).catch(() => undefined));
+    for (let i = 0; i < MAX_PENDING_PROMPTS; i++)
+      waiting.push(provider.request({ method: "personal_sign", params: ["0x00", provider.accounts[0]!.address] }).catch(() => undefined));
     await new Promise((resolve) => setImmediate(resolve));
     const error = await rpcError(provider, "personal_sign", ["0x00", provider.accounts[0]!.address]);
     expect(error).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many wallet prompts waiting", limit: MAX_PENDING_PROMPTS } });

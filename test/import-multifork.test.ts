@@ -195,7 +195,9 @@ describe("chain option: generated multi-fork chain (PoW, Paris, Shanghai, Cancun
 
     // Prague: the requests hash (EIP-7685); block 10 carries an EIP-7002 withdrawal request.
     for (const block of blocks.slice(0, prague)) expect(block.requestsHash, `block ${block.number}`).to.equal(undefined);
-    expect(blocks[prague]!.requestsHash).to.match(/^0x[0-9a-f]{64}$/).and.not.equal(EMPTY_REQUESTS_HASH);
+    expect(blocks[prague]!.requestsHash)
+      .to.match(/^0x[0-9a-f]{64}$/)
+      .and.not.equal(EMPTY_REQUESTS_HASH);
     expect(blocks[prague + 1]!.requestsHash).to.equal(EMPTY_REQUESTS_HASH);
     expect(provider.chain.common.hardfork()).to.equal("prague");
   });
@@ -219,7 +221,9 @@ describe("chain option: generated multi-fork chain (PoW, Paris, Shanghai, Cancun
     expect(await provider.request({ method: "eth_getCode", params: [expected.addresses.store2, "latest"] })).to.equal(expected.code.store2);
     // Historical state: the validator's first withdrawal lands in block 6, in wei.
     expect(await provider.request({ method: "eth_getBalance", params: [expected.addresses.validator, "0x5"] })).to.equal("0x0");
-    expect(await provider.request({ method: "eth_getBalance", params: [expected.addresses.validator, "0x6"] })).to.equal(`0x${(32n * 10n ** 18n).toString(16)}`);
+    expect(await provider.request({ method: "eth_getBalance", params: [expected.addresses.validator, "0x6"] })).to.equal(
+      `0x${(32n * 10n ** 18n).toString(16)}`,
+    );
     // The genesis alloc's own storage.
     const slot1 = await provider.request({ method: "eth_getStorageAt", params: ["0x0000000000000000000000000000000000005709", "0x1", "earliest"] });
     expect(BigInt(slot1 as Hex)).to.equal(0x1234n);
@@ -247,7 +251,10 @@ describe("chain option: generated multi-fork chain (PoW, Paris, Shanghai, Cancun
     const [from] = (await provider.request({ method: "eth_accounts" })) as Hex[];
     expect(from).to.equal(expected.addresses.alice);
     const sinkBefore = BigInt((await provider.request({ method: "eth_getBalance", params: [expected.addresses.sink, "latest"] })) as Hex);
-    const hash = (await provider.request({ method: "eth_sendTransaction", params: [{ from, to: expected.addresses.sink, value: "0x5", gas: "0x5208" }] })) as Hex;
+    const hash = (await provider.request({
+      method: "eth_sendTransaction",
+      params: [{ from, to: expected.addresses.sink, value: "0x5", gas: "0x5208" }],
+    })) as Hex;
 
     await provider.preconf.advance();
     const pending = await getBlock(provider, "pending");

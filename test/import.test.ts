@@ -28,8 +28,7 @@ interface RpcBlock {
   transactions: Hex[];
 }
 
-const block = (provider: PreconfProvider, tag: string) =>
-  provider.request({ method: "eth_getBlockByNumber", params: [tag, false] }) as Promise<RpcBlock>;
+const block = (provider: PreconfProvider, tag: string) => provider.request({ method: "eth_getBlockByNumber", params: [tag, false] }) as Promise<RpcBlock>;
 
 describe("genesis option", () => {
   const START_S = BigInt(START_MS / 1000);

@@ -98,7 +98,11 @@ describe("server budgets with small limits", () => {
   });
 
   async function rpc(body: unknown): Promise<unknown> {
-    const response = await fetch(server.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
     expect(response.status).to.equal(200);
     return response.json();
   }
@@ -185,7 +189,11 @@ describe("WebSocket subscriptions per connection", () => {
     const a = await open();
     expect((await a.ask("eth_subscribe", ["newHeads"])).result).to.be.a("string");
     expect((await a.ask("eth_subscribe", ["newFlashblocks"])).result).to.be.a("string");
-    expect((await a.ask("eth_subscribe", ["newHeads"])).error).to.deep.equal({ code: -32005, message: "limit exceeded", data: { reason: "too many subscriptions on this connection", limit: 2 } });
+    expect((await a.ask("eth_subscribe", ["newHeads"])).error).to.deep.equal({
+      code: -32005,
+      message: "limit exceeded",
+      data: { reason: "too many subscriptions on this connection", limit: 2 },
+    });
     const b = await open();
     expect((await b.ask("eth_subscribe", ["newHeads"])).result).to.be.a("string");
     a.socket.close();
@@ -208,10 +216,12 @@ describe("WebSocket notifications held back count against wsMaxBufferedBytes", (
     await new Promise((resolve) => socket.once("open", resolve));
     const closed = new Promise((resolve) => socket.once("close", resolve));
     // Each fragment's flashblock (~400 bytes) is held until the batch's response goes out.
-    socket.send(JSON.stringify([
-      { jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newFlashblocks"] },
-      { jsonrpc: "2.0", id: 2, method: "preconf_advance", params: ["0xc8"] },
-    ]));
+    socket.send(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newFlashblocks"] },
+        { jsonrpc: "2.0", id: 2, method: "preconf_advance", params: ["0xc8"] },
+      ]),
+    );
     await closed;
     expect(socket.readyState).to.equal(WebSocket.CLOSED);
   });

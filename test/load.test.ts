@@ -88,8 +88,25 @@ describe(`mempool under load: ${TXS} txs from ${SENDERS} senders in ${WAVES} con
     // ── Plan: every (sender, nonce) once, plus duplicates, bumps and under-priced replacements ──
     const sign = async (sender: number, nonce: number, tip: bigint, feeCap: bigint, legacy: boolean, kind: PlannedTx["kind"]): Promise<PlannedTx> => {
       const tx: TransactionSerializable = legacy
-        ? { type: "legacy", chainId: 31337, nonce, gas: 21_000n, gasPrice: feeCap, to: rand.pick([...RECIPIENTS, ...senders]), value: BigInt(rand.int(1, 1_000_000)) * 10n ** 9n }
-        : { type: "eip1559", chainId: 31337, nonce, gas: 21_000n, maxPriorityFeePerGas: tip, maxFeePerGas: feeCap, to: rand.pick([...RECIPIENTS, ...senders]), value: BigInt(rand.int(1, 1_000_000)) * 10n ** 9n };
+        ? {
+            type: "legacy",
+            chainId: 31337,
+            nonce,
+            gas: 21_000n,
+            gasPrice: feeCap,
+            to: rand.pick([...RECIPIENTS, ...senders]),
+            value: BigInt(rand.int(1, 1_000_000)) * 10n ** 9n,
+          }
+        : {
+            type: "eip1559",
+            chainId: 31337,
+            nonce,
+            gas: 21_000n,
+            maxPriorityFeePerGas: tip,
+            maxFeePerGas: feeCap,
+            to: rand.pick([...RECIPIENTS, ...senders]),
+            value: BigInt(rand.int(1, 1_000_000)) * 10n ** 9n,
+          };
       const raw = await wallets[sender]!.signTransaction(tx);
       return { raw, hash: keccak256(raw), sender, nonce, tip: legacy ? feeCap : tip, feeCap, kind };
     };
@@ -112,7 +129,7 @@ describe(`mempool under load: ${TXS} txs from ${SENDERS} senders in ${WAVES} con
         }
         if (rand.chance(0.05)) {
           // 5 % more, or only the fee cap bumped: both must be refused while the original is pooled.
-          const [tipUp, capUp] = rand.chance(0.5) ? [original.tip * 105n / 100n, original.feeCap * 105n / 100n] : [original.tip, bumped(original.feeCap)];
+          const [tipUp, capUp] = rand.chance(0.5) ? [(original.tip * 105n) / 100n, (original.feeCap * 105n) / 100n] : [original.tip, bumped(original.feeCap)];
           const under = await sign(sender, nonce, legacy ? capUp : tipUp, capUp, legacy, "underpriced");
           waves[wave]!.push(under);
         }

@@ -88,7 +88,15 @@ describe("OP-stack profiles", function () {
 
   it("install the predeploys in the genesis, with the SequencerFeeVault as coinbase", async () => {
     const provider = await opProvider();
-    for (const address of [GPO, L1_BLOCK, SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, "0x4200000000000000000000000000000000000006", "0x4200000000000000000000000000000000000016"]) {
+    for (const address of [
+      GPO,
+      L1_BLOCK,
+      SEQUENCER_FEE_VAULT,
+      BASE_FEE_VAULT,
+      L1_FEE_VAULT,
+      "0x4200000000000000000000000000000000000006",
+      "0x4200000000000000000000000000000000000016",
+    ]) {
       expect(((await provider.request({ method: "eth_getCode", params: [address, "earliest"] })) as string).length, address).to.be.greaterThan(100);
     }
     await provider.preconf.seal();
@@ -104,7 +112,15 @@ describe("OP-stack profiles", function () {
   it("open every block with the L1-attributes deposit, alone in fragment 0", async () => {
     const provider = await opProvider();
     const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);
-    const raw = await wallet.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 21000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    const raw = await wallet.signTransaction({
+      chainId: 8453,
+      nonce: 0,
+      to: provider.accounts[1]!.address,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+    });
     const hash = await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
     const first = await provider.preconf.fragment();
     expect(first.transactions).to.have.length(1);
@@ -160,12 +176,31 @@ describe("OP-stack profiles", function () {
     const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as Record<string, Hex>;
     const block = (await provider.request({ method: "eth_getBlockByNumber", params: [receipt.blockNumber, false] })) as Record<string, Hex>;
     const after = await Promise.all(watched.map((address) => balanceOf(provider, address)));
-    const [gasUsed, price, l1Fee, baseFee] = [BigInt(receipt.gasUsed!), BigInt(receipt.effectiveGasPrice!), BigInt(receipt.l1Fee!), BigInt(block.baseFeePerGas!)];
+    const [gasUsed, price, l1Fee, baseFee] = [
+      BigInt(receipt.gasUsed!),
+      BigInt(receipt.effectiveGasPrice!),
+      BigInt(receipt.l1Fee!),
+      BigInt(block.baseFeePerGas!),
+    ];
     expect(l1Fee).to.be.greaterThan(0n);
-    expect(receipt).to.include({ l1GasPrice: toHex(parseGwei("1")), l1BaseFeeScalar: toHex(2269), l1BlobBaseFee: "0x1", l1BlobBaseFeeScalar: toHex(1_055_778) });
+    expect(receipt).to.include({
+      l1GasPrice: toHex(parseGwei("1")),
+      l1BaseFeeScalar: toHex(2269),
+      l1BlobBaseFee: "0x1",
+      l1BlobBaseFeeScalar: toHex(1_055_778),
+    });
     expect(BigInt(receipt.l1GasUsed!)).to.equal(1600n); // the 100-byte minimum × 16
     // GasPriceOracle.getL1Fee of the tx's unsigned bytes at its block gives the receipt's fee.
-    const unsigned = serializeTransaction({ chainId: 8453, type: "eip1559", nonce: Number(tx.nonce), to, value, gas: BigInt(tx.gas!), maxFeePerGas: BigInt(tx.maxFeePerGas!), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas!) });
+    const unsigned = serializeTransaction({
+      chainId: 8453,
+      type: "eip1559",
+      nonce: Number(tx.nonce),
+      to,
+      value,
+      gas: BigInt(tx.gas!),
+      maxFeePerGas: BigInt(tx.maxFeePerGas!),
+      maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas!),
+    });
     expect(BigInt(await call(provider, encodeBytesCall("0x49948e0e", hexToBytes(unsigned)), receipt.blockNumber!))).to.equal(l1Fee);
     const delta = after.map((balance, i) => balance - before[i]!);
     expect(-delta[0]!).to.equal(gasUsed * price + value + l1Fee);
@@ -182,11 +217,29 @@ describe("OP-stack profiles", function () {
     await provider.preconf.seal();
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
-    const inputs = [new Uint8Array(0), new Uint8Array(12).fill(1), new Uint8Array(300), Uint8Array.from({ length: 500 }, random), Uint8Array.from({ length: 2000 }, (_, i) => (i % 40 < 20 ? i % 7 : random()))];
-    const fees = { l1BaseFee: parseGwei("1"), l1BlobBaseFee: 1n, baseFeeScalar: 2269n, blobBaseFeeScalar: 1_055_778n, operatorFeeScalar: 0n, operatorFeeConstant: 0n };
+    const inputs = [
+      new Uint8Array(0),
+      new Uint8Array(12).fill(1),
+      new Uint8Array(300),
+      Uint8Array.from({ length: 500 }, random),
+      Uint8Array.from({ length: 2000 }, (_, i) => (i % 40 < 20 ? i % 7 : random())),
+    ];
+    const fees = {
+      l1BaseFee: parseGwei("1"),
+      l1BlobBaseFee: 1n,
+      baseFeeScalar: 2269n,
+      blobBaseFeeScalar: 1_055_778n,
+      operatorFeeScalar: 0n,
+      operatorFeeConstant: 0n,
+    };
     for (const input of inputs) {
       // flzCompressLen(bytes) is public on our GasPriceOracle (selector 0x8f52e0d6 checked below).
-      const onChain = BigInt(await provider.request({ method: "eth_call", params: [{ to: GPO, data: encodeBytesCall(selectorOf("flzCompressLen(bytes)"), input) }, "latest"] }) as Hex);
+      const onChain = BigInt(
+        (await provider.request({
+          method: "eth_call",
+          params: [{ to: GPO, data: encodeBytesCall(selectorOf("flzCompressLen(bytes)"), input) }, "latest"],
+        })) as Hex,
+      );
       expect(onChain, `length ${input.length}`).to.equal(BigInt(flzCompressLen(input)));
       const fee = BigInt(await call(provider, encodeBytesCall("0x49948e0e", input)));
       expect(fee).to.equal(l1CostOfSize(onChain + 68n, fees).fee);
@@ -200,7 +253,10 @@ describe("OP-stack profiles", function () {
     await provider.preconf.seal();
     const user = "0x00000000000000000000000000000000000000aa";
     const mint = parseEther("2");
-    const hash = (await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint, value: parseEther("1"), gas: 100_000n })] })) as Hex;
+    const hash = (await provider.request({
+      method: "eth_sendRawTransaction",
+      params: [rawDeposit({ from: user, to: user, mint, value: parseEther("1"), gas: 100_000n })],
+    })) as Hex;
     expect(await balanceOf(provider, user)).to.equal(0n);
     const fragment = await provider.preconf.fragment();
     expect(fragment.transactions.map((record) => record.from)).to.deep.equal([DEPOSITOR, user]);
@@ -212,7 +268,10 @@ describe("OP-stack profiles", function () {
     const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as Json;
     expect(tx).to.include({ type: "0x7e", mint: toHex(mint), value: toHex(parseEther("1")), nonce: "0x0", isSystemTx: false });
     // Value above the balance: the call fails, the mint stays, the nonce moves, all its gas is used.
-    const failing = (await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: DEPOSITOR, mint: 5n, value: parseEther("100"), gas: 50_000n, seed: 2 })] })) as Hex;
+    const failing = (await provider.request({
+      method: "eth_sendRawTransaction",
+      params: [rawDeposit({ from: user, to: DEPOSITOR, mint: 5n, value: parseEther("100"), gas: 50_000n, seed: 2 })],
+    })) as Hex;
     await provider.preconf.fragment();
     const failed = (await provider.request({ method: "eth_getTransactionReceipt", params: [failing] })) as Json;
     expect(failed).to.include({ status: "0x0", gasUsed: toHex(50_000), depositNonce: "0x1" });
@@ -259,7 +318,9 @@ describe("OP-stack profiles", function () {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(String(error)).to.equal("InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the base profile (the L1-attributes deposit's gas)");
+    expect(String(error)).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the base profile (the L1-attributes deposit's gas)",
+    );
     const dev = await createPreconfProvider({ blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) });
     await dev.close();
   });
@@ -267,7 +328,10 @@ describe("OP-stack profiles", function () {
   it("refuse a system deposit, which op-geth no longer supports (Regolith)", async () => {
     const provider = await opProvider();
     const raw = rawDeposit({ from: DEPOSITOR, to: L1_BLOCK, mint: 0n, value: 0n, gas: 100_000n, isSystemTx: true });
-    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({ code: -32000, message: `system tx not supported: address ${DEPOSITOR}` });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({
+      code: -32000,
+      message: `system tx not supported: address ${DEPOSITOR}`,
+    });
     await provider.preconf.seal();
     const block = (await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as Json;
     expect(block.transactions).to.have.length(1); // the L1-attributes deposit only
@@ -279,9 +343,18 @@ describe("OP-stack profiles", function () {
     const user = "0x00000000000000000000000000000000000000aa";
     // 30,000,000 gas per block, 1,000,000 of them the L1-attributes deposit's.
     const huge = rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 29_000_001n });
-    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [huge] }))).to.deep.include({ code: -32000, message: "exceeds block gas limit" });
-    const first = await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 3 })] });
-    const second = await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 4 })] });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [huge] }))).to.deep.include({
+      code: -32000,
+      message: "exceeds block gas limit",
+    });
+    const first = await provider.request({
+      method: "eth_sendRawTransaction",
+      params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 3 })],
+    });
+    const second = await provider.request({
+      method: "eth_sendRawTransaction",
+      params: [rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 20_000_000n, seed: 4 })],
+    });
     await provider.preconf.seal();
     await provider.preconf.seal();
     const blockOf = async (hash: unknown) => ((await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Json).blockNumber;
@@ -293,13 +366,37 @@ describe("OP-stack profiles", function () {
   it("refuse gas above 2^24 where EIP-7825 is active, with go-ethereum's text", async () => {
     const provider = await opProvider("base");
     const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);
-    const raw = await wallet.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 2n ** 24n + 1n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
-    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({ code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)" });
+    const raw = await wallet.signTransaction({
+      chainId: 8453,
+      nonce: 0,
+      to: provider.accounts[1]!.address,
+      value: 1n,
+      gas: 2n ** 24n + 1n,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+    });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }))).to.include({
+      code: -32000,
+      message: "transaction gas limit too high (cap: 16777216, tx: 16777217)",
+    });
     // Estimates search below the cap (geth's DoEstimateGas), whatever gas the request names.
-    expect(await provider.request({ method: "eth_estimateGas", params: [{ from: provider.accounts[0]!.address, to: provider.accounts[1]!.address, gas: toHex(2n ** 24n + 1n) }] })).to.equal("0x5208");
+    expect(
+      await provider.request({
+        method: "eth_estimateGas",
+        params: [{ from: provider.accounts[0]!.address, to: provider.accounts[1]!.address, gas: toHex(2n ** 24n + 1n) }],
+      }),
+    ).to.equal("0x5208");
     await provider.close();
     const optimism = await opProvider("optimism");
-    const signed = await wallet.signTransaction({ chainId: 10, nonce: 0, to: optimism.accounts[1]!.address, value: 1n, gas: 2n ** 24n + 1n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    const signed = await wallet.signTransaction({
+      chainId: 10,
+      nonce: 0,
+      to: optimism.accounts[1]!.address,
+      value: 1n,
+      gas: 2n ** 24n + 1n,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+    });
     expect(await optimism.request({ method: "eth_sendRawTransaction", params: [signed] })).to.match(/^0x[0-9a-f]{64}$/);
     await optimism.close();
   });
@@ -309,12 +406,22 @@ describe("OP-stack profiles", function () {
       const provider = await opProvider(profile);
       await provider.preconf.seal();
       await provider.preconf.seal();
-      const [parent, child] = (await Promise.all(["0x1", "0x2"].map((n) => provider.request({ method: "eth_getBlockByNumber", params: [n, false] })))) as Record<string, Hex>[];
-      const expected = nextBaseFee({ gasLimit: BigInt(parent!.gasLimit!), gasUsed: BigInt(parent!.gasUsed!), baseFee: BigInt(parent!.baseFeePerGas!) }, PROFILES[profile].eip1559!, 0n);
+      const [parent, child] = (await Promise.all(
+        ["0x1", "0x2"].map((n) => provider.request({ method: "eth_getBlockByNumber", params: [n, false] })),
+      )) as Record<string, Hex>[];
+      const expected = nextBaseFee(
+        { gasLimit: BigInt(parent!.gasLimit!), gasUsed: BigInt(parent!.gasUsed!), baseFee: BigInt(parent!.baseFeePerGas!) },
+        PROFILES[profile].eip1559!,
+        0n,
+      );
       expect(BigInt(child!.baseFeePerGas!), profile).to.equal(expected);
       expect(expected, profile).to.be.lessThan(BigInt(parent!.baseFeePerGas!));
       // eth_gasPrice: the open block's base fee (the profile's rule applied to the head) plus the suggested tip.
-      const open = nextBaseFee({ gasLimit: BigInt(child!.gasLimit!), gasUsed: BigInt(child!.gasUsed!), baseFee: BigInt(child!.baseFeePerGas!) }, PROFILES[profile].eip1559!, 0n);
+      const open = nextBaseFee(
+        { gasLimit: BigInt(child!.gasLimit!), gasUsed: BigInt(child!.gasUsed!), baseFee: BigInt(child!.baseFeePerGas!) },
+        PROFILES[profile].eip1559!,
+        0n,
+      );
       // op-geth's suggested tip while blocks have room: 0.001 gwei (eth/gasprice/gasprice.go DefaultMinSuggestedPriorityFee).
       expect(await provider.request({ method: "eth_gasPrice" })).to.equal(toHex(open + parseGwei("0.001")));
       expect(await provider.request({ method: "eth_maxPriorityFeePerGas" })).to.equal(toHex(parseGwei("0.001")));
@@ -328,8 +435,14 @@ describe("OP-stack profiles", function () {
   it("set the simulated L1's fees with preconf_setL1Fees, from the next block on", async () => {
     const provider = await opProvider();
     await provider.preconf.seal();
-    expect(await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: toHex(parseGwei("30")), blobBaseFeeScalar: "0x0" }] }))
-      .to.deep.equal({ baseFee: toHex(parseGwei("30")), blobBaseFee: "0x1", baseFeeScalar: toHex(2269), blobBaseFeeScalar: "0x0", operatorFeeScalar: "0x0", operatorFeeConstant: "0x0" });
+    expect(await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: toHex(parseGwei("30")), blobBaseFeeScalar: "0x0" }] })).to.deep.equal({
+      baseFee: toHex(parseGwei("30")),
+      blobBaseFee: "0x1",
+      baseFeeScalar: toHex(2269),
+      blobBaseFeeScalar: "0x0",
+      operatorFeeScalar: "0x0",
+      operatorFeeConstant: "0x0",
+    });
     expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("1")); // l1BaseFee(): this block's
     await provider.preconf.seal();
     expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("30"));
@@ -342,10 +455,17 @@ describe("OP-stack profiles", function () {
 
   it("refuse deposits on dev and blob txs on OP profiles", async () => {
     const dev = await createPreconfProvider({ clock: FakeTimers.createClock(START_MS) });
-    expect(await rejection(dev.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 21_000n })] }))).to.include({ code: -32000, message: "transaction type not supported" });
+    expect(
+      await rejection(
+        dev.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 21_000n })] }),
+      ),
+    ).to.include({ code: -32000, message: "transaction type not supported" });
     await dev.close();
     const provider = await opProvider();
-    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: ["0x03c0"] }))).to.include({ code: -32000, message: "transaction type not supported" });
+    expect(await rejection(provider.request({ method: "eth_sendRawTransaction", params: ["0x03c0"] }))).to.include({
+      code: -32000,
+      message: "transaction type not supported",
+    });
     await provider.close();
   });
 
@@ -353,7 +473,10 @@ describe("OP-stack profiles", function () {
     const provider = await opProvider();
     await provider.preconf.seal();
     const id = await provider.request({ method: "evm_snapshot" });
-    await provider.request({ method: "eth_sendRawTransaction", params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 100_000n, seed: 9 })] });
+    await provider.request({
+      method: "eth_sendRawTransaction",
+      params: [rawDeposit({ from: DEPOSITOR, to: null, mint: 1n, value: 0n, gas: 100_000n, seed: 9 })],
+    });
     await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: "0x5" }] });
     await provider.preconf.seal();
     await provider.preconf.seal();
@@ -389,11 +512,28 @@ describe("OP-stack profiles: admission and limits", function () {
     const fee = parseGwei("1");
     const l2Cost = 21_000n * fee + 1n;
     await provider.request({ method: "hardhat_setBalance", params: [poor.address, toHex(l2Cost)] });
-    const raw = await poor.signTransaction({ chainId: 8453, nonce: 0, to: provider.accounts[1]!.address, value: 1n, gas: 21_000n, maxFeePerGas: fee, maxPriorityFeePerGas: 0n });
+    const raw = await poor.signTransaction({
+      chainId: 8453,
+      nonce: 0,
+      to: provider.accounts[1]!.address,
+      value: 1n,
+      gas: 21_000n,
+      maxFeePerGas: fee,
+      maxPriorityFeePerGas: 0n,
+    });
     const error = await rejection(provider.request({ method: "eth_sendRawTransaction", params: [raw] }));
     expect(error).to.include({ code: -32000, message: "insufficient funds for gas * price + value" });
     const l1Fee = BigInt((error.data as { cost: Hex }).cost) - l2Cost;
-    expect(l1Fee).to.equal(l1CostOfSize(0n, { l1BaseFee: parseGwei("1"), l1BlobBaseFee: 1n, baseFeeScalar: 2269n, blobBaseFeeScalar: 1_055_778n, operatorFeeScalar: 0n, operatorFeeConstant: 0n }).fee);
+    expect(l1Fee).to.equal(
+      l1CostOfSize(0n, {
+        l1BaseFee: parseGwei("1"),
+        l1BlobBaseFee: 1n,
+        baseFeeScalar: 2269n,
+        blobBaseFeeScalar: 1_055_778n,
+        operatorFeeScalar: 0n,
+        operatorFeeConstant: 0n,
+      }).fee,
+    );
     await provider.request({ method: "hardhat_setBalance", params: [poor.address, toHex(l2Cost + l1Fee)] });
     expect(await provider.request({ method: "eth_sendRawTransaction", params: [raw] })).to.match(/^0x[0-9a-f]{64}$/);
     await provider.close();
@@ -401,7 +541,10 @@ describe("OP-stack profiles: admission and limits", function () {
 
   it("refuse state dumps, which could not load their deposits back", async () => {
     const provider = await opProvider();
-    expect(await rejection(provider.request({ method: "preconf_dumpState" }))).to.include({ code: -32000, message: "state dumps are not supported on OP-stack profiles" });
+    expect(await rejection(provider.request({ method: "preconf_dumpState" }))).to.include({
+      code: -32000,
+      message: "state dumps are not supported on OP-stack profiles",
+    });
     await provider.close();
   });
 });
@@ -418,7 +561,14 @@ describe("OP-stack L1 fee arithmetic (op-geth's core/types/rollup_cost_test.go v
   });
 
   it("Fjord's cost: the Solidity parity case and the minimum size", () => {
-    const fees = { l1BaseFee: 2_000_000n, l1BlobBaseFee: 3_000_000n, baseFeeScalar: 20n, blobBaseFeeScalar: 15n, operatorFeeScalar: 0n, operatorFeeConstant: 0n };
+    const fees = {
+      l1BaseFee: 2_000_000n,
+      l1BlobBaseFee: 3_000_000n,
+      baseFeeScalar: 20n,
+      blobBaseFeeScalar: 15n,
+      operatorFeeScalar: 0n,
+      operatorFeeConstant: 0n,
+    };
     expect(l1CostOfSize(235n, fees)).to.include({ fee: 105_484n, gasUsed: 2463n });
     // Up to 170 bytes the 100-byte minimum applies: 100 × 16 L1 gas.
     expect(l1CostOfSize(170n, fees).gasUsed).to.equal(1600n);
@@ -451,7 +601,10 @@ describe("OP-stack profiles: reset and sync sends", () => {
     expect(await provider.request({ method: "preconf_getL1Fees" })).to.include({ baseFee: toHex(parseGwei("1")) });
     expect(((await provider.request({ method: "eth_getCode", params: [GPO, "latest"] })) as string).length).to.be.greaterThan(100);
     const user = "0x00000000000000000000000000000000000000bb";
-    const sync = provider.request({ method: "eth_sendRawTransactionSync", params: [rawDeposit({ from: user, to: user, mint: 3n, value: 0n, gas: 30_000n, seed: 5 })] });
+    const sync = provider.request({
+      method: "eth_sendRawTransactionSync",
+      params: [rawDeposit({ from: user, to: user, mint: 3n, value: 0n, gas: 30_000n, seed: 5 })],
+    });
     await provider.preconf.advance(2);
     const receipt = (await sync) as Json;
     expect(receipt).to.include({ type: "0x7e", status: "0x1", depositNonce: "0x0" });
@@ -463,12 +616,18 @@ describe("OP-stack profiles: reset and sync sends", () => {
 describe("OP-stack priority-fee suggestion (op-geth's SuggestOptimismPriorityFee)", () => {
   it("is the minimum while the head has room, else 10 % over the head's median tip", async () => {
     const { suggestOptimismPriorityFee } = await import("../src/node/opstack/gasPrice.ts");
-    const head = (gasUsed: bigint, records: { gasUsed: bigint; price: bigint; deposit?: boolean }[]) => ({
-      block: { header: { gasUsed, gasLimit: 1_000_000n, baseFeePerGas: 100n } },
-      transactions: records.map((r) => ({ gasUsed: r.gasUsed, effectiveGasPrice: r.price, depositNonce: r.deposit === true ? 0n : undefined })),
-    }) as never;
+    const head = (gasUsed: bigint, records: { gasUsed: bigint; price: bigint; deposit?: boolean }[]) =>
+      ({
+        block: { header: { gasUsed, gasLimit: 1_000_000n, baseFeePerGas: 100n } },
+        transactions: records.map((r) => ({ gasUsed: r.gasUsed, effectiveGasPrice: r.price, depositNonce: r.deposit === true ? 0n : undefined })),
+      }) as never;
     expect(suggestOptimismPriorityFee(head(500_000n, [{ gasUsed: 400_000n, price: 10n ** 12n }]))).to.equal(1_000_000n);
-    const full = head(990_000n, [{ gasUsed: 50_000n, price: 0n, deposit: true }, { gasUsed: 30_000n, price: 100n + 2_000_000n }, { gasUsed: 30_000n, price: 100n + 3_000_000n }, { gasUsed: 30_000n, price: 100n + 5_000_000n }]);
+    const full = head(990_000n, [
+      { gasUsed: 50_000n, price: 0n, deposit: true },
+      { gasUsed: 30_000n, price: 100n + 2_000_000n },
+      { gasUsed: 30_000n, price: 100n + 3_000_000n },
+      { gasUsed: 30_000n, price: 100n + 5_000_000n },
+    ]);
     expect(suggestOptimismPriorityFee(full)).to.equal(3_300_000n);
   });
 });
@@ -489,10 +648,19 @@ describe("OP-stack predeploys answer their public interfaces", () => {
       expect(await read(vault, "function minWithdrawalAmount() view returns (uint256)", "minWithdrawalAmount"), vault).to.equal(parseEther("10"));
     }
     const l1Number = await read(L1_BLOCK, "function number() view returns (uint64)", "number");
-    expect(await read("0x4200000000000000000000000000000000000013", "function getL1BlockNumber() view returns (uint256)", "getL1BlockNumber")).to.equal(l1Number);
-    expect(await read(L1_BLOCK, "function DEPOSITOR_ACCOUNT() view returns (address)", "DEPOSITOR_ACCOUNT")).to.equal("0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001");
+    expect(await read("0x4200000000000000000000000000000000000013", "function getL1BlockNumber() view returns (uint256)", "getL1BlockNumber")).to.equal(
+      l1Number,
+    );
+    expect(await read(L1_BLOCK, "function DEPOSITOR_ACCOUNT() view returns (address)", "DEPOSITOR_ACCOUNT")).to.equal(
+      "0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001",
+    );
     // Only the depositor account sets the L1 attributes.
-    const error = await rejection(provider.request({ method: "eth_call", params: [{ from: provider.accounts[0]!.address, to: L1_BLOCK, data: `0x098999be${"00".repeat(172)}` }, "latest"] }));
+    const error = await rejection(
+      provider.request({
+        method: "eth_call",
+        params: [{ from: provider.accounts[0]!.address, to: L1_BLOCK, data: `0x098999be${"00".repeat(172)}` }, "latest"],
+      }),
+    );
     expect(String(error.message)).to.match(/^execution reverted/);
     expect(String(error.data)).to.include(Buffer.from("L1Block: only the depositor account can set L1 block values").toString("hex"));
     // WETH9: a deposit through the tx path wraps ether.
@@ -500,7 +668,13 @@ describe("OP-stack predeploys answer their public interfaces", () => {
     await wallet.sendTransaction({ to: weth, value: 5n, data: "0xd0e30db0" });
     await provider.preconf.fragment();
     await provider.preconf.fragment();
-    const pending = await client.readContract({ address: weth, abi: parseAbi(["function balanceOf(address) view returns (uint256)"]), functionName: "balanceOf", args: [provider.accounts[0]!.address], blockTag: "pending" });
+    const pending = await client.readContract({
+      address: weth,
+      abi: parseAbi(["function balanceOf(address) view returns (uint256)"]),
+      functionName: "balanceOf",
+      args: [provider.accounts[0]!.address],
+      blockTag: "pending",
+    });
     expect(pending).to.equal(5n);
     await provider.close();
   });

@@ -129,7 +129,10 @@ async function send(chain: TestChain, method: string, params: unknown): Promise<
   let settled = false;
   const pending: Promise<Outcome> = chain.provider
     .request({ method, params: params as never })
-    .then((result): Outcome => ({ ok: true, result }), (error: unknown): Outcome => ({ ok: false, error }))
+    .then(
+      (result): Outcome => ({ ok: true, result }),
+      (error: unknown): Outcome => ({ ok: false, error }),
+    )
     .finally(() => {
       settled = true;
     });
@@ -261,7 +264,11 @@ async function family(): Promise<Family> {
   const chain = await createTestChain({ mining: "manual" });
   const { provider } = chain;
   // Contracts at fixed addresses, so calls and sends reach code that returns, reverts and logs.
-  for (const [address, artifact] of [[CONTRACT_ADDRESSES.counter, Counter], [CONTRACT_ADDRESSES.reverter, Reverter], [CONTRACT_ADDRESSES.token, Token]] as const) {
+  for (const [address, artifact] of [
+    [CONTRACT_ADDRESSES.counter, Counter],
+    [CONTRACT_ADDRESSES.reverter, Reverter],
+    [CONTRACT_ADDRESSES.token, Token],
+  ] as const) {
     await provider.request({ method: "hardhat_setCode", params: [address, artifact.deployedBytecode] });
   }
   await provider.preconf.seal();
@@ -331,7 +338,11 @@ function slotsOf(fam: Family) {
   );
   const quantity: Slot = fc.oneof({ weight: 3, arbitrary: bigish.map(quantityOf) }, { weight: 1, arbitrary: oddHex });
   const small: Slot = fc.oneof({ weight: 4, arbitrary: fc.bigInt(0n, 5n).map(quantityOf) }, { weight: 1, arbitrary: quantity });
-  const hash: Slot = fc.oneof({ weight: 3, arbitrary: knownHash }, { weight: 1, arbitrary: hexDigits(64, 64).map((digits) => `0x${digits}`) }, { weight: 1, arbitrary: oddHex });
+  const hash: Slot = fc.oneof(
+    { weight: 3, arbitrary: knownHash },
+    { weight: 1, arbitrary: hexDigits(64, 64).map((digits) => `0x${digits}`) },
+    { weight: 1, arbitrary: oddHex },
+  );
   const block: Slot = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...TAGS) },
     { weight: 2, arbitrary: fc.bigInt(0n, 6n).map(quantityOf) },
@@ -345,48 +356,74 @@ function slotsOf(fam: Family) {
     abi.filter((item) => item.type === "function").map((item) => toFunctionSelector(item)),
   );
   const data: Slot = fc.oneof(
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...selectors), fc.array(hexDigits(64, 64), { maxLength: 3 })).map(([selector, words]) => `${selector}${words.join("")}`.toLowerCase()) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...selectors), fc.array(hexDigits(64, 64), { maxLength: 3 }))
+        .map(([selector, words]) => `${selector}${words.join("")}`.toLowerCase()),
+    },
     { weight: 2, arbitrary: fc.uint8Array({ maxLength: 100 }).map(toHex) },
     { weight: 1, arbitrary: oddHex },
   );
   const bool: Slot = fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: junk });
-  const fee: Slot = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0n, 1n, 10n ** 9n, 2n * 10n ** 9n, 10n ** 10n).map(quantityOf) }, { weight: 1, arbitrary: quantity });
-  const gas: Slot = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0n, 20_999n, 21_000n, 100_000n, 1_000_000n, 30_000_000n).map(quantityOf) }, { weight: 1, arbitrary: quantity });
+  const fee: Slot = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(0n, 1n, 10n ** 9n, 2n * 10n ** 9n, 10n ** 10n).map(quantityOf) },
+    { weight: 1, arbitrary: quantity },
+  );
+  const gas: Slot = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(0n, 20_999n, 21_000n, 100_000n, 1_000_000n, 30_000_000n).map(quantityOf) },
+    { weight: 1, arbitrary: quantity },
+  );
   const value: Slot = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0n, 1n, 10n ** 18n).map(quantityOf) }, { weight: 1, arbitrary: quantity });
   const hashList: Slot = fc.oneof(fc.array(hash, { maxLength: 3 }), junk);
   const accessList: Slot = fc.oneof(fc.array(objectOf({ address, storageKeys: hashList }, ["address", "storageKeys"]), { maxLength: 2 }), junk);
-  const authorization = objectOf({ chainId: small, address, nonce: small, yParity: fc.oneof(fc.constantFrom("0x0", "0x1"), quantity), v: quantity, r: quantity, s: quantity }, ["chainId", "address", "nonce", "r", "s"]);
+  const authorization = objectOf(
+    { chainId: small, address, nonce: small, yParity: fc.oneof(fc.constantFrom("0x0", "0x1"), quantity), v: quantity, r: quantity, s: quantity },
+    ["chainId", "address", "nonce", "r", "s"],
+  );
   /** A call or send a client would make: one fee style, valid values (so most are accepted). */
   const wellFormed = (from: Slot) =>
     fc
       .record({
         from,
-        to: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...dev.slice(0, 3), ...Object.values(CONTRACT_ADDRESSES)) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+        to: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom(...dev.slice(0, 3), ...Object.values(CONTRACT_ADDRESSES)) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
         value: fc.constantFrom(undefined, "0x0", "0x1", "0xde0b6b3a7640000"),
         data: fc.option(data, { nil: undefined }),
         gas: fc.constantFrom(undefined, undefined, "0x5208", "0x186a0", "0x1c9c380"),
-        fees: fc.constantFrom<Record<string, string>>({}, { gasPrice: "0x77359400" }, { maxFeePerGas: "0x4a817c800", maxPriorityFeePerGas: "0x3b9aca00" }, { maxFeePerGas: "0x4a817c800" }, { maxPriorityFeePerGas: "0x1" }),
+        fees: fc.constantFrom<Record<string, string>>(
+          {},
+          { gasPrice: "0x77359400" },
+          { maxFeePerGas: "0x4a817c800", maxPriorityFeePerGas: "0x3b9aca00" },
+          { maxFeePerGas: "0x4a817c800" },
+          { maxPriorityFeePerGas: "0x1" },
+        ),
       })
       .map(({ fees, ...fields }) => Object.fromEntries(Object.entries({ ...fields, ...fees }).filter(([, item]) => item !== undefined)));
   const transaction = (from: Slot) => fc.oneof({ weight: 2, arbitrary: wellFormed(from) }, { weight: 3, arbitrary: messyTransaction(from) });
   const messyTransaction = (from: Slot) =>
-    objectOf({
-      from,
-      to: fc.oneof({ weight: 6, arbitrary: address }, { weight: 1, arbitrary: fc.constant(null) }),
-      gas,
-      gasPrice: fee,
-      maxFeePerGas: fee,
-      maxPriorityFeePerGas: fee,
-      value,
-      data,
-      input: data,
-      nonce: small,
-      type: fc.oneof(fc.constantFrom("0x0", "0x1", "0x2", "0x3", "0x4"), quantity),
-      chainId: fc.oneof(fc.constant("0x7a69"), quantity),
-      accessList,
-      authorizationList: fc.oneof(fc.array(authorization, { maxLength: 2 }), junk),
-      blobVersionedHashes: hashList,
-    }, ["to"]);
+    objectOf(
+      {
+        from,
+        to: fc.oneof({ weight: 6, arbitrary: address }, { weight: 1, arbitrary: fc.constant(null) }),
+        gas,
+        gasPrice: fee,
+        maxFeePerGas: fee,
+        maxPriorityFeePerGas: fee,
+        value,
+        data,
+        input: data,
+        nonce: small,
+        type: fc.oneof(fc.constantFrom("0x0", "0x1", "0x2", "0x3", "0x4"), quantity),
+        chainId: fc.oneof(fc.constant("0x7a69"), quantity),
+        accessList,
+        authorizationList: fc.oneof(fc.array(authorization, { maxLength: 2 }), junk),
+        blobVersionedHashes: hashList,
+      },
+      ["to"],
+    );
   const logFilter = objectOf({
     fromBlock: fc.oneof(small, fc.constantFrom(...TAGS), quantity),
     toBlock: fc.oneof(small, fc.constantFrom(...TAGS), quantity),
@@ -435,7 +472,10 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
   after(() => {
     if (!FUZZING) return;
     for (const [name, entry] of tally) {
-      const codes = [...entry.codes].sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code}×${n}`).join(", ");
+      const codes = [...entry.codes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([code, n]) => `${code}×${n}`)
+        .join(", ");
       console.log(`  ${name}: ${entry.requests} requests, ${entry.accepted} accepted; refused: ${codes}`);
     }
   });
@@ -444,21 +484,50 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const fam = await family();
     const s = slotsOf(fam);
     const percentiles = fc.oneof(fc.array(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.double()), { maxLength: 4 }), junk);
-    await fuzz(fam, "reads", runs(600), requests({
-      web3_clientVersion: [], web3_sha3: [s.data], net_version: [], net_listening: [], net_peerCount: [], eth_chainId: [], eth_syncing: [],
-      eth_mining: [], eth_hashrate: [], eth_coinbase: [], eth_accounts: [], eth_blockNumber: [], eth_gasPrice: [], eth_maxPriorityFeePerGas: [],
-      eth_blobBaseFee: [], eth_feeHistory: [s.small, s.block, percentiles],
-      eth_getBlockByNumber: [s.block, s.bool], eth_getBlockByHash: [s.hash, s.bool],
-      eth_getBlockTransactionCountByNumber: [s.block], eth_getBlockTransactionCountByHash: [s.hash],
-      eth_getTransactionByBlockNumberAndIndex: [s.block, s.small], eth_getTransactionByBlockHashAndIndex: [s.hash, s.small],
-      eth_getUncleCountByBlockNumber: [s.block], eth_getUncleCountByBlockHash: [s.hash],
-      eth_getBalance: [s.address, s.block], eth_getCode: [s.address, s.block], eth_getStorageAt: [s.address, s.quantity, s.block],
-      eth_getTransactionCount: [s.address, s.block], eth_getTransactionByHash: [s.hash], eth_getTransactionReceipt: [s.hash],
-      eth_getLogs: [s.logFilter],
-    }), { examples: [
-      ["eth_feeHistory", ["0x1", "pending", [50]]],
-      ["eth_getLogs", [{ fromBlock: "0x0", toBlock: `0x${"f".repeat(64)}` }]],
-    ] });
+    await fuzz(
+      fam,
+      "reads",
+      runs(600),
+      requests({
+        web3_clientVersion: [],
+        web3_sha3: [s.data],
+        net_version: [],
+        net_listening: [],
+        net_peerCount: [],
+        eth_chainId: [],
+        eth_syncing: [],
+        eth_mining: [],
+        eth_hashrate: [],
+        eth_coinbase: [],
+        eth_accounts: [],
+        eth_blockNumber: [],
+        eth_gasPrice: [],
+        eth_maxPriorityFeePerGas: [],
+        eth_blobBaseFee: [],
+        eth_feeHistory: [s.small, s.block, percentiles],
+        eth_getBlockByNumber: [s.block, s.bool],
+        eth_getBlockByHash: [s.hash, s.bool],
+        eth_getBlockTransactionCountByNumber: [s.block],
+        eth_getBlockTransactionCountByHash: [s.hash],
+        eth_getTransactionByBlockNumberAndIndex: [s.block, s.small],
+        eth_getTransactionByBlockHashAndIndex: [s.hash, s.small],
+        eth_getUncleCountByBlockNumber: [s.block],
+        eth_getUncleCountByBlockHash: [s.hash],
+        eth_getBalance: [s.address, s.block],
+        eth_getCode: [s.address, s.block],
+        eth_getStorageAt: [s.address, s.quantity, s.block],
+        eth_getTransactionCount: [s.address, s.block],
+        eth_getTransactionByHash: [s.hash],
+        eth_getTransactionReceipt: [s.hash],
+        eth_getLogs: [s.logFilter],
+      }),
+      {
+        examples: [
+          ["eth_feeHistory", ["0x1", "pending", [50]]],
+          ["eth_getLogs", [{ fromBlock: "0x0", toBlock: `0x${"f".repeat(64)}` }]],
+        ],
+      },
+    );
     await fam.chain.provider.close();
   });
 
@@ -467,19 +536,27 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const s = slotsOf(fam);
     const huge = `0x${"f".repeat(64)}`;
     const from = s.dev[0]!;
-    await fuzz(fam, "call/estimate", runs(300), requests({
-      eth_call: [s.transaction(s.address), s.block, junk],
-      eth_estimateGas: [s.transaction(s.address), s.block],
-    }), { examples: [
-      // Found by this test: ethereumjs refused to build the call's tx and the error became -32603.
-      ["eth_call", [{ from, to: from, nonce: huge }]],
-      ["eth_call", [{ from, to: from, maxFeePerGas: huge }]],
-      ["eth_estimateGas", [{ from, to: from, gasPrice: huge }]],
-      ["eth_call", [{ from, authorizationList: [] }]],
-      ["eth_call", [{ from, authorizationList: [{ chainId: huge, address: from, nonce: huge, r: huge, s: huge }] }]],
-      ["eth_call", [{ from, to: null, data: `0x${"00".repeat(60_000)}` }]],
-      ["eth_estimateGas", [{ from, data: `0x${"00".repeat(200_000)}` }]],
-    ] });
+    await fuzz(
+      fam,
+      "call/estimate",
+      runs(300),
+      requests({
+        eth_call: [s.transaction(s.address), s.block, junk],
+        eth_estimateGas: [s.transaction(s.address), s.block],
+      }),
+      {
+        examples: [
+          // Found by this test: ethereumjs refused to build the call's tx and the error became -32603.
+          ["eth_call", [{ from, to: from, nonce: huge }]],
+          ["eth_call", [{ from, to: from, maxFeePerGas: huge }]],
+          ["eth_estimateGas", [{ from, to: from, gasPrice: huge }]],
+          ["eth_call", [{ from, authorizationList: [] }]],
+          ["eth_call", [{ from, authorizationList: [{ chainId: huge, address: from, nonce: huge, r: huge, s: huge }] }]],
+          ["eth_call", [{ from, to: null, data: `0x${"00".repeat(60_000)}` }]],
+          ["eth_estimateGas", [{ from, data: `0x${"00".repeat(200_000)}` }]],
+        ],
+      },
+    );
     await fam.chain.provider.close();
   });
 
@@ -493,7 +570,12 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     type Raw = { kind: "bytes"; bytes: Uint8Array } | { kind: "signed"; fields: TxFields; change: Mutation | null } | { kind: "resend" };
     const raw: fc.Arbitrary<Raw> = fc.oneof(
       { weight: 2, arbitrary: randomTxBytes.map((bytes): Raw => ({ kind: "bytes", bytes })) },
-      { weight: 5, arbitrary: fc.tuple(txFields(addresses, provider.chain.chainId), fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: mutation })).map(([fields, change]): Raw => ({ kind: "signed", fields, change })) },
+      {
+        weight: 5,
+        arbitrary: fc
+          .tuple(txFields(addresses, provider.chain.chainId), fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: mutation }))
+          .map(([fields, change]): Raw => ({ kind: "signed", fields, change })),
+      },
       { weight: 1, arbitrary: fc.constant<Raw>({ kind: "resend" }) },
     );
     let step = 0;
@@ -527,19 +609,24 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const impersonated = `0x${"1e".repeat(20)}`;
     await provider.request({ method: "hardhat_setBalance", params: [impersonated, "0x56bc75e2d63100000"] });
     await provider.request({ method: "hardhat_impersonateAccount", params: [impersonated] });
-    const from = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...s.dev.slice(0, 3)) }, { weight: 1, arbitrary: fc.constant(impersonated) }, { weight: 1, arbitrary: s.address });
+    const from = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...s.dev.slice(0, 3)) },
+      { weight: 1, arbitrary: fc.constant(impersonated) },
+      { weight: 1, arbitrary: s.address },
+    );
     await fuzz(fam, "sendTransaction", runs(250), requests({ eth_sendTransaction: [s.transaction(from)] }), {
       after: async (step) => step % 9 === 0 && provider.preconf.fragment(),
       examples: [
-      // Found by this test: values no tx can hold became -32603 (ethereumjs refused to build the tx).
-      ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], gas: `0x${"f".repeat(64)}` }]],
-      ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], gasPrice: `0x${"f".repeat(64)}` }]],
-      ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], maxFeePerGas: "0x1", maxPriorityFeePerGas: "0x2" }]],
-      ["eth_sendTransaction", [{ from: s.dev[0], data: `0x${"00".repeat(60_000)}` }]],
-      ["eth_sendTransaction", [{ from: impersonated, to: s.dev[1], maxFeePerGas: `0x${"f".repeat(64)}` }]],
-      // Found by this test: another chain id was refused only after the user approved.
-      ["eth_sendTransaction", [{ from: s.dev[1], to: null, maxFeePerGas: "0x77359400", data: "0x70a08231", chainId: "0x0" }]],
-    ] });
+        // Found by this test: values no tx can hold became -32603 (ethereumjs refused to build the tx).
+        ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], gas: `0x${"f".repeat(64)}` }]],
+        ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], gasPrice: `0x${"f".repeat(64)}` }]],
+        ["eth_sendTransaction", [{ from: s.dev[0], to: s.dev[1], maxFeePerGas: "0x1", maxPriorityFeePerGas: "0x2" }]],
+        ["eth_sendTransaction", [{ from: s.dev[0], data: `0x${"00".repeat(60_000)}` }]],
+        ["eth_sendTransaction", [{ from: impersonated, to: s.dev[1], maxFeePerGas: `0x${"f".repeat(64)}` }]],
+        // Found by this test: another chain id was refused only after the user approved.
+        ["eth_sendTransaction", [{ from: s.dev[1], to: null, maxFeePerGas: "0x77359400", data: "0x70a08231", chainId: "0x0" }]],
+      ],
+    });
     await provider.preconf.seal();
     checkNothingLost(fam.chain, fam.tracker, fam.allowedDrops);
     await provider.close();
@@ -556,43 +643,98 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
       { weight: 1, arbitrary: oddHex },
     );
     const url: Slot = fc.oneof(
-      fc.constantFrom("https://mainnet.base.org", "http://127.0.0.1:8545", "http://localhost", "http://[::1]:1", "http://example.com", "ftp://x", "https://", "not a url", "javascript:alert(1)"),
+      fc.constantFrom(
+        "https://mainnet.base.org",
+        "http://127.0.0.1:8545",
+        "http://localhost",
+        "http://[::1]:1",
+        "http://example.com",
+        "ftp://x",
+        "https://",
+        "not a url",
+        "javascript:alert(1)",
+      ),
       fc.webUrl(),
       junk,
     );
-    const currency = objectOf({ name: fc.oneof(fc.constantFrom("Ether", ""), junk), symbol: fc.oneof(fc.constantFrom("ETH", "", "TOOLONG", "ABCDEF"), junk), decimals: fc.oneof(fc.constantFrom(0, 18, 36, 37, -1, 1.5), junk) }, ["name", "symbol", "decimals"]);
-    const chainData = objectOf({
-      chainId,
-      chainName: fc.oneof(fc.constantFrom("Base", ""), junk),
-      nativeCurrency: currency,
-      rpcUrls: fc.oneof(fc.array(url, { maxLength: 3 }), junk),
-      blockExplorerUrls: fc.oneof(fc.array(url, { maxLength: 2 }), fc.constant(undefined), junk),
-      iconUrls: fc.oneof(fc.array(url, { maxLength: 2 }), fc.constant(undefined)),
-    }, ["chainId", "chainName", "nativeCurrency", "rpcUrls"]);
+    const currency = objectOf(
+      {
+        name: fc.oneof(fc.constantFrom("Ether", ""), junk),
+        symbol: fc.oneof(fc.constantFrom("ETH", "", "TOOLONG", "ABCDEF"), junk),
+        decimals: fc.oneof(fc.constantFrom(0, 18, 36, 37, -1, 1.5), junk),
+      },
+      ["name", "symbol", "decimals"],
+    );
+    const chainData = objectOf(
+      {
+        chainId,
+        chainName: fc.oneof(fc.constantFrom("Base", ""), junk),
+        nativeCurrency: currency,
+        rpcUrls: fc.oneof(fc.array(url, { maxLength: 3 }), junk),
+        blockExplorerUrls: fc.oneof(fc.array(url, { maxLength: 2 }), fc.constant(undefined), junk),
+        iconUrls: fc.oneof(fc.array(url, { maxLength: 2 }), fc.constant(undefined)),
+      },
+      ["chainId", "chainName", "nativeCurrency", "rpcUrls"],
+    );
     const tokenAddress: Slot = fc.oneof(
-      fc.constantFrom("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02914", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA0291"),
+      fc.constantFrom(
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+        "0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913",
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02914",
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA0291",
+      ),
       s.address,
     );
-    const asset = objectOf({
-      type: fc.oneof(fc.constantFrom("ERC20", "ERC721", "erc20"), junk),
-      options: objectOf({ address: tokenAddress, symbol: fc.oneof(fc.constantFrom("USDC", "", "ABCDEFGHIJKL", "ABCDEFGHIJK"), junk), decimals: fc.oneof(fc.constantFrom(0, 6, 36, 37, -1, 2.5), junk), image: fc.oneof(url, fc.constant(undefined)) }, ["address", "symbol", "decimals"]),
-    }, ["type", "options"]);
+    const asset = objectOf(
+      {
+        type: fc.oneof(fc.constantFrom("ERC20", "ERC721", "erc20"), junk),
+        options: objectOf(
+          {
+            address: tokenAddress,
+            symbol: fc.oneof(fc.constantFrom("USDC", "", "ABCDEFGHIJKL", "ABCDEFGHIJK"), junk),
+            decimals: fc.oneof(fc.constantFrom(0, 6, 36, 37, -1, 2.5), junk),
+            image: fc.oneof(url, fc.constant(undefined)),
+          },
+          ["address", "symbol", "decimals"],
+        ),
+      },
+      ["type", "options"],
+    );
     const permissions = objectOf({ eth_accounts: fc.oneof(fc.constant({}), junk) });
-    const typedData = objectOf({
-      types: fc.oneof(fc.constant({ EIP712Domain: [{ name: "name", type: "string" }], Mail: [{ name: "contents", type: "string" }, { name: "n", type: "uint256" }] }), junk),
-      primaryType: fc.oneof(fc.constantFrom("Mail", "EIP712Domain", "Nope"), junk),
-      domain: fc.oneof(fc.constant({ name: "x" }), junk),
-      message: fc.oneof(fc.record({ contents: fc.oneof(fc.string(), junk), n: fc.oneof(fc.nat(), oddHex, junk) }), junk),
-    }, ["types", "primaryType", "domain", "message"]);
-    const decision: Slot = fc.oneof(fc.constantFrom("approve", "reject", "unsupported", "unrecognizedChain", "invalidParams", "nope"), objectOf({ code: fc.oneof(fc.integer(), junk), message: fc.oneof(fc.string(), junk) }, ["code", "message"]));
-    const policy: Slot = fc.oneof(decision, objectOf({
-      default: decision,
-      methods: fc.oneof(fc.dictionary(fc.constantFrom(...PROMPTING_METHODS, "toString", "eth_call"), decision, { maxKeys: 2 }), junk),
-      delayMs: fc.oneof(fc.constantFrom(0, 10, 2 ** 31, 1e308, -1, 1.5), junk),
-      manual: s.bool,
-      switchOnAdd: s.bool,
-      reset: s.bool,
-    }));
+    const typedData = objectOf(
+      {
+        types: fc.oneof(
+          fc.constant({
+            EIP712Domain: [{ name: "name", type: "string" }],
+            Mail: [
+              { name: "contents", type: "string" },
+              { name: "n", type: "uint256" },
+            ],
+          }),
+          junk,
+        ),
+        primaryType: fc.oneof(fc.constantFrom("Mail", "EIP712Domain", "Nope"), junk),
+        domain: fc.oneof(fc.constant({ name: "x" }), junk),
+        message: fc.oneof(fc.record({ contents: fc.oneof(fc.string(), junk), n: fc.oneof(fc.nat(), oddHex, junk) }), junk),
+      },
+      ["types", "primaryType", "domain", "message"],
+    );
+    const decision: Slot = fc.oneof(
+      fc.constantFrom("approve", "reject", "unsupported", "unrecognizedChain", "invalidParams", "nope"),
+      objectOf({ code: fc.oneof(fc.integer(), junk), message: fc.oneof(fc.string(), junk) }, ["code", "message"]),
+    );
+    const policy: Slot = fc.oneof(
+      decision,
+      objectOf({
+        default: decision,
+        methods: fc.oneof(fc.dictionary(fc.constantFrom(...PROMPTING_METHODS, "toString", "eth_call"), decision, { maxKeys: 2 }), junk),
+        delayMs: fc.oneof(fc.constantFrom(0, 10, 2 ** 31, 1e308, -1, 1.5), junk),
+        manual: s.bool,
+        switchOnAdd: s.bool,
+        reset: s.bool,
+      }),
+    );
     const shapes = requests({
       wallet_addEthereumChain: [chainData],
       wallet_switchEthereumChain: [objectOf({ chainId }, ["chainId"])],
@@ -601,7 +743,19 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
       wallet_revokePermissions: [permissions],
       eth_requestAccounts: [],
       personal_sign: [fc.oneof(s.data, fc.string()), s.address],
-      eth_signTypedData_v4: [s.address, fc.oneof(typedData, typedData.map((value) => { try { return JSON.stringify(value) ?? ""; } catch { return "{"; } }))],
+      eth_signTypedData_v4: [
+        s.address,
+        fc.oneof(
+          typedData,
+          typedData.map((value) => {
+            try {
+              return JSON.stringify(value) ?? "";
+            } catch {
+              return "{";
+            }
+          }),
+        ),
+      ],
       eth_chainId: [],
       eth_accounts: [],
       preconf_setWalletPolicy: [policy],
@@ -611,17 +765,32 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
       preconf_resolveWalletRequest: [fc.oneof(fc.nat(), junk), decision],
     });
     // wallet_watchAsset takes the object itself (EIP-747) or [object].
-    const watch = fc.oneof(asset.map((value): [string, unknown] => ["wallet_watchAsset", value]), paramsFor([asset]).map((params): [string, unknown] => ["wallet_watchAsset", params]));
+    const watch = fc.oneof(
+      asset.map((value): [string, unknown] => ["wallet_watchAsset", value]),
+      paramsFor([asset]).map((params): [string, unknown] => ["wallet_watchAsset", params]),
+    );
     await fuzz(fam, "wallet", runs(500), fc.oneof(shapes, watch), {
       // Accepted requests reset the policy (restoreConfig): queue again what was used up.
       before: async () => {
         for (const name of PROMPTING_METHODS) if (wallet.policy.queued(name).length === 0) wallet.policy.queue(name, "reject", "approve");
       },
       examples: [
-      // Found by this test: a delay no timer can hold (setTimeout fires at once above 2^31 - 1 ms).
-      ["preconf_setWalletPolicy", [{ delayMs: 1e308 }]],
-      ["wallet_addEthereumChain", [{ chainId: "0x2105", chainName: "Base", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: ["https://mainnet.base.org"], extra: 1 }]],
-    ] });
+        // Found by this test: a delay no timer can hold (setTimeout fires at once above 2^31 - 1 ms).
+        ["preconf_setWalletPolicy", [{ delayMs: 1e308 }]],
+        [
+          "wallet_addEthereumChain",
+          [
+            {
+              chainId: "0x2105",
+              chainName: "Base",
+              nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+              rpcUrls: ["https://mainnet.base.org"],
+              extra: 1,
+            },
+          ],
+        ],
+      ],
+    });
     await fam.chain.provider.close();
   });
 
@@ -633,34 +802,64 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const addresses = provider.accounts.slice(0, 4).map((account) => account.address as Hex);
     // Some txs to ask about: pooled, queued behind a gap, pre-confirmed and sealed.
     for (let nonce = 0; nonce < 4; nonce++) {
-      const raw = await signFields({ type: 2, chainId: provider.chain.chainId, nonce: BigInt(nonce), gasLimit: 21_000n, tip: 10n ** 9n, feeCap: 10n ** 10n, value: 1n, data: new Uint8Array(), to: addresses[1], signer: 2, unprotected: false }, keys, 1n);
+      const raw = await signFields(
+        {
+          type: 2,
+          chainId: provider.chain.chainId,
+          nonce: BigInt(nonce),
+          gasLimit: 21_000n,
+          tip: 10n ** 9n,
+          feeCap: 10n ** 10n,
+          value: 1n,
+          data: new Uint8Array(),
+          to: addresses[1],
+          signer: 2,
+          unprotected: false,
+        },
+        keys,
+        1n,
+      );
       fam.tracker.accepted.add((await provider.request({ method: "eth_sendRawTransaction", params: [toHex(raw)] })) as Hex);
       if (nonce === 1) await provider.preconf.fragment();
     }
-    const signedRaw = fc.tuple(txFields(addresses, provider.chain.chainId), fc.constantFrom<unknown>(undefined, 0, 100, 2000, 6000, 6001, "0x1770", "0x1771", -1, 1.5, 1e308)).chain(([fields, timeout]) =>
-      fc.constant([fields, timeout] as const),
-    );
+    const signedRaw = fc
+      .tuple(txFields(addresses, provider.chain.chainId), fc.constantFrom<unknown>(undefined, 0, 100, 2000, 6000, 6001, "0x1770", "0x1771", -1, 1.5, 1e308))
+      .chain(([fields, timeout]) => fc.constant([fields, timeout] as const));
     let step = 0;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(
-        { weight: 4, arbitrary: requests({ preconf_fragment: [], preconf_seal: [], preconf_advance: [s.small], base_transactionStatus: [s.hash], preconf_transactionStatus: [s.hash] }).map((request) => ({ request, sync: undefined })) },
-        { weight: 1, arbitrary: signedRaw.map(([fields, timeout]) => ({ request: undefined, sync: { fields, timeout } })) },
-      ), async ({ request, sync }) => {
-        if (request !== undefined) {
-          const outcome = await check(fam, "preconf/status", request[0], request[1]);
-          if (outcome.ok && request[0].endsWith("transactionStatus")) {
-            expect(outcome.result).to.have.property("status").that.is.oneOf(["Known", "Unknown", "queued", "pending", "preconfirmed", "sealed", "unknown"]);
+      fc.asyncProperty(
+        fc.oneof(
+          {
+            weight: 4,
+            arbitrary: requests({
+              preconf_fragment: [],
+              preconf_seal: [],
+              preconf_advance: [s.small],
+              base_transactionStatus: [s.hash],
+              preconf_transactionStatus: [s.hash],
+            }).map((request) => ({ request, sync: undefined })),
+          },
+          { weight: 1, arbitrary: signedRaw.map(([fields, timeout]) => ({ request: undefined, sync: { fields, timeout } })) },
+        ),
+        async ({ request, sync }) => {
+          if (request !== undefined) {
+            const outcome = await check(fam, "preconf/status", request[0], request[1]);
+            if (outcome.ok && request[0].endsWith("transactionStatus")) {
+              expect(outcome.result).to.have.property("status").that.is.oneOf(["Known", "Unknown", "queued", "pending", "preconfirmed", "sealed", "unknown"]);
+            }
+          } else if (sync !== undefined) {
+            const nonce = BigInt(
+              (await provider.request({ method: "eth_getTransactionCount", params: [addresses[Math.max(sync.fields.signer, 0)], "pending"] })) as string,
+            );
+            const raw = toHex(await signFields(sync.fields, keys, nonce));
+            const params = sync.timeout === undefined ? [raw] : [raw, sync.timeout];
+            const outcome = await check(fam, "preconf/status", "eth_sendRawTransactionSync", params);
+            if (outcome.ok) fam.tracker.accepted.add((outcome.result as { transactionHash: Hex }).transactionHash);
+            else if ((outcome.error as RpcError).code === ErrorCode.timeout) fam.tracker.accepted.add((outcome.error as RpcError).data as Hex);
           }
-        } else if (sync !== undefined) {
-          const nonce = BigInt((await provider.request({ method: "eth_getTransactionCount", params: [addresses[Math.max(sync.fields.signer, 0)], "pending"] })) as string);
-          const raw = toHex(await signFields(sync.fields, keys, nonce));
-          const params = sync.timeout === undefined ? [raw] : [raw, sync.timeout];
-          const outcome = await check(fam, "preconf/status", "eth_sendRawTransactionSync", params);
-          if (outcome.ok) fam.tracker.accepted.add((outcome.result as { transactionHash: Hex }).transactionHash);
-          else if ((outcome.error as RpcError).code === ErrorCode.timeout) fam.tracker.accepted.add((outcome.error as RpcError).data as Hex);
-        }
-        if (++step % 5 === 0) await provider.preconf.fragment();
-      }),
+          if (++step % 5 === 0) await provider.preconf.fragment();
+        },
+      ),
       { seed: SEED, numRuns: runs(300), endOnFailure: true, examples: [[{ request: ["preconf_advance", [`0x${"f".repeat(13)}`]], sync: undefined }]] },
     );
     await provider.close();
@@ -672,26 +871,42 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const { provider } = fam.chain;
     const ids: string[] = [];
     const id: Slot = fc.oneof({ weight: 3, arbitrary: fc.nat().map((i) => ids[i % Math.max(ids.length, 1)] ?? "0x1") }, { weight: 1, arbitrary: oddHex });
-    const kind = fc.oneof({ weight: 4, arbitrary: fc.constantFrom("newHeads", "logs", "newPendingTransactions", "newFlashblocks", "newFlashblockTransactions", "pendingLogs") }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom("syncing", "NewHeads"), junk) });
-    const option = fc.oneof(fc.constant(undefined), s.bool, objectOf({ address: fc.oneof(s.address, fc.array(s.address, { maxLength: 2 })), topics: fc.oneof(fc.array(fc.oneof(s.hash, fc.constant(null)), { maxLength: 5 }), junk) }));
-    await fuzz(fam, "subscriptions/filters", runs(400), requests({
-      eth_subscribe: [kind, option],
-      eth_unsubscribe: [id],
-      eth_newFilter: [s.logFilter],
-      eth_newBlockFilter: [],
-      eth_newPendingTransactionFilter: [s.bool],
-      eth_getFilterChanges: [id],
-      eth_getFilterLogs: [id],
-      eth_uninstallFilter: [id],
-    }), {
-      // Found by this test: zod threw reading a proxy that says it is an array (-32603).
-      examples: [["eth_subscribe", ["pendingLogs", { address: hostileValue("throwingProxy") }]]],
-      after: async (step, outcome) => {
-        if (outcome.ok && typeof outcome.result === "string" && outcome.result.startsWith("0x")) ids.push(outcome.result);
-        if (step % 11 === 0) await provider.preconf.seal();
-        if (step % 5 === 0) await provider.preconf.fragment();
+    const kind = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom("newHeads", "logs", "newPendingTransactions", "newFlashblocks", "newFlashblockTransactions", "pendingLogs") },
+      { weight: 1, arbitrary: fc.oneof(fc.constantFrom("syncing", "NewHeads"), junk) },
+    );
+    const option = fc.oneof(
+      fc.constant(undefined),
+      s.bool,
+      objectOf({
+        address: fc.oneof(s.address, fc.array(s.address, { maxLength: 2 })),
+        topics: fc.oneof(fc.array(fc.oneof(s.hash, fc.constant(null)), { maxLength: 5 }), junk),
+      }),
+    );
+    await fuzz(
+      fam,
+      "subscriptions/filters",
+      runs(400),
+      requests({
+        eth_subscribe: [kind, option],
+        eth_unsubscribe: [id],
+        eth_newFilter: [s.logFilter],
+        eth_newBlockFilter: [],
+        eth_newPendingTransactionFilter: [s.bool],
+        eth_getFilterChanges: [id],
+        eth_getFilterLogs: [id],
+        eth_uninstallFilter: [id],
+      }),
+      {
+        // Found by this test: zod threw reading a proxy that says it is an array (-32603).
+        examples: [["eth_subscribe", ["pendingLogs", { address: hostileValue("throwingProxy") }]]],
+        after: async (step, outcome) => {
+          if (outcome.ok && typeof outcome.result === "string" && outcome.result.startsWith("0x")) ids.push(outcome.result);
+          if (step % 11 === 0) await provider.preconf.seal();
+          if (step % 5 === 0) await provider.preconf.fragment();
+        },
       },
-    });
+    );
     await provider.close();
   });
 
@@ -700,15 +915,36 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const s = slotsOf(fam);
     const { provider } = fam.chain;
     // Dev methods may drop pooled txs on purpose (hardhat_dropTransaction, setNonce, revert): (c) tracks only what the family sends.
-    const numeric: Slot = fc.oneof({ weight: 3, arbitrary: fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.bigInt(0n, 100_000n).map(quantityOf)) }, { weight: 1, arbitrary: s.quantity }, { weight: 1, arbitrary: fc.constantFrom(2 ** 53, -1, 1.5, 1e308) });
-    const word: Slot = fc.oneof(hexDigits(64, 64).map((digits) => `0x${digits}`), oddHex);
+    const numeric: Slot = fc.oneof(
+      { weight: 3, arbitrary: fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.bigInt(0n, 100_000n).map(quantityOf)) },
+      { weight: 1, arbitrary: s.quantity },
+      { weight: 1, arbitrary: fc.constantFrom(2 ** 53, -1, 1.5, 1e308) },
+    );
+    const word: Slot = fc.oneof(
+      hexDigits(64, 64).map((digits) => `0x${digits}`),
+      oddHex,
+    );
     const code: Slot = fc.oneof(fc.constantFrom(Counter.deployedBytecode, "0x", "0xfe"), s.data);
     const shapes: Record<string, Slot[]> = {
-      hardhat_metadata: [], evm_snapshot: [], evm_revert: [s.small], evm_mine: [numeric], hardhat_mine: [s.small, s.small],
-      evm_increaseTime: [numeric], evm_setNextBlockTimestamp: [numeric], evm_setAutomine: [s.bool], hardhat_getAutomine: [],
-      evm_setIntervalMining: [numeric], hardhat_setBalance: [s.address, s.quantity], hardhat_setNonce: [s.address, s.quantity],
-      hardhat_setCode: [s.address, code], hardhat_setStorageAt: [s.address, s.quantity, word], hardhat_impersonateAccount: [s.address],
-      hardhat_stopImpersonatingAccount: [s.address], hardhat_dropTransaction: [s.hash], txpool_content: [], txpool_status: [],
+      hardhat_metadata: [],
+      evm_snapshot: [],
+      evm_revert: [s.small],
+      evm_mine: [numeric],
+      hardhat_mine: [s.small, s.small],
+      evm_increaseTime: [numeric],
+      evm_setNextBlockTimestamp: [numeric],
+      evm_setAutomine: [s.bool],
+      hardhat_getAutomine: [],
+      evm_setIntervalMining: [numeric],
+      hardhat_setBalance: [s.address, s.quantity],
+      hardhat_setNonce: [s.address, s.quantity],
+      hardhat_setCode: [s.address, code],
+      hardhat_setStorageAt: [s.address, s.quantity, word],
+      hardhat_impersonateAccount: [s.address],
+      hardhat_stopImpersonatingAccount: [s.address],
+      hardhat_dropTransaction: [s.hash],
+      txpool_content: [],
+      txpool_status: [],
     };
     const anvil = Object.keys(methods).filter((name) => name.startsWith("anvil_"));
     const aliases = fc.constantFrom(...anvil).chain((name) => paramsFor([s.address, s.quantity]).map((params): [string, unknown] => [name, params]));
@@ -725,15 +961,16 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
         for (const address of s.dev.slice(0, 4)) await provider.request({ method: "hardhat_stopImpersonatingAccount", params: [address] });
       },
       examples: [
-      // Found by this test: times past 2^53 s broke every later block (-32603 from the hardfork lookup).
-      ["evm_increaseTime", [huge]],
-      ["evm_increaseTime", [`0x${(2n ** 64n - 1n).toString(16)}`]],
-      ["evm_setNextBlockTimestamp", [`0x${(2n ** 64n + 5n).toString(16)}`]],
-      ["evm_mine", [huge]],
-      ["hardhat_mine", ["0x2", `0x${(2n ** 64n).toString(16)}`]],
-      ["hardhat_mine", [huge]],
-      ["hardhat_setNonce", [dev0, huge]],
-    ] });
+        // Found by this test: times past 2^53 s broke every later block (-32603 from the hardfork lookup).
+        ["evm_increaseTime", [huge]],
+        ["evm_increaseTime", [`0x${(2n ** 64n - 1n).toString(16)}`]],
+        ["evm_setNextBlockTimestamp", [`0x${(2n ** 64n + 5n).toString(16)}`]],
+        ["evm_mine", [huge]],
+        ["hardhat_mine", ["0x2", `0x${(2n ** 64n).toString(16)}`]],
+        ["hardhat_mine", [huge]],
+        ["hardhat_setNonce", [dev0, huge]],
+      ],
+    });
     await provider.close();
   });
 
@@ -747,7 +984,9 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     expect((refused as { error: RpcError }).error.code).to.equal(ErrorCode.invalidParams);
     await provider.request({ method: "evm_setNextBlockTimestamp", params: [`0x${(2n ** 52n).toString(16)}`] });
     for (let i = 0; i < 3; i++) await provider.preconf.seal();
-    expect(BigInt((await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] }) as { timestamp: Hex }).timestamp)).to.equal(2n ** 52n + 2n);
+    expect(BigInt(((await provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { timestamp: Hex }).timestamp)).to.equal(
+      2n ** 52n + 2n,
+    );
     await provider.close();
   });
 
@@ -756,15 +995,32 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const names = Object.keys(methods);
     const method = fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom(...names) },
-      { weight: 1, arbitrary: fc.oneof(fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "eth_", "ETH_CHAINID", "eth_chainId ", ""), fc.string({ maxLength: 20 })) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "eth_", "ETH_CHAINID", "eth_chainId ", ""),
+          fc.string({ maxLength: 20 }),
+        ),
+      },
     );
-    const params = fc.oneof(fc.constant(undefined), junk, fc.array(junk, { maxLength: 4 }), hostile, deepNesting, hugeString.map((value) => [value]), bigish.map((value) => [quantityOf(value)]));
+    const params = fc.oneof(
+      fc.constant(undefined),
+      junk,
+      fc.array(junk, { maxLength: 4 }),
+      hostile,
+      deepNesting,
+      hugeString.map((value) => [value]),
+      bigish.map((value) => [quantityOf(value)]),
+    );
     await fuzz(fam, "any", runs(1000), fc.tuple(method, params));
     // Not a request at all: EIP-1193 callers can pass anything.
     const { provider } = fam.chain;
     await fc.assert(
       fc.asyncProperty(fc.oneof(junk, hostile), async (args) => {
-        const outcome = await provider.request(args as never).then((result): Outcome => ({ ok: true, result }), (error: unknown): Outcome => ({ ok: false, error }));
+        const outcome = await provider.request(args as never).then(
+          (result): Outcome => ({ ok: true, result }),
+          (error: unknown): Outcome => ({ ok: false, error }),
+        );
         if (!outcome.ok) checkAnswer("(request)", args, outcome);
       }),
       { seed: SEED, numRuns: runs(100), endOnFailure: true },

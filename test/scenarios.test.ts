@@ -21,10 +21,15 @@ import { ScenarioFixtureError } from "../src/scenario/schema.ts";
 import type { ScenarioResult } from "../src/index.ts";
 
 const SCENARIOS = "fixtures/scenarios";
-const files = readdirSync(SCENARIOS).filter((name) => name.endsWith(".json")).sort();
+const files = readdirSync(SCENARIOS)
+  .filter((name) => name.endsWith(".json"))
+  .sort();
 
 const failures = (result: ScenarioResult) =>
-  result.steps.filter((step) => !step.passed).map((step) => `steps[${step.index}] ${step.description}\n${step.diff ?? ""}`).join("\n");
+  result.steps
+    .filter((step) => !step.passed)
+    .map((step) => `steps[${step.index}] ${step.description}\n${step.diff ?? ""}`)
+    .join("\n");
 
 describe("scenario fixtures (fixtures/scenarios)", function () {
   it("the docs' example (examples/scenario.json, embedded in docs/fixtures.md) passes", async function () {
@@ -67,7 +72,7 @@ describe("scenario runner", function () {
       const receipt = result.steps[2]!;
       expect(receipt.index).to.equal(2);
       expect(receipt.description).to.equal('receipt of $tx ⇒ matches {"status":"0x0","blockNumber":"0x1"}');
-      expect(receipt.diff).to.equal(['at result.status', '  expected: "0x0"', '  actual:   "0x1"'].join("\n"));
+      expect(receipt.diff).to.equal(["at result.status", '  expected: "0x0"', '  actual:   "0x1"'].join("\n"));
       expect(receipt.mismatches).to.deep.equal([{ path: "result.status", expected: "0x0", actual: "0x1" }]);
       // Quantities compared by value say so, in decimal.
       expect(result.steps[3]!.diff).to.include("at result (actual = 10001000000000000000000, expected 10002000000000000000000)");
@@ -80,7 +85,12 @@ describe("scenario runner", function () {
         steps: [
           { send: { from: 0, to: 1 }, as: "tx" },
           { advance: 1 },
-          { receipt: "$tx", expect: { match: { logsBloom: "0x01", status: "0x0", type: "0x0", gasUsed: "0x1", from: "$zeroAddress", to: "$zeroAddress", cumulativeGasUsed: "0x2" } } },
+          {
+            receipt: "$tx",
+            expect: {
+              match: { logsBloom: "0x01", status: "0x0", type: "0x0", gasUsed: "0x1", from: "$zeroAddress", to: "$zeroAddress", cumulativeGasUsed: "0x2" },
+            },
+          },
         ],
       });
       const diff = result.steps[2]!.diff!;
@@ -101,7 +111,9 @@ describe("scenario runner", function () {
         ],
       });
       expect(result.steps.map((step) => step.passed)).to.deep.equal([true, false, false, false, false]);
-      expect(result.steps[1]!.diff).to.equal(['at result (failed with {"code":-32000,"message":"already known"})', '  expected: "success"', "  actual:   (missing)"].join("\n"));
+      expect(result.steps[1]!.diff).to.equal(
+        ['at result (failed with {"code":-32000,"message":"already known"})', '  expected: "success"', "  actual:   (missing)"].join("\n"),
+      );
       expect(result.steps[2]!.diff).to.include('at error (succeeded with "0x7a69")');
       expect(result.steps[3]!.diff).to.match(/^error: unknown reference \$nope \(known: accounts, artifacts/);
       expect(result.steps[4]!.diff).to.equal("error: no dev account 25 (the chain has 20)");
@@ -114,7 +126,10 @@ describe("scenario runner", function () {
         steps: [
           { send: { from: 0, to: 1, nonce: 0 } },
           { fragment: true },
-          { send: { from: 0, to: 1, nonce: 0, value: 2 }, expect: { error: { code: -32000, message: "nonce too low", data: { nextNonce: "0x2", txNonce: "0x0" } } } },
+          {
+            send: { from: 0, to: 1, nonce: 0, value: 2 },
+            expect: { error: { code: -32000, message: "nonce too low", data: { nextNonce: "0x2", txNonce: "0x0" } } },
+          },
           { send: { from: 0, to: 1, nonce: 0, value: 3 }, expect: { error: { code: -32000, message: "nonce too low" } } },
         ],
       });
@@ -139,7 +154,10 @@ describe("scenario runner", function () {
             { at: { fragment: 4 } },
           ],
         });
-        expect(result.steps.map((step) => step.passed), mining).to.deep.equal([true, true, true, true, true, false, false]);
+        expect(
+          result.steps.map((step) => step.passed),
+          mining,
+        ).to.deep.equal([true, true, true, true, true, false, false]);
         expect(result.steps[5]!.diff).to.equal("error: block 1 fragment 3 is already past");
         expect(result.steps[6]!.diff).to.equal("error: fragment 4 does not exist: a block has 4 fragments (0…3)");
       }
@@ -171,7 +189,11 @@ describe("scenario runner", function () {
           { balance: 0, expect: { result: "5 ether" } },
           { send: { from: 0, to: "$zeroAddress", value: "1 gwei" }, as: "tx" },
           { advance: 1 },
-          { call: "eth_getBlockByNumber", params: ["latest", false], expect: { match: { number: "0x1", timestamp: Date.parse("2030-01-01T00:00:01Z") / 1000 } } },
+          {
+            call: "eth_getBlockByNumber",
+            params: ["latest", false],
+            expect: { match: { number: "0x1", timestamp: Date.parse("2030-01-01T00:00:01Z") / 1000 } },
+          },
         ],
       });
       expect(result.passed, failures(result)).to.equal(true);
@@ -209,7 +231,9 @@ describe("scenario runner", function () {
       const fromFile = await runScenario(join(dir, "fixture.json"));
       await promisify(rm)(dir, { recursive: true, force: true });
       expect(fromFile.captures).to.deep.equal(first.captures);
-      const error = await runScenario({ name: "bad dump", start: { state: { format: "geth" } }, steps: [{ advance: 1 }] }).catch((caught: Error) => caught.message);
+      const error = await runScenario({ name: "bad dump", start: { state: { format: "geth" } }, steps: [{ advance: 1 }] }).catch(
+        (caught: Error) => caught.message,
+      );
       expect(error).to.match(/^Invalid scenario fixture \(inline\) at start\.state\.format: /);
     });
   });
@@ -218,18 +242,54 @@ describe("scenario runner", function () {
     const cases: [string, unknown, string][] = [
       ["no name", { steps: [{ advance: 1 }] }, "at name: Required"],
       ["no steps", { name: "x", steps: [] }, "at steps: Array must contain at least 1 element(s)"],
-      ["a step without an action", { name: "x", steps: [{ advance: 1 }, { expect: { result: 1 } }] }, "at steps[1]: needs exactly one action of send, call, receipt"],
-      ["a step with two actions", { name: "x", steps: [{ advance: 1, seal: true }] }, "at steps[0]: needs exactly one action of send, call, receipt, balance, txStatus, advance, at, fragment, seal, wait, wallet (found advance, seal)"],
-      ["a bad amount", { name: "x", steps: [{ send: { from: 0, to: 1, value: "1 eth" } }] }, 'at steps[0].send.value: must be an amount (integer, "0x…", "123", "1.5 ether", "2 gwei") or a $reference'],
+      [
+        "a step without an action",
+        { name: "x", steps: [{ advance: 1 }, { expect: { result: 1 } }] },
+        "at steps[1]: needs exactly one action of send, call, receipt",
+      ],
+      [
+        "a step with two actions",
+        { name: "x", steps: [{ advance: 1, seal: true }] },
+        "at steps[0]: needs exactly one action of send, call, receipt, balance, txStatus, advance, at, fragment, seal, wait, wallet (found advance, seal)",
+      ],
+      [
+        "a bad amount",
+        { name: "x", steps: [{ send: { from: 0, to: 1, value: "1 eth" } }] },
+        'at steps[0].send.value: must be an amount (integer, "0x…", "123", "1.5 ether", "2 gwei") or a $reference',
+      ],
       ["raw hex that is not hex", { name: "x", steps: [{ send: "0xzz" }] }, "at steps[0].send: must be 0x-hex bytes or a $reference"],
       ["an unknown key", { name: "x", steps: [{ call: "eth_chainId", expects: {} }] }, "at steps[0]: Unrecognized key(s) in object: 'expects'"],
-      ["two expectations", { name: "x", steps: [{ call: "eth_chainId", expect: { result: 1, match: 1 } }] }, "at steps[0].expect: needs exactly one of result, match, error (found result, match)"],
-      ["an error without message", { name: "x", steps: [{ call: "eth_chainId", expect: { error: { code: 1 } } }] }, "at steps[0].expect.error.message: Required"],
-      ["a bad decision", { name: "x", wallet: { queue: { wallet_watchAsset: ["maybe"] } }, steps: [{ advance: 1 }] }, "at wallet.queue.wallet_watchAsset[0]: Invalid enum value"],
-      ["a bad start option", { name: "x", start: { fragmentIntervalMs: 0 }, steps: [{ advance: 1 }] }, "at start.fragmentIntervalMs: Number must be greater than 0"],
-      ["bad accounts", { name: "x", start: { accounts: { count: "3" } }, steps: [{ advance: 1 }] }, "at start.accounts.count: Expected number, received string"],
+      [
+        "two expectations",
+        { name: "x", steps: [{ call: "eth_chainId", expect: { result: 1, match: 1 } }] },
+        "at steps[0].expect: needs exactly one of result, match, error (found result, match)",
+      ],
+      [
+        "an error without message",
+        { name: "x", steps: [{ call: "eth_chainId", expect: { error: { code: 1 } } }] },
+        "at steps[0].expect.error.message: Required",
+      ],
+      [
+        "a bad decision",
+        { name: "x", wallet: { queue: { wallet_watchAsset: ["maybe"] } }, steps: [{ advance: 1 }] },
+        "at wallet.queue.wallet_watchAsset[0]: Invalid enum value",
+      ],
+      [
+        "a bad start option",
+        { name: "x", start: { fragmentIntervalMs: 0 }, steps: [{ advance: 1 }] },
+        "at start.fragmentIntervalMs: Number must be greater than 0",
+      ],
+      [
+        "bad accounts",
+        { name: "x", start: { accounts: { count: "3" } }, steps: [{ advance: 1 }] },
+        "at start.accounts.count: Expected number, received string",
+      ],
       ["a built-in capture name", { name: "x", steps: [{ call: "eth_chainId", as: "accounts" }] }, "at steps[0].as: must not be a built-in name"],
-      ["an option the provider refuses", { name: "x", start: { coinbase: "0x12" }, steps: [{ advance: 1 }] }, "at start: Invalid hardhat-preconf option coinbase: must be an address"],
+      [
+        "an option the provider refuses",
+        { name: "x", start: { coinbase: "0x12" }, steps: [{ advance: 1 }] },
+        "at start: Invalid hardhat-preconf option coinbase: must be an address",
+      ],
     ];
     for (const [title, fixture, message] of cases) {
       it(title, async function () {
@@ -272,7 +332,9 @@ describe("scenario runner", function () {
 
     it("compare: exact and partial, hex case, quantities by value", function () {
       expect(compare({ a: "0xAB", b: [1] }, { a: "0xab", b: ["0x1"], c: 2 }, "partial", "result")).to.deep.equal([]);
-      expect(compare({ a: "0xAB" }, { a: "0xab", c: 2 }, "exact", "result")).to.deep.equal([{ path: "result.c", expected: undefined, actual: 2, note: "not expected" }]);
+      expect(compare({ a: "0xAB" }, { a: "0xab", c: 2 }, "exact", "result")).to.deep.equal([
+        { path: "result.c", expected: undefined, actual: 2, note: "not expected" },
+      ]);
       expect(compare([1, 2], ["0x1"], "partial", "result")).to.deep.equal([{ path: "result", expected: [1, 2], actual: ["0x1"], note: "1 items, expected 2" }]);
       expect(compare({ a: null }, {}, "partial", "result")).to.deep.equal([{ path: "result.a", expected: null, actual: undefined }]);
       expect(compare({ a: ANY, b: ANY }, { a: 0 }, "partial", "result")).to.deep.equal([{ path: "result.b", expected: ANY, actual: undefined }]);
@@ -342,7 +404,9 @@ describe("scenario runner", function () {
       const { code, stdout } = await run([passing, failing]);
       expect(code).to.equal(1);
       expect(stdout).to.include(`FAIL ${failing} — a fixture with wrong expectations\n`);
-      expect(stdout).to.include('  ✗ [2] receipt of $tx ⇒ matches {"status":"0x0","blockNumber":"0x1"}\n      at result.status\n        expected: "0x0"\n        actual:   "0x1"\n');
+      expect(stdout).to.include(
+        '  ✗ [2] receipt of $tx ⇒ matches {"status":"0x0","blockNumber":"0x1"}\n      at result.status\n        expected: "0x0"\n        actual:   "0x1"\n',
+      );
       expect(stdout).to.match(/2 fixtures: 1 passed, 1 failed\n$/);
     });
 

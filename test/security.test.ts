@@ -106,7 +106,9 @@ describe("security", () => {
       for (const host of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"]) expect(isLoopback(host), host).to.equal(true);
       for (const host of ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "example.com", "127.example.com"]) {
         expect(isLoopback(host), host).to.equal(false);
-        expect(bindWarning(host), host).to.include(host).and.to.match(/publicly known dev keys/);
+        expect(bindWarning(host), host)
+          .to.include(host)
+          .and.to.match(/publicly known dev keys/);
       }
     });
 
@@ -136,7 +138,11 @@ describe("security", () => {
       const response = await post(server.url, call("eth_chainId"), { origin: ORIGIN });
       expect(response.status).to.equal(403);
       expect(response.headers.get("access-control-allow-origin")).to.equal(null);
-      expect(response.json).to.deep.equal({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request", data: { reason: "origin not allowed" } } });
+      expect(response.json).to.deep.equal({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Invalid Request", data: { reason: "origin not allowed" } },
+      });
       expect((await post(server.url, call("eth_chainId"))).json).to.deep.equal({ jsonrpc: "2.0", id: 1, result: "0x7a69" });
     });
 
@@ -193,7 +199,9 @@ describe("security", () => {
         expect(options.headers.get("access-control-allow-methods")).to.equal("POST, OPTIONS");
         expect(options.headers.get("access-control-allow-headers")).to.equal("content-type");
         expect(options.headers.get("access-control-allow-private-network")).to.equal("true");
-        expect((await post(listed.url, call("eth_chainId"), { origin: "https://dapp.example" })).headers.get("access-control-allow-origin")).to.equal("https://dapp.example");
+        expect((await post(listed.url, call("eth_chainId"), { origin: "https://dapp.example" })).headers.get("access-control-allow-origin")).to.equal(
+          "https://dapp.example",
+        );
         for (const other of ["http://evil.example", "http://localhost:3001", "https://localhost:3000"]) {
           expect((await preflight(listed.url, other)).headers.get("access-control-allow-origin"), other).to.equal(null);
           const refused = await post(listed.url, call("eth_chainId"), { origin: other });
@@ -246,12 +254,22 @@ describe("security", () => {
         expect(three.json).to.have.length(3);
         const four = await post(small.url, [{ jsonrpc: "2.0", method: "eth_chainId" }, 5, call("eth_chainId", [], "a"), call("eth_chainId", [], "b")]);
         expect(four.status).to.equal(200);
-        expect(four.json).to.deep.equal([{ jsonrpc: "2.0", id: "a", error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 3 } } }]);
-        const many = await post(unlimited.url, Array.from({ length: 1500 }, (_, i) => call("net_version", [], i)));
+        expect(four.json).to.deep.equal([
+          { jsonrpc: "2.0", id: "a", error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 3 } } },
+        ]);
+        const many = await post(
+          unlimited.url,
+          Array.from({ length: 1500 }, (_, i) => call("net_version", [], i)),
+        );
         expect(many.json).to.have.length(1500);
         // The default is go-ethereum's 1000.
-        const over = await post(server.url, Array.from({ length: 1001 }, (_, i) => call("net_version", [], i)));
-        expect(over.json).to.deep.equal([{ jsonrpc: "2.0", id: 0, error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 1000 } } }]);
+        const over = await post(
+          server.url,
+          Array.from({ length: 1001 }, (_, i) => call("net_version", [], i)),
+        );
+        expect(over.json).to.deep.equal([
+          { jsonrpc: "2.0", id: 0, error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 1000 } } },
+        ]);
       } finally {
         await small.close();
         await unlimited.close();
@@ -288,7 +306,11 @@ describe("security", () => {
     it("parses --cors, --max-body and --max-batch, and refuses bad values", () => {
       const parsed = parseNodeArgs(["--cors", "http://a.test,http://b.test", "--max-body", "2048", "--max-batch", "10"]);
       expect(parsed).to.not.equal("help");
-      expect((parsed as Exclude<typeof parsed, "help">).server).to.deep.equal({ allowedOrigins: ["http://a.test", "http://b.test"], maxBodyBytes: 2048, maxBatch: 10 });
+      expect((parsed as Exclude<typeof parsed, "help">).server).to.deep.equal({
+        allowedOrigins: ["http://a.test", "http://b.test"],
+        maxBodyBytes: 2048,
+        maxBatch: 10,
+      });
       expect((parseNodeArgs([]) as Exclude<typeof parsed, "help">).server).to.deep.equal({});
       expect(() => parseNodeArgs(["--max-body", "0"])).to.throw(/--max-body must be an integer ≥ 1/);
       expect(() => parseNodeArgs(["--max-batch", "-1"])).to.throw(/--max-batch/);
@@ -313,7 +335,10 @@ describe("security", () => {
 
   describe("no secrets in answers or logs", () => {
     /** Every dev key, with and without 0x, and the mnemonic. */
-    const secretsOf = (p: PreconfProvider) => [...p.accounts.flatMap((account) => [account.privateKey.toLowerCase(), account.privateKey.slice(2).toLowerCase()]), "test test test"];
+    const secretsOf = (p: PreconfProvider) => [
+      ...p.accounts.flatMap((account) => [account.privateKey.toLowerCase(), account.privateKey.slice(2).toLowerCase()]),
+      "test test test",
+    ];
 
     it("signing requests that fail (unknown account, malformed params, rejected, internal errors) never echo a key", async () => {
       const logs: string[] = [];
@@ -371,7 +396,10 @@ describe("security", () => {
       for (const key of keys) expect(stderr).to.not.include(key.slice(2));
 
       // A usage error does not echo the mnemonic either.
-      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--mnemonic", mnemonic, "--mining", "sometimes"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--mnemonic", mnemonic, "--mining", "sometimes"], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let output = "";
       child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -162,8 +162,9 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
   });
 
   after(() => {
-    const rows = [...summary].map(([kind, f]) =>
-      `  ${kind.padEnd(34)} ${String(f.requests).padStart(7)} req  ${JSON.stringify(f.statuses).padEnd(44)} heap ${mib(f.heapBefore)} → peak ${mib(f.heapPeak)} → ${mib(f.heapAfter)}  ${f.ms} ms`,
+    const rows = [...summary].map(
+      ([kind, f]) =>
+        `  ${kind.padEnd(34)} ${String(f.requests).padStart(7)} req  ${JSON.stringify(f.statuses).padEnd(44)} heap ${mib(f.heapBefore)} → peak ${mib(f.heapPeak)} → ${mib(f.heapAfter)}  ${f.ms} ms`,
     );
     console.log(`\n  load summary (${FULL ? "full" : "reduced"}):\n${rows.join("\n")}`);
   });
@@ -219,14 +220,15 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         if (nonce % 5 === 0) await expectServing(server.url);
         sample();
       }
-      const expectedTotal = SIZE.subscriptions / 4 * (SIZE.fragments * 2 + Math.floor(SIZE.fragments / 10));
+      const expectedTotal = (SIZE.subscriptions / 4) * (SIZE.fragments * 2 + Math.floor(SIZE.fragments / 10));
       const deadline = Date.now() + 10_000;
       const total = () => [...perSubscription.values()].reduce((a, b) => a + b, 0);
       while (total() < expectedTotal && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       figures.statuses.notifications = total();
       expect(total()).to.equal(expectedTotal);
       ids.forEach((id, i) => {
-        if (kinds[i % 4] === "newFlashblocks" || kinds[i % 4] === "newFlashblockTransactions") expect(perSubscription.get(id), kinds[i % 4]).to.equal(SIZE.fragments);
+        if (kinds[i % 4] === "newFlashblocks" || kinds[i % 4] === "newFlashblockTransactions")
+          expect(perSubscription.get(id), kinds[i % 4]).to.equal(SIZE.fragments);
       });
       socket.close();
       await once(socket, "close");
@@ -263,7 +265,10 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       }
       const over = await post([...batch, call("eth_chainId", [], "last")]);
       count(figures, `${over.status} batch too large`);
-      expect(over).to.deep.equal({ status: 200, json: [{ jsonrpc: "2.0", id: 0, error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 1000 } } }] });
+      expect(over).to.deep.equal({
+        status: 200,
+        json: [{ jsonrpc: "2.0", id: 0, error: { code: -32600, message: "Invalid Request", data: { reason: "batch too large", limit: 1000 } } }],
+      });
       agent.destroy();
     });
   });
@@ -322,7 +327,9 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
           socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`);
         } else {
           // Chunked, no length: refused once the limit is crossed.
-          socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`);
+          socket.write(
+            `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n`,
+          );
         }
         const response = await answer;
         count(figures, response.status ?? response.error ?? "none");
@@ -468,7 +475,11 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         const startBlock = Number((await real.request({ method: "eth_blockNumber" })) as string);
         const hostile = Array.from({ length: 4 }, async () => {
           while (performance.now() < until) {
-            const response = await fetch(realServer.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i))) });
+            const response = await fetch(realServer.url, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i))),
+            });
             await response.text();
             count(figures, `hostile ${response.status}`);
             sample();
@@ -505,15 +516,17 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       // Idle keep-alive connections.
       const agent = new Agent({ keepAlive: true, maxSockets: 20 });
       await Promise.all(
-        Array.from({ length: 20 }, () =>
-          new Promise<void>((resolve, reject) => {
-            const req = httpRequest(server.url, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-              res.resume();
-              res.on("end", () => resolve());
-            });
-            req.on("error", reject);
-            req.end(JSON.stringify(call("eth_chainId")));
-          }),
+        Array.from(
+          { length: 20 },
+          () =>
+            new Promise<void>((resolve, reject) => {
+              const req = httpRequest(server.url, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
+                res.resume();
+                res.on("end", () => resolve());
+              });
+              req.on("error", reject);
+              req.end(JSON.stringify(call("eth_chainId")));
+            }),
         ),
       );
       const idle = Object.values(agent.freeSockets).flat();
@@ -522,7 +535,11 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
       // Half-sent headers, half-sent bodies.
       for (let i = 0; i < 20; i++) {
         const socket = await openRaw(server.port);
-        socket.write(i % 2 === 0 ? "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n" : "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+        socket.write(
+          i % 2 === 0
+            ? "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            : "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        );
         socket.on("error", () => undefined);
         closes.push(once(socket, "close"));
       }

@@ -86,7 +86,14 @@ describe("JSON-RPC server", () => {
     });
 
     it("answers what is not a request object with -32600", async () => {
-      for (const body of ["42", '"eth_chainId"', '{"id": 1, "method": "eth_chainId"}', '{"jsonrpc": "1.0", "id": 1, "method": "eth_chainId"}', '{"jsonrpc": "2.0", "id": 1, "method": 7}', '{"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": "x"}']) {
+      for (const body of [
+        "42",
+        '"eth_chainId"',
+        '{"id": 1, "method": "eth_chainId"}',
+        '{"jsonrpc": "1.0", "id": 1, "method": "eth_chainId"}',
+        '{"jsonrpc": "2.0", "id": 1, "method": 7}',
+        '{"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": "x"}',
+      ]) {
         const response = await post(server.url, body);
         const json = response.json as { error: { code: number; message: string } };
         expect(json.error, body).to.include({ code: -32600, message: "Invalid Request" });
@@ -101,7 +108,11 @@ describe("JSON-RPC server", () => {
 
     it("answers an unknown method with -32601", async () => {
       const response = await post(server.url, call("eth_noSuchMethod"));
-      expect(response.json).to.deep.equal({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found", data: { method: "eth_noSuchMethod" } } });
+      expect(response.json).to.deep.equal({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32601, message: "Method not found", data: { method: "eth_noSuchMethod" } },
+      });
     });
 
     it("answers invalid params with -32602", async () => {
@@ -131,7 +142,9 @@ describe("JSON-RPC server", () => {
       const small = await startServer(provider, { port: 0, maxBatch: 1 });
       try {
         const refused = await post(small.url, `[${request("1.50")},${request("2")}]`);
-        expect(refused.text).to.equal('[{"jsonrpc":"2.0","id":1.50,"error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch too large","limit":1}}}]');
+        expect(refused.text).to.equal(
+          '[{"jsonrpc":"2.0","id":1.50,"error":{"code":-32600,"message":"Invalid Request","data":{"reason":"batch too large","limit":1}}}]',
+        );
       } finally {
         await small.close();
       }
@@ -184,7 +197,10 @@ describe("JSON-RPC server", () => {
       // The notification still ran.
       expect(provider.chain.pool.size).to.equal(1);
 
-      const batch = await post(server.url, `[${JSON.stringify({ jsonrpc: "2.0", method: "eth_chainId" })},${JSON.stringify({ jsonrpc: "2.0", method: "nope" })}]`);
+      const batch = await post(
+        server.url,
+        `[${JSON.stringify({ jsonrpc: "2.0", method: "eth_chainId" })},${JSON.stringify({ jsonrpc: "2.0", method: "nope" })}]`,
+      );
       expect(batch.status).to.equal(204);
       expect(batch.text).to.equal("");
 
@@ -292,14 +308,23 @@ describe("JSON-RPC server", () => {
     });
 
     it("close() ends every connection", async () => {
-      const agentResponse = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", connection: "keep-alive" }, body: call("eth_chainId") });
+      const agentResponse = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", connection: "keep-alive" },
+        body: call("eth_chainId"),
+      });
       await agentResponse.text();
       const socket = new WebSocket(server.wsUrl);
       await new Promise((resolve) => socket.once("open", resolve));
       const closed = new Promise((resolve) => socket.once("close", resolve));
       await server.close();
       await closed;
-      expect(await fetch(server.url).then(() => "answered", () => "refused")).to.equal("refused");
+      expect(
+        await fetch(server.url).then(
+          () => "answered",
+          () => "refused",
+        ),
+      ).to.equal("refused");
     });
   });
 
@@ -542,7 +567,8 @@ describe("WebSocket connections (fake clock, manual mining)", () => {
     }
   }
 
-  const notificationsIn = (frames: string[]) => frames.filter((frame) => frame.includes('"eth_subscription"')).map((frame) => JSON.parse(frame) as { params: { subscription: string } });
+  const notificationsIn = (frames: string[]) =>
+    frames.filter((frame) => frame.includes('"eth_subscription"')).map((frame) => JSON.parse(frame) as { params: { subscription: string } });
 
   it("15 clients share one provider listener: no MaxListenersExceededWarning, each gets its own notifications", async () => {
     const clients: { socket: WebSocket; frames: string[]; subscription: string }[] = [];
@@ -581,7 +607,10 @@ describe("WebSocket connections (fake clock, manual mining)", () => {
     expect(frames.map((frame) => JSON.parse(frame) as unknown)).to.deep.equal([{ jsonrpc: "2.0", id: 3, result: "0x7a69" }]);
     await clock.tickAsync(1000);
     await until(() => frames.length === 3);
-    const [batch, notification] = [JSON.parse(frames[1]!) as { id: number; result?: string }[], JSON.parse(frames[2]!) as { method: string; params: { subscription: string } }];
+    const [batch, notification] = [
+      JSON.parse(frames[1]!) as { id: number; result?: string }[],
+      JSON.parse(frames[2]!) as { method: string; params: { subscription: string } },
+    ];
     expect(batch.map((item) => item.id)).to.deep.equal([1, 2]);
     expect(notification.method).to.equal("eth_subscription");
     expect(notification.params.subscription).to.equal(batch[0]!.result);
@@ -641,12 +670,25 @@ describe("the preconf CLI", () => {
     try {
       const client = createPublicClient({ chain: devChain, transport: http(cli.url) });
       const account = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
-      const raw = await account.signTransaction({ chainId: 31337, type: "eip1559", nonce: 0, to: RECIPIENT, value: 1n, gas: 21000n, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: parseGwei("1") });
+      const raw = await account.signTransaction({
+        chainId: 31337,
+        type: "eip1559",
+        nonce: 0,
+        to: RECIPIENT,
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: parseGwei("10"),
+        maxPriorityFeePerGas: parseGwei("1"),
+      });
       const hash = await client.sendRawTransaction({ serializedTransaction: raw });
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       // The receipt comes at pre-confirmation; the line at the seal after it. Poll for it (a busy
       // machine may take a while), then let a few more empty blocks seal: they must print nothing.
-      const blockLines = () => cli.output().split("\n").filter((line) => line.startsWith("block "));
+      const blockLines = () =>
+        cli
+          .output()
+          .split("\n")
+          .filter((line) => line.startsWith("block "));
       for (let waited = 0; blockLines().length === 0 && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       await new Promise((resolve) => setTimeout(resolve, 200));
       const lines = blockLines();
@@ -663,7 +705,12 @@ describe("the preconf CLI", () => {
   });
 
   it("numbers are digits only: an empty or blank value is refused, not read as 0", () => {
-    for (const [flag, value] of [["--max-batch", ""], ["--port", " "], ["--accounts", "1e3"], ["--max-body", "0x10"]] as const) {
+    for (const [flag, value] of [
+      ["--max-batch", ""],
+      ["--port", " "],
+      ["--accounts", "1e3"],
+      ["--max-body", "0x10"],
+    ] as const) {
       expect(() => parseNodeArgs([flag, value]), `${flag} "${value}"`).to.throw(`${flag} must be an integer`);
     }
     expect(parseNodeArgs(["--max-batch", "0"])).to.deep.nested.include({ "server.maxBatch": 0 });

@@ -67,18 +67,32 @@ describe("evm_snapshot / evm_revert", () => {
     const { wallet } = provider;
     await call(provider, "wallet_watchAsset", [{ type: "ERC20", options: { address: USDC, symbol: "USDC", decimals: 6 } }]);
     const id = await call<Hex>(provider, "evm_snapshot");
-    const before = { chains: wallet.chains(), assets: wallet.assets(), permissions: wallet.permissions(), requests: wallet.requests, connected: wallet.connected };
+    const before = {
+      chains: wallet.chains(),
+      assets: wallet.assets(),
+      permissions: wallet.permissions(),
+      requests: wallet.requests,
+      connected: wallet.connected,
+    };
 
     await call(provider, "wallet_addEthereumChain", [BASE]);
     await call(provider, "eth_requestAccounts");
-    await call(provider, "wallet_watchAsset", [{ type: "ERC20", options: { address: "0x0000000000000000000000000000000000000abc", symbol: "ABC", decimals: 18 } }]);
+    await call(provider, "wallet_watchAsset", [
+      { type: "ERC20", options: { address: "0x0000000000000000000000000000000000000abc", symbol: "ABC", decimals: 18 } },
+    ]);
     expect(wallet.chains()).to.have.length(2);
     expect(wallet.connected).to.equal(true);
     const events: [string, unknown][] = [];
     provider.on("accountsChanged", (accounts: unknown) => events.push(["accountsChanged", accounts]));
 
     expect(await call(provider, "evm_revert", [id])).to.equal(true);
-    expect({ chains: wallet.chains(), assets: wallet.assets(), permissions: wallet.permissions(), requests: wallet.requests, connected: wallet.connected }).to.deep.equal(before);
+    expect({
+      chains: wallet.chains(),
+      assets: wallet.assets(),
+      permissions: wallet.permissions(),
+      requests: wallet.requests,
+      connected: wallet.connected,
+    }).to.deep.equal(before);
     expect(events).to.deep.equal([["accountsChanged", []]]);
     // Request ids keep counting: a later request never reuses a reverted one's id.
     await call(provider, "eth_requestAccounts");

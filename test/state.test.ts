@@ -52,7 +52,9 @@ async function buildHistory(provider: PreconfProvider): Promise<History> {
   await provider.preconf.seal();
   const counter = (await call<{ contractAddress: Hex }>(provider, "eth_getTransactionReceipt", [txs[0]])).contractAddress;
 
-  txs.push(await call<Hex>(provider, "eth_sendTransaction", [{ from: dev0, to: counter, data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }) }]));
+  txs.push(
+    await call<Hex>(provider, "eth_sendTransaction", [{ from: dev0, to: counter, data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }) }]),
+  );
   await call(provider, "hardhat_setBalance", [WHALE, "0xde0b6b3a7640000"]);
   await call(provider, "hardhat_impersonateAccount", [WHALE]);
   txs.push(await call<Hex>(provider, "eth_sendTransaction", [{ from: WHALE, to: STRANGER, value: "0x7" }]));
@@ -234,7 +236,10 @@ describe("state dump and load", () => {
       const { provider: loaded, clock: loadedClock } = await chain({ state: dump });
 
       const hashes: Hex[][] = [];
-      for (const [p, c] of [[provider, clock], [loaded, loadedClock]] as const) {
+      for (const [p, c] of [
+        [provider, clock],
+        [loaded, loadedClock],
+      ] as const) {
         const sealed: Hex[] = [];
         p.chain.on("sealed", (block) => sealed.push(block.hash));
         p.preconf.setMining("interval");
@@ -306,7 +311,10 @@ describe("state dump and load", () => {
 
     it("an imported chain (PoW to Prague, a blob tx, withdrawals) round-trips and keeps sealing", async () => {
       const dir = join(ROOT, "fixtures/chains/multifork");
-      const { provider } = await chain({ genesis: JSON.parse(readFileSync(join(dir, "genesis.json"), "utf8")) as StateDump["genesis"], chain: new Uint8Array(readFileSync(join(dir, "chain.rlp"))) });
+      const { provider } = await chain({
+        genesis: JSON.parse(readFileSync(join(dir, "genesis.json"), "utf8")) as StateDump["genesis"],
+        chain: new Uint8Array(readFileSync(join(dir, "chain.rlp"))),
+      });
       const dump = JSON.stringify(await provider.preconf.dumpState());
       const { provider: loaded } = await chain({ state: JSON.parse(dump) as StateDump });
       expect(JSON.stringify(await loaded.preconf.dumpState())).to.equal(dump);
@@ -347,7 +355,11 @@ describe("state dump and load", () => {
       ["another format", (d) => ({ ...d, format: "anvil" }), "params[0].format"],
       ["a newer version", (d) => ({ ...d, version: 2 }), "params[0].version"],
       ["no accounts", (d) => ({ ...d, accounts: undefined }), "params[0].accounts"],
-      ["a balance with leading zeros", (d) => ({ ...d, accounts: { ...d.accounts, [dev0]: { ...d.accounts[dev0], balance: "0x01" } } }), `params[0].accounts.${dev0}.balance`],
+      [
+        "a balance with leading zeros",
+        (d) => ({ ...d, accounts: { ...d.accounts, [dev0]: { ...d.accounts[dev0], balance: "0x01" } } }),
+        `params[0].accounts.${dev0}.balance`,
+      ],
       ["an unknown key", (d) => ({ ...d, extra: 1 }), "params[0]"],
       ["a block that is not RLP", (d) => ({ ...d, blocks: d.blocks.map((b, i) => (i === 1 ? { ...b, rlp: "0x1234" } : b)) }), "params[0].blocks[1].rlp"],
       ["missing receipts", (d) => ({ ...d, blocks: d.blocks.map((b, i) => (i === 1 ? { ...b, receipts: [] } : b)) }), "params[0].blocks[1].receipts"],
@@ -355,7 +367,11 @@ describe("state dump and load", () => {
       ["a head that is not the last block", (d) => ({ ...d, head: { ...d.head, hash: `0x${"11".repeat(32)}` } }), "params[0].head"],
       ["another chain id", (d) => ({ ...d, chainId: "0x1" }), "params[0].chainId"],
       ["a pooled tx that does not decode", (d) => ({ ...d, pool: [{ raw: "0xdeadbeef", from: dev0 }] }), "params[0].pool[0].raw"],
-      ["an open block on another parent", (d) => ({ ...d, open: { ...d.open, header: { ...d.open!.header, parentHash: `0x${"22".repeat(32)}` } } }), "params[0].open.header"],
+      [
+        "an open block on another parent",
+        (d) => ({ ...d, open: { ...d.open, header: { ...d.open!.header, parentHash: `0x${"22".repeat(32)}` } } }),
+        "params[0].open.header",
+      ],
       ["not an object", () => 42, "params[0]"],
       ["hex that is not a dump", () => "0xdeadbeef", "params[0]"],
     ];
@@ -402,7 +418,10 @@ describe("state dump and load", () => {
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
     async function runCli(args: string[], work: (url: string) => Promise<void>): Promise<string> {
-      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--port", "0", "--mining", "manual", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--port", "0", "--mining", "manual", ...args], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let output = "";
       child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -425,7 +444,11 @@ describe("state dump and load", () => {
     }
 
     async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
       const body = (await response.json()) as { result?: T; error?: unknown };
       if (body.error !== undefined) throw new Error(JSON.stringify(body.error));
       return body.result as T;
@@ -480,14 +503,18 @@ describe("state dump and load", () => {
 
     it("--genesis and --import start from a geth genesis and its blocks", async () => {
       const rich = "0x00000000000000000000000000000000000000aa";
-      const genesis = JSON.parse(JSON.stringify(devGethGenesis({
-        chainId: 1337n,
-        hardfork: "prague",
-        gasLimit: 30_000_000n,
-        baseFeePerGas: 1_000_000_000n,
-        timestamp: BigInt(START_MS / 1000),
-        alloc: new Map([[rich, { balance: 123_456n }]]),
-      }))) as StateDump["genesis"];
+      const genesis = JSON.parse(
+        JSON.stringify(
+          devGethGenesis({
+            chainId: 1337n,
+            hardfork: "prague",
+            gasLimit: 30_000_000n,
+            baseFeePerGas: 1_000_000_000n,
+            timestamp: BigInt(START_MS / 1000),
+            alloc: new Map([[rich, { balance: 123_456n }]]),
+          }),
+        ),
+      ) as StateDump["genesis"];
       // The blocks: sealed by an in-process chain on that genesis.
       const { provider } = await chain({ genesis });
       const blocks = [await provider.preconf.seal(), await provider.preconf.seal()];
@@ -503,7 +530,10 @@ describe("state dump and load", () => {
     });
 
     it("a file that cannot be read is an error naming the flag", async () => {
-      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--port", "0", "--load-state", join(dir, "missing.json")], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["bin/preconf.js", "node", "--port", "0", "--load-state", join(dir, "missing.json")], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       expect(await new Promise((done) => child.once("exit", done))).to.equal(1);

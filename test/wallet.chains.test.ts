@@ -56,7 +56,10 @@ describe("wallet chains", function () {
       });
       expect(provider.wallet.knownChain("0x2105")!.rpcUrls).to.deep.equal(["https://mainnet.base.org"]);
 
-      await provider.request({ method: "wallet_addEthereumChain", params: [{ ...BASE_PARAMS, rpcUrls: ["https://base.llamarpc.com", "https://mainnet.base.org"] }] });
+      await provider.request({
+        method: "wallet_addEthereumChain",
+        params: [{ ...BASE_PARAMS, rpcUrls: ["https://base.llamarpc.com", "https://mainnet.base.org"] }],
+      });
       expect(provider.wallet.chains().filter((known) => known.chainId === "0x2105")).to.have.length(1);
       expect(provider.wallet.knownChain("0x2105")!.rpcUrls).to.deep.equal(["https://mainnet.base.org", "https://base.llamarpc.com"]);
       // Already active: no second chainChanged.

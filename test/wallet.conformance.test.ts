@@ -58,7 +58,14 @@ interface InvalidRow {
   field: string;
 }
 
-const invalid = (method: Method, name: string, params: unknown, field: string): InvalidRow => ({ name, method, params, code: -32602, message: "Invalid params", field });
+const invalid = (method: Method, name: string, params: unknown, field: string): InvalidRow => ({
+  name,
+  method,
+  params,
+  code: -32602,
+  message: "Invalid params",
+  field,
+});
 const add = (name: string, params: unknown, field: string) => invalid("wallet_addEthereumChain", name, params, field);
 const watch = (name: string, params: unknown, field: string) => invalid("wallet_watchAsset", name, params, field);
 
@@ -71,29 +78,101 @@ const VALID: ValidRow[] = [
     result: null,
     stored: "0x2105",
   },
-  { name: "upper-case hex chain id (stored lower-case)", method: "wallet_addEthereumChain", params: chainWith({ chainId: "0x210A" }), result: null, stored: "0x210a" },
+  {
+    name: "upper-case hex chain id (stored lower-case)",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ chainId: "0x210A" }),
+    result: null,
+    stored: "0x210a",
+  },
   { name: "chain id 0x1", method: "wallet_addEthereumChain", params: chainWith({ chainId: "0x1" }), result: null, stored: "0x1" },
-  { name: "largest chain id 0xfffffffffffec", method: "wallet_addEthereumChain", params: chainWith({ chainId: "0xfffffffffffec" }), result: null, stored: "0xfffffffffffec" },
-  { name: "http: RPC URL on localhost", method: "wallet_addEthereumChain", params: chainWith({ rpcUrls: ["http://localhost:8545"] }), result: null, stored: "0x2105" },
-  { name: "http: RPC URL on 127.0.0.1", method: "wallet_addEthereumChain", params: chainWith({ rpcUrls: ["http://127.0.0.1:8545"] }), result: null, stored: "0x2105" },
+  {
+    name: "largest chain id 0xfffffffffffec",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ chainId: "0xfffffffffffec" }),
+    result: null,
+    stored: "0xfffffffffffec",
+  },
+  {
+    name: "http: RPC URL on localhost",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ rpcUrls: ["http://localhost:8545"] }),
+    result: null,
+    stored: "0x2105",
+  },
+  {
+    name: "http: RPC URL on 127.0.0.1",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ rpcUrls: ["http://127.0.0.1:8545"] }),
+    result: null,
+    stored: "0x2105",
+  },
   { name: "http: RPC URL on [::1]", method: "wallet_addEthereumChain", params: chainWith({ rpcUrls: ["http://[::1]:8545"] }), result: null, stored: "0x2105" },
-  { name: "optional keys set to undefined count as absent", method: "wallet_addEthereumChain", params: chainWith({ blockExplorerUrls: undefined, iconUrls: undefined }), result: null, stored: "0x2105" },
+  {
+    name: "optional keys set to undefined count as absent",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ blockExplorerUrls: undefined, iconUrls: undefined }),
+    result: null,
+    stored: "0x2105",
+  },
   { name: "empty blockExplorerUrls", method: "wallet_addEthereumChain", params: chainWith({ blockExplorerUrls: [] }), result: null, stored: "0x2105" },
   { name: "native currency with 0 decimals", method: "wallet_addEthereumChain", params: currencyWith({ decimals: 0 }), result: null, stored: "0x2105" },
   { name: "native currency with 36 decimals", method: "wallet_addEthereumChain", params: currencyWith({ decimals: 36 }), result: null, stored: "0x2105" },
-  { name: "native currency symbol of 6 characters", method: "wallet_addEthereumChain", params: currencyWith({ symbol: "ABCDEF" }), result: null, stored: "0x2105" },
-  { name: "re-adding the provider's own chain with its symbol", method: "wallet_addEthereumChain", params: chainWith({ chainId: "0x7a69" }), result: null, stored: "0x7a69" },
+  {
+    name: "native currency symbol of 6 characters",
+    method: "wallet_addEthereumChain",
+    params: currencyWith({ symbol: "ABCDEF" }),
+    result: null,
+    stored: "0x2105",
+  },
+  {
+    name: "re-adding the provider's own chain with its symbol",
+    method: "wallet_addEthereumChain",
+    params: chainWith({ chainId: "0x7a69" }),
+    result: null,
+    stored: "0x7a69",
+  },
 
   { name: "minimal asset, object params", method: "wallet_watchAsset", params: TOKEN, result: true, stored: CHECKSUMMED },
-  { name: "full asset with image", method: "wallet_watchAsset", params: tokenWith({ image: "https://example.com/usdc.png" }), result: true, stored: CHECKSUMMED },
-  { name: "asset with a data:image/ image", method: "wallet_watchAsset", params: tokenWith({ image: "data:image/svg+xml;base64,PHN2Zy8+" }), result: true, stored: CHECKSUMMED },
+  {
+    name: "full asset with image",
+    method: "wallet_watchAsset",
+    params: tokenWith({ image: "https://example.com/usdc.png" }),
+    result: true,
+    stored: CHECKSUMMED,
+  },
+  {
+    name: "asset with a data:image/ image",
+    method: "wallet_watchAsset",
+    params: tokenWith({ image: "data:image/svg+xml;base64,PHN2Zy8+" }),
+    result: true,
+    stored: CHECKSUMMED,
+  },
   { name: "one-element array holding the object", method: "wallet_watchAsset", params: [TOKEN], result: true, stored: CHECKSUMMED },
-  { name: "all lower-case address (no checksum to check)", method: "wallet_watchAsset", params: tokenWith({ address: CHECKSUMMED.toLowerCase() }), result: true, stored: CHECKSUMMED },
-  { name: "all upper-case address digits", method: "wallet_watchAsset", params: tokenWith({ address: `0x${CHECKSUMMED.slice(2).toUpperCase()}` }), result: true, stored: CHECKSUMMED },
+  {
+    name: "all lower-case address (no checksum to check)",
+    method: "wallet_watchAsset",
+    params: tokenWith({ address: CHECKSUMMED.toLowerCase() }),
+    result: true,
+    stored: CHECKSUMMED,
+  },
+  {
+    name: "all upper-case address digits",
+    method: "wallet_watchAsset",
+    params: tokenWith({ address: `0x${CHECKSUMMED.slice(2).toUpperCase()}` }),
+    result: true,
+    stored: CHECKSUMMED,
+  },
   { name: "symbol of 11 characters", method: "wallet_watchAsset", params: tokenWith({ symbol: "ABCDEFGHIJK" }), result: true, stored: CHECKSUMMED },
   { name: "decimals 0", method: "wallet_watchAsset", params: tokenWith({ decimals: 0 }), result: true, stored: CHECKSUMMED },
   { name: "decimals 36", method: "wallet_watchAsset", params: tokenWith({ decimals: 36 }), result: true, stored: CHECKSUMMED },
-  { name: "unknown option keys are ignored", method: "wallet_watchAsset", params: tokenWith({ chainId: 8453, tokenId: "1" }), result: true, stored: CHECKSUMMED },
+  {
+    name: "unknown option keys are ignored",
+    method: "wallet_watchAsset",
+    params: tokenWith({ chainId: 8453, tokenId: "1" }),
+    result: true,
+    stored: CHECKSUMMED,
+  },
 ];
 
 const INVALID: InvalidRow[] = [
@@ -134,7 +213,11 @@ const INVALID: InvalidRow[] = [
   add("nativeCurrency.decimals 37", currencyWith({ decimals: 37 }), "params[0].nativeCurrency.decimals"),
   add("nativeCurrency.decimals 1.5", currencyWith({ decimals: 1.5 }), "params[0].nativeCurrency.decimals"),
   add("nativeCurrency unknown key", currencyWith({ logo: "eth.png" }), "params[0].nativeCurrency"),
-  add("a known chain with another currency symbol", [{ ...BASE, chainId: "0x7a69", nativeCurrency: { ...BASE.nativeCurrency, symbol: "GO" } }], "params[0].nativeCurrency.symbol"),
+  add(
+    "a known chain with another currency symbol",
+    [{ ...BASE, chainId: "0x7a69", nativeCurrency: { ...BASE.nativeCurrency, symbol: "GO" } }],
+    "params[0].nativeCurrency.symbol",
+  ),
   // rpcUrls
   add("rpcUrls missing", chainWithout("rpcUrls"), "params[0].rpcUrls"),
   add("rpcUrls empty", chainWith({ rpcUrls: [] }), "params[0].rpcUrls"),
@@ -194,7 +277,11 @@ const INVALID: InvalidRow[] = [
   add("nativeCurrency.name of 129 characters", currencyWith({ name: "x".repeat(129) }), "params[0].nativeCurrency.name"),
   add("10,000 rpcUrls", chainWith({ rpcUrls: Array.from({ length: 10_000 }, (_, i) => `https://rpc${i}.example`) }), "params[0].rpcUrls"),
   add("33 iconUrls", chainWith({ iconUrls: Array.from({ length: 33 }, (_, i) => `https://icons.example/${i}.svg`) }), "params[0].iconUrls"),
-  add("33 blockExplorerUrls", chainWith({ blockExplorerUrls: Array.from({ length: 33 }, (_, i) => `https://explorer${i}.example`) }), "params[0].blockExplorerUrls"),
+  add(
+    "33 blockExplorerUrls",
+    chainWith({ blockExplorerUrls: Array.from({ length: 33 }, (_, i) => `https://explorer${i}.example`) }),
+    "params[0].blockExplorerUrls",
+  ),
   add("an rpcUrl above 2048 characters", chainWith({ rpcUrls: [`https://mainnet.base.org/${"a".repeat(2048)}`] }), "params[0].rpcUrls[0]"),
 ];
 

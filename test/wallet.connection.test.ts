@@ -95,9 +95,15 @@ describe("eth_signTypedData_v4: the domain's chainId must be the active chain (M
     const from = provider.accounts[0]!.address;
     const mismatch = { code: -32603, message: 'Provided chainId "1" must match the active chainId "31337"' };
     for (const chainId of [1, "1", "0x1"]) {
-      expect(await rpcError(provider, "eth_signTypedData_v4", [from, { ...MAIL, domain: { ...MAIL.domain, chainId } }])).to.deep.equal({ ...mismatch, data: undefined });
+      expect(await rpcError(provider, "eth_signTypedData_v4", [from, { ...MAIL, domain: { ...MAIL.domain, chainId } }])).to.deep.equal({
+        ...mismatch,
+        data: undefined,
+      });
     }
-    expect(await rpcError(provider, "eth_signTypedData_v4", [from, JSON.stringify({ ...MAIL, domain: { ...MAIL.domain, chainId: 1 } })])).to.deep.equal({ ...mismatch, data: undefined });
+    expect(await rpcError(provider, "eth_signTypedData_v4", [from, JSON.stringify({ ...MAIL, domain: { ...MAIL.domain, chainId: 1 } })])).to.deep.equal({
+      ...mismatch,
+      data: undefined,
+    });
     for (const chainId of [31337, "31337", "0x7a69"]) {
       const signature = await provider.request({ method: "eth_signTypedData_v4", params: [from, { ...MAIL, domain: { ...MAIL.domain, chainId } }] });
       expect(signature).to.match(/^0x[0-9a-f]{130}$/);
@@ -112,7 +118,10 @@ describe("errors survive @metamask/rpc-errors and json-rpc-engine unchanged", ()
   afterEach(async () => provider.close());
 
   async function caught(promise: Promise<unknown>): Promise<unknown> {
-    return promise.then(() => expect.fail("expected a rejection"), (error: unknown) => error);
+    return promise.then(
+      () => expect.fail("expected a rejection"),
+      (error: unknown) => error,
+    );
   }
 
   /** What a JSON-RPC error carries: its code, message and (only when present) data. */
@@ -133,7 +142,11 @@ describe("errors survive @metamask/rpc-errors and json-rpc-engine unchanged", ()
   it("serializeError keeps data when it is set (4902 with its chainId)", async () => {
     ({ provider } = await createTestChain());
     const error = await caught(provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: "0x2105" }] }));
-    expect(fields(serializeError(error, { shouldIncludeStack: false }))).to.deep.equal({ code: 4902, message: "Unrecognized chain ID", data: { chainId: "0x2105" } });
+    expect(fields(serializeError(error, { shouldIncludeStack: false }))).to.deep.equal({
+      code: 4902,
+      message: "Unrecognized chain ID",
+      data: { chainId: "0x2105" },
+    });
   });
 
   it("a json-rpc-engine middleware stack over the provider answers our errors as we do", async () => {
@@ -150,7 +163,11 @@ describe("errors survive @metamask/rpc-errors and json-rpc-engine unchanged", ()
     const rejected = (await engine.handle({ jsonrpc: "2.0", id: 1, method: "eth_requestAccounts" })) as { error: unknown };
     expect(fields(rejected.error)).to.deep.equal({ code: 4001, message: "User rejected the request" });
     const invalid = (await engine.handle({ jsonrpc: "2.0", id: 2, method: "wallet_switchEthereumChain", params: [{ chainId: "1" }] })) as { error: unknown };
-    expect(fields(invalid.error)).to.deep.equal({ code: -32602, message: "Invalid params", data: { field: "params[0].chainId", reason: "expected a 0x-prefixed hex string" } });
+    expect(fields(invalid.error)).to.deep.equal({
+      code: -32602,
+      message: "Invalid params",
+      data: { field: "params[0].chainId", reason: "expected a 0x-prefixed hex string" },
+    });
   });
 });
 
@@ -168,7 +185,11 @@ describe("wagmi core's injected connector over walletConnected: false", () => {
 
   const memory = () => {
     const items = new Map<string, string>();
-    return { getItem: (key: string) => items.get(key) ?? null, setItem: (key: string, value: string) => void items.set(key, value), removeItem: (key: string) => void items.delete(key) };
+    return {
+      getItem: (key: string) => items.get(key) ?? null,
+      setItem: (key: string, value: string) => void items.set(key, value),
+      removeItem: (key: string) => void items.delete(key),
+    };
   };
 
   function wagmiConfig() {

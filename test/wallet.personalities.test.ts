@@ -21,7 +21,10 @@ describe("wallet personalities (walletPersonality)", () => {
     for (const item of opened.splice(0).reverse()) await item.close();
   });
   async function walletOf(personality?: WalletPersonality, chainId?: number): Promise<PreconfProvider> {
-    const { provider } = await createTestChain({ ...(personality !== undefined && { walletPersonality: personality }), ...(chainId !== undefined && { chainId }) });
+    const { provider } = await createTestChain({
+      ...(personality !== undefined && { walletPersonality: personality }),
+      ...(chainId !== undefined && { chainId }),
+    });
     opened.push(provider);
     return provider;
   }
@@ -102,7 +105,9 @@ describe("wallet personalities (walletPersonality)", () => {
       expect(provider.wallet.policy.queued("wallet_addEthereumChain")).to.deep.equal(["approve"]);
       expect(provider.wallet.knownChain("0x1")).to.equal(undefined);
       // localhost and 127.0.0.1 name the same node.
-      expect(await provider.request({ method: "wallet_addEthereumChain", params: chainData("0x2105", server.url.replace("127.0.0.1", "localhost")) })).to.equal(null);
+      expect(await provider.request({ method: "wallet_addEthereumChain", params: chainData("0x2105", server.url.replace("127.0.0.1", "localhost")) })).to.equal(
+        null,
+      );
       expect(provider.wallet.activeChainId).to.equal("0x2105");
     });
 
@@ -144,7 +149,9 @@ describe("wallet personalities (walletPersonality)", () => {
         data: { field: "params[0].nativeCurrency.decimals", reason: "decimals must be 18 (EIP-3085)" },
       });
       const metamask = await walletOf("metamask");
-      expect(await metamask.request({ method: "wallet_addEthereumChain", params: chainData("0x2105", "https://mainnet.base.org", { symbol: "E", decimals: 6 }) })).to.equal(null);
+      expect(
+        await metamask.request({ method: "wallet_addEthereumChain", params: chainData("0x2105", "https://mainnet.base.org", { symbol: "E", decimals: 6 }) }),
+      ).to.equal(null);
     });
   });
 });

@@ -3,15 +3,7 @@
  * manual mode, delays, reset, custom errors; the request log; real signatures.
  */
 import { expect } from "chai";
-import {
-  InternalRpcError,
-  SwitchChainError,
-  UnauthorizedProviderError,
-  UserRejectedRequestError,
-  parseEther,
-  verifyMessage,
-  verifyTypedData,
-} from "viem";
+import { InternalRpcError, SwitchChainError, UnauthorizedProviderError, UserRejectedRequestError, parseEther, verifyMessage, verifyTypedData } from "viem";
 
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { base, dappWallet, rejectsWith, USDC } from "./helpers/wallet.ts";
@@ -249,7 +241,12 @@ describe("wallet approval policy (viem wallet actions)", function () {
   describe("reset", function () {
     it("clears defaults, queues, function, manual mode and delay", async function () {
       const { policy } = provider.wallet;
-      policy.setDefault("reject").setDefault("reject", "personal_sign").queue("wallet_watchAsset", "reject").use(() => "reject").manual();
+      policy
+        .setDefault("reject")
+        .setDefault("reject", "personal_sign")
+        .queue("wallet_watchAsset", "reject")
+        .use(() => "reject")
+        .manual();
       policy.delayMs = 10;
       policy.reset();
       expect(policy.queued("wallet_watchAsset")).to.deep.equal([]);

@@ -47,7 +47,11 @@ async function client(url: string, origin?: string): Promise<Client> {
 }
 
 async function httpCall(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number } }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   return (await response.json()) as never;
 }
 
@@ -101,7 +105,10 @@ describe("per-connection wallets on the server", () => {
     expect(await a.call("eth_accounts")).to.deep.include({ result: [] });
     expect((await b.call("eth_accounts")).result).to.deep.equal(provider.wallet.accounts);
     const from = provider.accounts[0]!.address;
-    expect((await a.call("personal_sign", ["0x00", from])).error).to.deep.equal({ code: 4100, message: "The requested account and/or method has not been authorized by the user." });
+    expect((await a.call("personal_sign", ["0x00", from])).error).to.deep.equal({
+      code: 4100,
+      message: "The requested account and/or method has not been authorized by the user.",
+    });
     expect((await a.call("eth_requestAccounts")).result).to.deep.equal(provider.wallet.accounts);
     expect(a.events).to.deep.equal([{ event: "accountsChanged", data: provider.wallet.accounts }]);
     expect(await a.call("wallet_watchAsset", TOKEN)).to.deep.include({ result: true });
@@ -117,7 +124,11 @@ describe("per-connection wallets on the server", () => {
     expect((await page.call("preconf_walletRequests")).error).to.deep.equal(refused);
     expect((await page.call("preconf_walletPending")).error).to.deep.equal(refused);
     expect((await page.call("preconf_resolveWalletRequest", [1, "approve"])).error).to.deep.equal(refused);
-    const postFromPage = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", origin: PAGE }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "preconf_setWalletPolicy", params: [{ manual: true }] }) });
+    const postFromPage = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: PAGE },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "preconf_setWalletPolicy", params: [{ manual: true }] }),
+    });
     expect(((await postFromPage.json()) as { error: unknown }).error).to.deep.equal(refused);
     expect(provider.wallet.policy.isManual).to.equal(false);
     expect(provider.wallet.policy.delayMs).to.equal(0);

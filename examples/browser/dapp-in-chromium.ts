@@ -79,7 +79,11 @@ export async function dappInChromium(executablePath = process.env.CHROMIUM_PATH 
   const browser = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: CHROMIUM_ARGS });
   /** The test's own calls to the node: from Node (no Origin), so the policy methods are allowed. */
   const rpc = async (method: string, params: unknown[] = []) => {
-    const response = await fetch(node.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const response = await fetch(node.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
     const answer = (await response.json()) as { result?: unknown; error?: { message: string } };
     if (answer.error !== undefined) throw new Error(`${method}: ${answer.error.message}`);
     return answer.result;
@@ -98,7 +102,10 @@ export async function dappInChromium(executablePath = process.env.CHROMIUM_PATH 
     await page.goto(dapp.origin);
     type Answer = { result?: unknown; error?: { code: number; message: string } };
     const request = (method: string, params?: unknown) =>
-      page.evaluate(([m, p]) => (globalThis as unknown as { dapp: { request(m: string, p: unknown): Promise<Answer> } }).dapp.request(m, p), [method, params] as const);
+      page.evaluate(([m, p]) => (globalThis as unknown as { dapp: { request(m: string, p: unknown): Promise<Answer> } }).dapp.request(m, p), [
+        method,
+        params,
+      ] as const);
 
     // EIP-6963: the page found the wallet by its announcement.
     const info = await page.evaluate(() => (globalThis as unknown as { dapp: { info(): Promise<ExampleResult["info"]> } }).dapp.info());
@@ -132,7 +139,12 @@ export async function dappInChromium(executablePath = process.env.CHROMIUM_PATH 
     assert.ok(after < balance - 10n ** 18n);
 
     // Add a chain (the wallet switches to it, as MetaMask does), then switch back.
-    const base = { chainId: "0x2105", chainName: "Base", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: ["https://mainnet.base.org"] };
+    const base = {
+      chainId: "0x2105",
+      chainName: "Base",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: ["https://mainnet.base.org"],
+    };
     assert.equal((await request("wallet_addEthereumChain", [base])).result, null);
     assert.equal((await request("eth_chainId")).result, "0x2105");
     assert.equal((await request("wallet_switchEthereumChain", [{ chainId: "0x7a69" }])).result, null);
@@ -141,7 +153,7 @@ export async function dappInChromium(executablePath = process.env.CHROMIUM_PATH 
     const usdc = { type: "ERC20", options: { address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", decimals: 6 } };
     assert.equal((await request("wallet_watchAsset", usdc)).result, true);
 
-    const walletMethods = (provider.wallet.requests).map((record) => record.method);
+    const walletMethods = provider.wallet.requests.map((record) => record.method);
     const events = await page.evaluate(() => (globalThis as unknown as { dapp: { events(): ExampleResult["events"] } }).dapp.events());
     return { info, accountsBefore, rejected, hash, walletMethods, events };
   } finally {

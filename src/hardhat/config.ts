@@ -72,7 +72,11 @@ export interface PreconfNetworkConfig {
   allowBlocksWithSameTimestamp: boolean;
 }
 
-const wei = z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe(), z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string")]);
+const wei = z.union([
+  z.bigint().nonnegative(),
+  z.number().int().nonnegative().safe(),
+  z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected a decimal or 0x-hex string"),
+]);
 
 export const preconfUserConfigSchema = z
   .object({
@@ -81,23 +85,29 @@ export const preconfUserConfigSchema = z
     fragmentsPerBlock: z.number().int().positive().optional(),
     mining: z.enum(["interval", "manual", "auto"]).optional(),
     accounts: z
-      .union([
-        z
-          .object({
-            mnemonic: z.string().min(1).optional(),
-            count: z.number().int().min(0).max(10_000).optional(),
-            balance: wei.optional(),
-            path: z.string().optional(),
-          })
-          .strict(),
-        z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-hex private key"), balance: wei }).strict()),
-      ], { errorMap: () => ({ message: "expected { mnemonic?, count?, balance?, path? } or an array of { privateKey, balance }" }) })
+      .union(
+        [
+          z
+            .object({
+              mnemonic: z.string().min(1).optional(),
+              count: z.number().int().min(0).max(10_000).optional(),
+              balance: wei.optional(),
+              path: z.string().optional(),
+            })
+            .strict(),
+          z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-hex private key"), balance: wei }).strict()),
+        ],
+        { errorMap: () => ({ message: "expected { mnemonic?, count?, balance?, path? } or an array of { privateKey, balance }" }) },
+      )
       .optional(),
     chainId: z.number().int().positive().max(0xfffffffffffec).optional(),
     walletPolicy: z.enum(["approve", "reject", "unsupported"]).optional(),
     clock: z.enum(["fake", "real"]).optional(),
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
-    blockGasLimit: z.union([z.bigint(), z.number().int().safe()]).refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000").optional(),
+    blockGasLimit: z
+      .union([z.bigint(), z.number().int().safe()])
+      .refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000")
+      .optional(),
     forking: z
       .object({
         url: z.string().regex(/^https?:\/\/\S+$/, "expected an http:// or https:// URL"),
@@ -143,14 +153,15 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
     clock: user.clock ?? "real",
     hardfork: user.hardfork,
     blockGasLimit: user.blockGasLimit === undefined ? undefined : BigInt(user.blockGasLimit),
-    forking: user.forking === undefined || user.forking.enabled === false
-      ? undefined
-      : {
-          url: user.forking.url,
-          blockNumber: user.forking.blockNumber === undefined ? undefined : BigInt(user.forking.blockNumber),
-          httpHeaders: user.forking.httpHeaders,
-          cacheDir: user.forking.cacheDir,
-        },
+    forking:
+      user.forking === undefined || user.forking.enabled === false
+        ? undefined
+        : {
+            url: user.forking.url,
+            blockNumber: user.forking.blockNumber === undefined ? undefined : BigInt(user.forking.blockNumber),
+            httpHeaders: user.forking.httpHeaders,
+            cacheDir: user.forking.cacheDir,
+          },
     allowBlocksWithSameTimestamp: user.allowBlocksWithSameTimestamp ?? false,
   };
 }

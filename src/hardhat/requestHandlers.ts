@@ -63,7 +63,9 @@ export class NetworkRequestHandlers {
 
   /** Hardhat's AutomaticSenderHandler: the node's first account, asked once. */
   #defaultSender(): Promise<string | undefined> {
-    this.#firstAccount ??= this.#node.request({ method: "eth_accounts" }).then((accounts) => (Array.isArray(accounts) && typeof accounts[0] === "string" ? accounts[0] : undefined));
+    this.#firstAccount ??= this.#node
+      .request({ method: "eth_accounts" })
+      .then((accounts) => (Array.isArray(accounts) && typeof accounts[0] === "string" ? accounts[0] : undefined));
     return this.#firstAccount;
   }
 

@@ -9,15 +9,7 @@ import { bytesToHex } from "@ethereumjs/util";
 
 import { sharedCommon } from "./sharedCommon.ts";
 
-import {
-  AdmissionMessage,
-  admissionError,
-  alreadyKnown,
-  gasCapError,
-  insufficientFunds,
-  nonceTooLow,
-  replacementUnderpriced,
-} from "../rpc/errors.ts";
+import { AdmissionMessage, admissionError, alreadyKnown, gasCapError, insufficientFunds, nonceTooLow, replacementUnderpriced } from "../rpc/errors.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";

@@ -12,7 +12,11 @@ let indexOf: Map<string, number> | undefined;
 
 /** Why `mnemonic` is not a BIP-39 English mnemonic, or undefined when it is one. */
 export function mnemonicProblem(mnemonic: string): string | undefined {
-  const words = mnemonic.normalize("NFKD").trim().split(/\s+/u).filter((word) => word !== "");
+  const words = mnemonic
+    .normalize("NFKD")
+    .trim()
+    .split(/\s+/u)
+    .filter((word) => word !== "");
   if (!WORD_COUNTS.includes(words.length)) return `a BIP-39 mnemonic has 12, 15, 18, 21 or 24 words, got ${words.length}`;
   indexOf ??= new Map(wordlist.map((word, index) => [word, index]));
   let bits = "";
@@ -25,7 +29,10 @@ export function mnemonicProblem(mnemonic: string): string | undefined {
   const entropyBits = (bits.length * 32) / 33;
   const entropy = Uint8Array.from(bits.slice(0, entropyBits).match(/.{8}/gu)!, (byte) => Number.parseInt(byte, 2));
   const digest = createHash("sha256").update(entropy).digest();
-  const expected = [...digest].map((byte) => byte.toString(2).padStart(8, "0")).join("").slice(0, entropyBits / 32);
+  const expected = [...digest]
+    .map((byte) => byte.toString(2).padStart(8, "0"))
+    .join("")
+    .slice(0, entropyBits / 32);
   if (bits.slice(entropyBits) !== expected) return "its checksum does not match (a word is wrong or out of order)";
   return undefined;
 }

@@ -75,7 +75,9 @@ function nativeKeccak256(): ((message: Uint8Array) => Uint8Array) | undefined {
   const keccak = load<KeccakFactory>("keccak");
   if (keccak === undefined) return undefined;
   return (message) => {
-    const digest = keccak("keccak256").update(Buffer.from(message.buffer, message.byteOffset, message.byteLength)).digest();
+    const digest = keccak("keccak256")
+      .update(Buffer.from(message.buffer, message.byteOffset, message.byteLength))
+      .digest();
     return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
   };
 }

@@ -10,15 +10,7 @@ import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereu
 
 import { txCommonOf } from "./admission.ts";
 import { assertSender, runTxAllowingAssertedSender } from "./assertedSender.ts";
-import {
-  AdmissionMessage,
-  ErrorCode,
-  callReverted,
-  insufficientFunds,
-  insufficientFundsForTransfer,
-  RpcError,
-  txConstructionError,
-} from "../rpc/errors.ts";
+import { AdmissionMessage, ErrorCode, callReverted, insufficientFunds, insufficientFundsForTransfer, RpcError, txConstructionError } from "../rpc/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
@@ -205,8 +197,7 @@ function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
 }
 
 /** A gas limit below the intrinsic gas (or the EIP-7623 floor): go-ethereum's ErrIntrinsicGas. */
-export const isIntrinsicGasError = (error: unknown): boolean =>
-  error instanceof RpcError && error.message === AdmissionMessage.intrinsicGas;
+export const isIntrinsicGasError = (error: unknown): boolean => error instanceof RpcError && error.message === AdmissionMessage.intrinsicGas;
 
 /** The JSON-RPC error of a dry run that failed (not one that ran and reverted). */
 function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): RpcError {

@@ -97,7 +97,13 @@ export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCryp
   const params = bpoBlobParams(genesis);
   const crypto = customCrypto.kzg === undefined ? { ...customCrypto, kzg: BLOCK_BODY_KZG } : customCrypto;
   const scheduled = withMergeBlock(genesis, chainRlp);
-  return createCommonFromGethGenesis(scheduled, { chain: "preconf", customCrypto: crypto, params, ...(hardfork !== undefined && { hardfork }), ...(eips !== undefined && { eips }) });
+  return createCommonFromGethGenesis(scheduled, {
+    chain: "preconf",
+    customCrypto: crypto,
+    params,
+    ...(hardfork !== undefined && { hardfork }),
+    ...(eips !== undefined && { eips }),
+  });
 }
 
 /**

@@ -39,8 +39,7 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 4096 + 1024 + 1024, acco
 const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(tx.serialize().length / TX_SLOT_SIZE));
 
 /** Cheapest first: lower fee cap, then lower tip, then the later arrival. */
-const cheaper = (a: PooledTx, b: PooledTx) =>
-  a.feeCap !== b.feeCap ? a.feeCap < b.feeCap : a.tipCap !== b.tipCap ? a.tipCap < b.tipCap : a.seq > b.seq;
+const cheaper = (a: PooledTx, b: PooledTx) => (a.feeCap !== b.feeCap ? a.feeCap < b.feeCap : a.tipCap !== b.tipCap ? a.tipCap < b.tipCap : a.seq > b.seq);
 
 export class Mempool {
   #byHash = new Map<Hex, PooledTx>();

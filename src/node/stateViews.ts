@@ -53,10 +53,12 @@ export class StateViews {
   run<T>(block: Block, read: (vm: VM) => Promise<T>): Promise<T> {
     const view = this.#view(block);
     view.reads++;
-    return view.queue.run(async () => read(await view.vm)).finally(() => {
-      view.reads--;
-      if (view.reads === 0) this.#busy.delete(view);
-    });
+    return view.queue
+      .run(async () => read(await view.vm))
+      .finally(() => {
+        view.reads--;
+        if (view.reads === 0) this.#busy.delete(view);
+      });
   }
 
   /** State roots that views may still read: cached views and reads in flight. */

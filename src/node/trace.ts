@@ -110,7 +110,13 @@ export function structLogger(options: StructLoggerOptions = {}): Tracer<StructLo
       }
       pendingLoad = undefined;
     }
-    const log: StructLog = { pc: step.pc, op: step.opcode.name, gas: Number(step.gasLeft), gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)), depth: step.depth + 1 };
+    const log: StructLog = {
+      pc: step.pc,
+      op: step.opcode.name,
+      gas: Number(step.gasLeft),
+      gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
+      depth: step.depth + 1,
+    };
     if (options.disableStack !== true) log.stack = step.stack.map((item) => hex(item));
     if (options.enableMemory === true) {
       const memory: string[] = [];

@@ -96,7 +96,12 @@ export const debugMethods: MethodTable = {
         const detach = tracer.attach(vm);
         try {
           const run = await prepared.run(capped.gas ?? callGasCap(block));
-          return tracer.result({ from: request.from ?? `0x${"00".repeat(20)}`, gasLimit: run.gasLimit, gasUsed: run.result.totalGasSpent, result: run.result.execResult });
+          return tracer.result({
+            from: request.from ?? `0x${"00".repeat(20)}`,
+            gasLimit: run.gasLimit,
+            gasUsed: run.result.totalGasSpent,
+            result: run.result.execResult,
+          });
         } finally {
           detach();
         }

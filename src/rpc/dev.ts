@@ -78,7 +78,10 @@ function checkAfterLast(chain: Chain, timestamp: bigint, field: string): void {
   const data = { field, timestamp: bigIntToHex(timestamp), previousTimestamp: bigIntToHex(last) };
   if (timestamp < last) throw devMethodError(`Timestamp ${timestamp} is lower than the previous block's timestamp ${last}`, data);
   if (timestamp === last && !chain.allowsSameTimestamp) {
-    throw devMethodError(`Timestamp ${timestamp} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`, data);
+    throw devMethodError(
+      `Timestamp ${timestamp} is equal to the previous block's timestamp. Enable the 'allowBlocksWithSameTimestamp' option to allow this`,
+      data,
+    );
   }
 }
 
@@ -169,7 +172,12 @@ export function withImpersonation(table: MethodTable): MethodTable {
     eth_sendTransaction: method(z.unknown(), (params, ctx) => {
       const from = senderOf(params);
       if (from !== undefined && isImpersonated(ctx.chain, from)) {
-        return dispatch({ eth_sendTransaction: method(sendTransactionParams, ([request], c) => sendImpersonated(c, request)) }, ctx, "eth_sendTransaction", params);
+        return dispatch(
+          { eth_sendTransaction: method(sendTransactionParams, ([request], c) => sendImpersonated(c, request)) },
+          ctx,
+          "eth_sendTransaction",
+          params,
+        );
       }
       return dispatch({ eth_sendTransaction: original }, ctx, "eth_sendTransaction", params);
     }),
@@ -240,7 +248,10 @@ const hardhatMethods: MethodTable = {
     editAccount(ctx, who, (account) => {
       // Hardhat refuses to move a nonce backwards: txs already counted on it would repeat.
       if (nonce < account.nonce) {
-        throw devMethodError(`New nonce (${nonce}) must not be smaller than the existing nonce (${account.nonce})`, { field: "params[1]", nonce: bigIntToHex(account.nonce) });
+        throw devMethodError(`New nonce (${nonce}) must not be smaller than the existing nonce (${account.nonce})`, {
+          field: "params[1]",
+          nonce: bigIntToHex(account.nonce),
+        });
       }
       // EIP-2681: an account nonce is at most 2^64 - 1.
       if (nonce > 0xffffffffffffffffn) throw invalidParams("params[1]", "nonce exceeds 2^64 - 1 (EIP-2681)");

@@ -11,7 +11,20 @@ import { withTimeBudget } from "../node/evmBudget.ts";
 import { applyStateOverrides, stateOverrides } from "../node/stateOverrides.ts";
 import { admissionError, invalidParams, txConstructionError, unknownBlock } from "./errors.ts";
 import { formatBlock, formatExecuted, formatLog, formatReceipt, formatTransaction } from "./format.ts";
-import { address, blockSelector, bytes, callRequest, checkTransactionFields, hash, LATEST, PENDING, quantity, smallQuantity, storageSlot, transactionFields } from "./schema.ts";
+import {
+  address,
+  blockSelector,
+  bytes,
+  callRequest,
+  checkTransactionFields,
+  hash,
+  LATEST,
+  PENDING,
+  quantity,
+  smallQuantity,
+  storageSlot,
+  transactionFields,
+} from "./schema.ts";
 import { serialPerSender } from "./senderQueue.ts";
 import { method, positional } from "./table.ts";
 
@@ -89,7 +102,10 @@ export const logFilter = z
     toBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),
     blockHash: hash.optional(),
     address: z.union([address, z.array(address)]).optional(),
-    topics: z.array(z.union([hash, z.array(hash), z.null()])).max(4).optional(),
+    topics: z
+      .array(z.union([hash, z.array(hash), z.null()]))
+      .max(4)
+      .optional(),
   })
   .refine((filter) => filter.blockHash === undefined || (filter.fromBlock === undefined && filter.toBlock === undefined), {
     message: "blockHash cannot be combined with fromBlock or toBlock",
@@ -177,7 +193,20 @@ function feeHistory(ctx: MethodContext, count: number, newest: BlockSelector, pe
 }
 
 const sendTransactionRequest = transactionFields
-  .pick({ to: true, gas: true, gasPrice: true, maxFeePerGas: true, maxPriorityFeePerGas: true, value: true, data: true, input: true, nonce: true, type: true, chainId: true, accessList: true })
+  .pick({
+    to: true,
+    gas: true,
+    gasPrice: true,
+    maxFeePerGas: true,
+    maxPriorityFeePerGas: true,
+    value: true,
+    data: true,
+    input: true,
+    nonce: true,
+    type: true,
+    chainId: true,
+    accessList: true,
+  })
   .extend({ from: address })
   .superRefine(checkTransactionFields);
 
@@ -212,7 +241,9 @@ export async function signAndSend(ctx: MethodContext, request: SendTransactionRe
   return fillAndAdmit(ctx, request, async ({ type, fields }) => {
     let signed: Uint8Array;
     try {
-      signed = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(account.privateKey)).serialize();
+      signed = createTx({ type, ...fields }, { common: ctx.chain.common })
+        .sign(hexToBytes(account.privateKey))
+        .serialize();
     } catch (error) {
       throw txConstructionError(error);
     }
@@ -224,7 +255,11 @@ export async function signAndSend(ctx: MethodContext, request: SendTransactionRe
  * Fills the request in and admits it (`admit`): one at a time per sender when the nonce is filled
  * in (senderQueue.ts), so un-awaited sends from one account get consecutive nonces.
  */
-export function fillAndAdmit(ctx: MethodContext, request: SendTransactionRequest, admit: (filled: { type: number; fields: TypedTxData }) => Promise<Hex>): Promise<Hex> {
+export function fillAndAdmit(
+  ctx: MethodContext,
+  request: SendTransactionRequest,
+  admit: (filled: { type: number; fields: TypedTxData }) => Promise<Hex>,
+): Promise<Hex> {
   const run = async () => admit(await fillTransaction(ctx, request));
   return request.nonce !== undefined ? run() : serialPerSender(ctx.chain, request.from, run);
 }
@@ -327,16 +362,15 @@ export const ethMethods: MethodTable = {
     }),
   ),
   eth_getTransactionCount: method(positional(address, blockSelector.optional()), async ([who, selector], ctx) => {
-    if (selector?.kind === "tag" && selector.tag === "pending") return q(await (ctx.chain.baseRpc ? ctx.chain.preconfirmedNonce(who) : ctx.chain.pendingNonce(who)));
+    if (selector?.kind === "tag" && selector.tag === "pending")
+      return q(await (ctx.chain.baseRpc ? ctx.chain.preconfirmedNonce(who) : ctx.chain.pendingNonce(who)));
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
 
   eth_call: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
     runCall(ctx, request, selector, overrides),
   ),
-  eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) =>
-    q(await estimate(ctx, request, selector)),
-  ),
+  eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) => q(await estimate(ctx, request, selector))),
 
   eth_sendRawTransaction: method(positional(bytes), ([raw], ctx) => ctx.chain.sendRawTransaction(raw)),
   eth_sendTransaction: method(sendTransactionParams, ([request], ctx) => signAndSend(ctx, request)),

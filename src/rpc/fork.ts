@@ -80,7 +80,9 @@ const forked: Record<string, Forked> = {
   }) as Forked,
   eth_getTransactionByBlockHashAndIndex: ((params: [Hex, number], ctx, fork, local) => {
     if (isLocalBlock(ctx, fork, params[0])) return local(params, ctx);
-    return upstreamBlockByHash(fork, params[0], false).then((block) => (block === null ? null : fork.cached("eth_getTransactionByBlockHashAndIndex", [params[0], q(BigInt(params[1]))])));
+    return upstreamBlockByHash(fork, params[0], false).then((block) =>
+      block === null ? null : fork.cached("eth_getTransactionByBlockHashAndIndex", [params[0], q(BigInt(params[1]))]),
+    );
   }) as Forked,
   eth_getTransactionByHash: ((params: [Hex], ctx, fork, local) => {
     const answer = local(params, ctx);
@@ -117,9 +119,10 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
     value === undefined ? head : typeof value === "bigint" ? value : value === "earliest" ? 0n : value === "pending" ? ctx.chain.open.number : head;
   const from = bound(filter.fromBlock);
   const to = bound(filter.toBlock);
-  const upstream = from <= fork.blockNumber && from <= to
-    ? await fork.cached<unknown[]>("eth_getLogs", [{ fromBlock: q(from), toBlock: q(to < fork.blockNumber ? to : fork.blockNumber), ...criteria }])
-    : [];
+  const upstream =
+    from <= fork.blockNumber && from <= to
+      ? await fork.cached<unknown[]>("eth_getLogs", [{ fromBlock: q(from), toBlock: q(to < fork.blockNumber ? to : fork.blockNumber), ...criteria }])
+      : [];
   if (to <= fork.blockNumber) return upstream;
   const after = fork.blockNumber + 1n;
   const own = local([{ ...filter, fromBlock: from > after ? from : after, toBlock: filter.toBlock ?? "latest" }], ctx) as unknown[];
@@ -200,7 +203,10 @@ export async function forkForReset(ctx: MethodContext, forking: z.output<typeof 
     cacheDir: current?.cacheDir,
   });
   if (fork.chainId !== ctx.chain.chainId) {
-    throw invalidParams("params[0].forking.jsonRpcUrl", `the upstream's chain id ${fork.chainId} is not this chain's (${ctx.chain.chainId}): start a new provider with the fork option to fork another chain`);
+    throw invalidParams(
+      "params[0].forking.jsonRpcUrl",
+      `the upstream's chain id ${fork.chainId} is not this chain's (${ctx.chain.chainId}): start a new provider with the fork option to fork another chain`,
+    );
   }
   return fork;
 }

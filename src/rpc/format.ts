@@ -74,7 +74,7 @@ function formatAuthorization([chainId, address, nonce, yParity, r, s]: EOACode77
 /** Where an executed tx is: its block and index (null while pooled). */
 function locationOf(location: TxRecord | undefined): Json {
   return {
-    blockHash: location === undefined ? null : location.blockHash ?? ZERO_HASH,
+    blockHash: location === undefined ? null : (location.blockHash ?? ZERO_HASH),
     blockNumber: location === undefined ? null : q(location.blockNumber),
     ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
     transactionIndex: location === undefined ? null : intToHex(location.index),

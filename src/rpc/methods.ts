@@ -16,17 +16,19 @@ import type { MethodTable } from "./table.ts";
 
 // withImpersonation: eth_sendTransaction from an impersonated sender skips keys and prompts.
 // withForkLookups: on a forked chain, blocks, txs and logs up to the fork block are the upstream's.
-export const methods: MethodTable = withForkLookups(withImpersonation({
-  ...ethMethods,
-  // After ethMethods: the wallet's prompting eth_sendTransaction, eth_chainId and eth_accounts win.
-  ...walletMethods,
-  ...preconfMethods,
-  ...faultMethods,
-  ...statusMethods,
-  ...subscriptionMethods,
-  ...filterMethods,
-  ...devMethods,
-  ...debugMethods,
-  ...stateMethods,
-  ...opstackMethods,
-}));
+export const methods: MethodTable = withForkLookups(
+  withImpersonation({
+    ...ethMethods,
+    // After ethMethods: the wallet's prompting eth_sendTransaction, eth_chainId and eth_accounts win.
+    ...walletMethods,
+    ...preconfMethods,
+    ...faultMethods,
+    ...statusMethods,
+    ...subscriptionMethods,
+    ...filterMethods,
+    ...devMethods,
+    ...debugMethods,
+    ...stateMethods,
+    ...opstackMethods,
+  }),
+);

@@ -36,7 +36,11 @@ const formatL1 = (l1: L1FeeParams) => ({
 
 function opOf(ctx: MethodContext, name: string) {
   const op = ctx.chain.op;
-  if (op === undefined) throw new RpcError(ErrorCode.methodNotFound, "Method not found", { method: name, reason: "only on OP-stack profiles (base, base-sepolia, optimism, unichain)" });
+  if (op === undefined)
+    throw new RpcError(ErrorCode.methodNotFound, "Method not found", {
+      method: name,
+      reason: "only on OP-stack profiles (base, base-sepolia, optimism, unichain)",
+    });
   return op;
 }
 

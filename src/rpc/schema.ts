@@ -57,32 +57,34 @@ export const NAMED_TAGS = ["latest", "pending", "earliest", "safe", "finalized"]
 export type NamedTag = (typeof NAMED_TAGS)[number];
 
 /** What a block parameter resolves to before the chain looks it up. */
-export type BlockSelector =
-  | { kind: "tag"; tag: NamedTag }
-  | { kind: "number"; number: bigint }
-  | { kind: "hash"; hash: Hex; requireCanonical: boolean };
+export type BlockSelector = { kind: "tag"; tag: NamedTag } | { kind: "number"; number: bigint } | { kind: "hash"; hash: Hex; requireCanonical: boolean };
 
 /** A block number, a named tag, or an EIP-1898 object (`{ blockNumber }` / `{ blockHash }`). */
-export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union([
-  z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
-  // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
-  hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
-  quantity.transform((number): BlockSelector => ({ kind: "number", number })),
-  z
-    .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
-    .strict()
-    .transform(({ blockNumber }): BlockSelector =>
-      typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber },
-    ),
-  z
-    .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
-    .strict()
-    .transform(({ blockHash, requireCanonical }): BlockSelector => ({
-      kind: "hash",
-      hash: blockHash,
-      requireCanonical: requireCanonical ?? false,
-    })),
-], { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) });
+export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union(
+  [
+    z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
+    // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
+    hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
+    quantity.transform((number): BlockSelector => ({ kind: "number", number })),
+    z
+      .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
+      .strict()
+      .transform(
+        ({ blockNumber }): BlockSelector => (typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber }),
+      ),
+    z
+      .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
+      .strict()
+      .transform(
+        ({ blockHash, requireCanonical }): BlockSelector => ({
+          kind: "hash",
+          hash: blockHash,
+          requireCanonical: requireCanonical ?? false,
+        }),
+      ),
+  ],
+  { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) },
+);
 
 export const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
 export const PENDING: BlockSelector = { kind: "tag", tag: "pending" };

@@ -22,9 +22,7 @@ import type { MethodTable } from "./table.ts";
 export const DEFAULT_SYNC_TIMEOUT_MS = 2000;
 export const MAX_SYNC_TIMEOUT_MS = 6000;
 
-export type TransactionStatus =
-  | { status: "queued" | "pending" | "unknown" }
-  | { status: "preconfirmed" | "sealed"; blockNumber: Hex; fragmentIndex: Hex };
+export type TransactionStatus = { status: "queued" | "pending" | "unknown" } | { status: "preconfirmed" | "sealed"; blockNumber: Hex; fragmentIndex: Hex };
 
 /** Where a tx is: executed (open or sealed block), pooled (executable or behind a nonce gap), or nowhere. */
 export async function transactionStatus(chain: Chain, txHash: Hex): Promise<TransactionStatus> {

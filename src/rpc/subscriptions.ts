@@ -31,20 +31,16 @@ export interface SubscriptionMessage {
 export const logSubscriptionFilter = z
   .object({
     address: z.union([address, z.array(address)]).optional(),
-    topics: z.array(z.union([hash, z.array(hash), z.null()])).max(4).optional(),
+    topics: z
+      .array(z.union([hash, z.array(hash), z.null()]))
+      .max(4)
+      .optional(),
   })
   .optional();
 
 export type LogSubscriptionFilter = z.output<typeof logSubscriptionFilter>;
 
-export const SUBSCRIPTION_KINDS = [
-  "newHeads",
-  "logs",
-  "newPendingTransactions",
-  "newFlashblocks",
-  "newFlashblockTransactions",
-  "pendingLogs",
-] as const;
+export const SUBSCRIPTION_KINDS = ["newHeads", "logs", "newPendingTransactions", "newFlashblocks", "newFlashblockTransactions", "pendingLogs"] as const;
 
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
@@ -253,9 +249,7 @@ function parseSubscription(kind: SubscriptionKind, option: unknown): Subscriptio
   }
 }
 
-const subscribe = method(positional(z.enum(SUBSCRIPTION_KINDS), z.unknown().optional()), ([kind, option], ctx) =>
-  ctx.subscriptions.subscribe(kind, option),
-);
+const subscribe = method(positional(z.enum(SUBSCRIPTION_KINDS), z.unknown().optional()), ([kind, option], ctx) => ctx.subscriptions.subscribe(kind, option));
 
 export const subscriptionMethods: MethodTable = {
   eth_subscribe: subscribe,

@@ -196,7 +196,8 @@ export const walletMethods: MethodTable = {
         try {
           return { key, digest: typedDataDigest(typedData) };
         } catch (error) {
-          const reason = error instanceof Error ? (("shortMessage" in error && typeof error.shortMessage === "string" && error.shortMessage) || error.message) : String(error);
+          const reason =
+            error instanceof Error ? ("shortMessage" in error && typeof error.shortMessage === "string" && error.shortMessage) || error.message : String(error);
           throw invalidParams("params[1]", reason);
         }
       },
@@ -245,7 +246,13 @@ export const walletMethods: MethodTable = {
  * The test's methods: they read every client's wallet requests or script the user for all. Over
  * the server, a browser page (a request with an Origin) gets 4100 for them (docs/browser.md).
  */
-const WALLET_CONTROL = new Set(["preconf_setWalletPolicy", "preconf_queueWalletDecisions", "preconf_walletRequests", "preconf_walletPending", "preconf_resolveWalletRequest"]);
+const WALLET_CONTROL = new Set([
+  "preconf_setWalletPolicy",
+  "preconf_queueWalletDecisions",
+  "preconf_walletRequests",
+  "preconf_walletPending",
+  "preconf_resolveWalletRequest",
+]);
 
 export const isWalletControlMethod = (name: string): boolean => WALLET_CONTROL.has(name);
 

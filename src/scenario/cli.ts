@@ -34,17 +34,30 @@ async function isStateDump(file: string): Promise<boolean> {
 async function expand(paths: string[]): Promise<{ files: string[]; dumps: string[] }> {
   const candidates: string[] = [];
   for (const path of paths) {
-    const isDirectory = await stat(path).then((info) => info.isDirectory(), () => false);
+    const isDirectory = await stat(path).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
     if (!isDirectory) candidates.push(path);
-    else candidates.push(...(await readdir(path)).filter((name) => name.endsWith(".json")).sort().map((name) => join(path, name)));
+    else
+      candidates.push(
+        ...(await readdir(path))
+          .filter((name) => name.endsWith(".json"))
+          .sort()
+          .map((name) => join(path, name)),
+      );
   }
   const files: string[] = [];
   const dumps: string[] = [];
-  for (const file of candidates) (await isStateDump(file) ? dumps : files).push(file);
+  for (const file of candidates) ((await isStateDump(file)) ? dumps : files).push(file);
   return { files, dumps };
 }
 
-const indent = (text: string, prefix: string) => text.split("\n").map((line) => `${prefix}${line}`).join("\n");
+const indent = (text: string, prefix: string) =>
+  text
+    .split("\n")
+    .map((line) => `${prefix}${line}`)
+    .join("\n");
 
 export async function runFixtureCommand(paths: string[], output: CommandOutput = processOutput): Promise<number> {
   if (paths.length === 0) {

@@ -49,7 +49,8 @@ export function compare(expected: unknown, actual: unknown, mode: CompareMode, p
     const mismatches = Object.keys(expected).flatMap((key) => compare(expected[key], actual[key], mode, `${path}.${key}`));
     if (mode === "exact") {
       for (const key of Object.keys(actual)) {
-        if (!(key in expected) && actual[key] !== undefined) mismatches.push({ path: `${path}.${key}`, expected: undefined, actual: actual[key], note: "not expected" });
+        if (!(key in expected) && actual[key] !== undefined)
+          mismatches.push({ path: `${path}.${key}`, expected: undefined, actual: actual[key], note: "not expected" });
       }
     }
     return mismatches;

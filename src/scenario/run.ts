@@ -57,7 +57,8 @@ function check(expectation: Expectation | undefined, outcome: Outcome): Mismatch
     return compare({ code, message, ...("data" in expectation.error && { data }) }, actual, "exact", "error");
   }
   if (expectation === undefined) return [];
-  if (expectation.error !== undefined) return [{ path: "error", expected: expectation.error, actual: undefined, note: `succeeded with ${renderValue(outcome.result)}` }];
+  if (expectation.error !== undefined)
+    return [{ path: "error", expected: expectation.error, actual: undefined, note: `succeeded with ${renderValue(outcome.result)}` }];
   if ("match" in expectation) return compare(expectation.match, outcome.result, "partial", "result");
   return compare(expectation.result, outcome.result, "exact", "result");
 }

@@ -79,7 +79,10 @@ export const txDescriptionSchema = z
     fees: z
       .object({ maxFeePerGas: amountOrRef.optional(), maxPriorityFeePerGas: amountOrRef.optional(), gasPrice: amountOrRef.optional() })
       .strict()
-      .refine((fees) => fees.gasPrice === undefined || (fees.maxFeePerGas === undefined && fees.maxPriorityFeePerGas === undefined), "gasPrice excludes the EIP-1559 fee fields")
+      .refine(
+        (fees) => fees.gasPrice === undefined || (fees.maxFeePerGas === undefined && fees.maxPriorityFeePerGas === undefined),
+        "gasPrice excludes the EIP-1559 fee fields",
+      )
       .optional(),
     type: z.enum(["legacy", "eip2930", "eip1559"]).optional(),
     /** Default: the chain's id (another one makes an `invalid sender` case). */
@@ -128,13 +131,23 @@ const explicitAccounts = z.array(z.object({ privateKey: z.string(), balance: amo
 const startSchema = z
   .object({
     /** Fake clock start: Unix milliseconds or an ISO date. */
-    time: z.union([z.number().int().nonnegative(), z.string().datetime({ offset: true }).transform((iso) => Date.parse(iso))]).default(DEFAULT_START_MS),
+    time: z
+      .union([
+        z.number().int().nonnegative(),
+        z
+          .string()
+          .datetime({ offset: true })
+          .transform((iso) => Date.parse(iso)),
+      ])
+      .default(DEFAULT_START_MS),
     chainId: z.number().int().positive().optional(),
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
     blockGasLimit: amount.optional(),
     initialBaseFeePerGas: amount.optional(),
     /** `{ mnemonic?, count?, balance?, path? }` or `[{ privateKey, balance }]`. */
-    accounts: choose<z.output<typeof mnemonicAccounts> | z.output<typeof explicitAccounts>>((value) => (Array.isArray(value) ? explicitAccounts : mnemonicAccounts)).optional(),
+    accounts: choose<z.output<typeof mnemonicAccounts> | z.output<typeof explicitAccounts>>((value) =>
+      Array.isArray(value) ? explicitAccounts : mnemonicAccounts,
+    ).optional(),
     fragmentIntervalMs: z.number().int().positive().optional(),
     fragmentsPerBlock: z.number().int().positive().optional(),
     mining: z.enum(["interval", "manual"]).optional(),
@@ -170,7 +183,11 @@ export const expectationSchema = z
   .strict()
   .superRefine((value, ctx) => {
     const kinds = Object.keys(value);
-    if (kinds.length !== 1) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `needs exactly one of result, match, error (found ${kinds.length === 0 ? "none" : kinds.join(", ")})` });
+    if (kinds.length !== 1)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `needs exactly one of result, match, error (found ${kinds.length === 0 ? "none" : kinds.join(", ")})`,
+      });
   });
 
 export type Expectation = z.infer<typeof expectationSchema>;

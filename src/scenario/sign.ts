@@ -25,18 +25,21 @@ export function accountAddress(provider: PreconfProvider, index: number): Hex {
 /** An address field: a dev account index, or an address / reference. */
 export function addressOf(provider: PreconfProvider, scope: Scope, value: string | number): Hex {
   const resolved = typeof value === "number" ? accountAddress(provider, value) : scope.resolve(value);
-  if (typeof resolved !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(resolved)) throw new Error(`${String(value)} is not an address (it is ${JSON.stringify(resolved)})`);
+  if (typeof resolved !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(resolved))
+    throw new Error(`${String(value)} is not an address (it is ${JSON.stringify(resolved)})`);
   return resolved as Hex;
 }
 
-const amountOf = (scope: Scope, value: string | number | undefined): bigint | undefined => (value === undefined ? undefined : parseAmount(scope.resolve(value)));
+const amountOf = (scope: Scope, value: string | number | undefined): bigint | undefined =>
+  value === undefined ? undefined : parseAmount(scope.resolve(value));
 
 export async function signDescribedTx(provider: PreconfProvider, scope: Scope, tx: TxDescription): Promise<Hex> {
   const from = accountAddress(provider, tx.from);
   const to = tx.to === undefined || tx.to === null ? undefined : addressOf(provider, scope, tx.to);
   const value = amountOf(scope, tx.value) ?? 0n;
   const data = tx.data === undefined ? undefined : scope.resolve(tx.data);
-  if (data !== undefined && (typeof data !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(data))) throw new Error(`tx data is not 0x-hex bytes: ${JSON.stringify(data)}`);
+  if (data !== undefined && (typeof data !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(data)))
+    throw new Error(`tx data is not 0x-hex bytes: ${JSON.stringify(data)}`);
 
   const nonce = amountOf(scope, tx.nonce) ?? BigInt((await provider.request({ method: "eth_getTransactionCount", params: [from, "pending"] })) as string);
   const gas = amountOf(scope, tx.gas) ?? (await defaultGas(provider, { from, to, value, data: data as Hex | undefined }));
@@ -70,7 +73,12 @@ export async function signDescribedTx(provider: PreconfProvider, scope: Scope, t
 /** 21000 for a plain transfer; otherwise what the chain estimates on `pending` (as a wallet estimates). */
 async function defaultGas(provider: PreconfProvider, call: { from: Hex; to: Hex | undefined; value: bigint; data: Hex | undefined }): Promise<bigint> {
   if (call.to !== undefined && (call.data === undefined || call.data === "0x")) return TRANSFER_GAS;
-  const request = { from: call.from, ...(call.to !== undefined && { to: call.to }), value: `0x${call.value.toString(16)}`, ...(call.data !== undefined && { data: call.data }) };
+  const request = {
+    from: call.from,
+    ...(call.to !== undefined && { to: call.to }),
+    value: `0x${call.value.toString(16)}`,
+    ...(call.data !== undefined && { data: call.data }),
+  };
   try {
     return BigInt((await provider.request({ method: "eth_estimateGas", params: [request, "pending"] })) as string);
   } catch (error) {

@@ -60,7 +60,8 @@ export async function executeStep(step: Step, ctx: StepContext): Promise<unknown
  */
 async function driveTo(provider: PreconfProvider, block: number | undefined, index: number): Promise<void> {
   const { chain, preconf } = provider;
-  if (index >= preconf.fragmentsPerBlock) throw new Error(`fragment ${index} does not exist: a block has ${preconf.fragmentsPerBlock} fragments (0…${preconf.fragmentsPerBlock - 1})`);
+  if (index >= preconf.fragmentsPerBlock)
+    throw new Error(`fragment ${index} does not exist: a block has ${preconf.fragmentsPerBlock} fragments (0…${preconf.fragmentsPerBlock - 1})`);
   const target = block === undefined ? chain.open.header.number : BigInt(block);
   const open = chain.open;
   if (open.header.number === target && open.fragments.length === index + 1) return;
@@ -100,10 +101,15 @@ export function describeStep(step: Step): string {
 function actionText(step: Step): string {
   switch (step.kind) {
     case "send": {
-      if (typeof step.send === "string") return step.send.startsWith("$") ? `send ${step.send}` : `send raw ${step.send.slice(0, 10)}… (${(step.send.length - 2) / 2} bytes)`;
+      if (typeof step.send === "string")
+        return step.send.startsWith("$") ? `send ${step.send}` : `send raw ${step.send.slice(0, 10)}… (${(step.send.length - 2) / 2} bytes)`;
       const tx = step.send;
       const to = tx.to === undefined || tx.to === null ? "deploy" : typeof tx.to === "number" ? `#${tx.to}` : tx.to;
-      const details = [tx.nonce !== undefined && `nonce ${tx.nonce}`, tx.value !== undefined && `value ${tx.value}`, tx.data !== undefined && "with data"].filter(Boolean);
+      const details = [
+        tx.nonce !== undefined && `nonce ${tx.nonce}`,
+        tx.value !== undefined && `value ${tx.value}`,
+        tx.data !== undefined && "with data",
+      ].filter(Boolean);
       return `send #${tx.from} → ${to}${details.length > 0 ? ` (${details.join(", ")})` : ""}`;
     }
     case "call":

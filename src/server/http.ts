@@ -135,7 +135,10 @@ export function allowedOrigin(allowed: "*" | readonly string[], origin: string |
 
 /** `--cors` / `allowedOrigins` from text: "*" or a comma-separated list of origins. */
 export function parseOrigins(text: string): "*" | string[] {
-  const items = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const items = text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
   if (items.includes("*")) return "*";
   for (const item of items) {
     let url: URL;
@@ -287,13 +290,20 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     if (req.method === "OPTIONS") {
       // A preflight from an origin not allowed gets no CORS headers: the browser then refuses the call.
       const requested = req.headers["access-control-request-headers"];
-      send(res, 204, undefined, origin === undefined ? {} : {
-        "Access-Control-Allow-Methods": "POST, OPTIONS",
-        "Access-Control-Allow-Headers": typeof requested === "string" ? requested : "Content-Type",
-        "Access-Control-Max-Age": "600",
-        // Chrome's Private Network Access: a public page calling localhost asks for this.
-        ...(req.headers["access-control-request-private-network"] === "true" && { "Access-Control-Allow-Private-Network": "true" }),
-      });
+      send(
+        res,
+        204,
+        undefined,
+        origin === undefined
+          ? {}
+          : {
+              "Access-Control-Allow-Methods": "POST, OPTIONS",
+              "Access-Control-Allow-Headers": typeof requested === "string" ? requested : "Content-Type",
+              "Access-Control-Max-Age": "600",
+              // Chrome's Private Network Access: a public page calling localhost asks for this.
+              ...(req.headers["access-control-request-private-network"] === "true" && { "Access-Control-Allow-Private-Network": "true" }),
+            },
+      );
       return;
     }
     if (req.headers.origin !== undefined && origin === undefined) {

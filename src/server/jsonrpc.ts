@@ -14,9 +14,7 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
-export type JsonRpcResponse =
-  | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
-  | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
+export type JsonRpcResponse = { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
 
 /** JSON-RPC params: by position or by name (or absent). */
 export type Params = readonly unknown[] | object | undefined;
@@ -40,13 +38,11 @@ export const DEFAULT_MAX_BATCH = 1000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 25_000_000;
 export const DEFAULT_BATCH_TIMEOUT_MS = 30_000;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isParams = (value: unknown): value is Params => value === undefined || (typeof value === "object" && value !== null);
 
-const isId = (value: unknown): value is JsonRpcId =>
-  value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+const isId = (value: unknown): value is JsonRpcId => value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 
 /** Errors that already speak JSON-RPC keep their code; anything else is a bug: -32603. */
 export function toJsonRpcError(error: unknown): JsonRpcError {

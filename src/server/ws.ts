@@ -41,8 +41,7 @@ const textOf = (data: RawData): string =>
   Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data instanceof ArrayBuffer ? Buffer.from(data).toString("utf8") : data.toString("utf8");
 
 /** The first positional param, when it is a string (a subscription id). */
-const firstString = (params: Params): string | undefined =>
-  Array.isArray(params) && typeof params[0] === "string" ? params[0].toLowerCase() : undefined;
+const firstString = (params: Params): string | undefined => (Array.isArray(params) && typeof params[0] === "string" ? params[0].toLowerCase() : undefined);
 
 /** What the server's one provider listener needs of a connection. */
 interface Connection {
@@ -106,56 +105,58 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   connections.add(connection);
 
   /** A handler for one incoming message; `created` collects the subscriptions its response announces. */
-  const handlerFor = (created: string[]): RequestHandler => async (method, params) => {
-    if (method === "eth_unsubscribe" || method === "base_unsubscribe") {
-      const id = firstString(params);
-      // Another connection's subscription is not this one's to cancel.
-      if (id !== undefined && !owned.has(id)) return false;
-      const result = await provider.request({ method, params });
-      if (id !== undefined) {
-        owned.delete(id);
-        for (const text of held.get(id) ?? []) heldBytes -= text.length;
-        held.delete(id);
-        baseNamespace.delete(id);
-      }
-      return result;
-    }
-    if (method !== "eth_subscribe" && method !== "base_subscribe") return session.request(params === undefined ? { method } : { method, params });
-    if (limits.maxSubscriptions > 0 && owned.size + subscribing >= limits.maxSubscriptions) {
-      throw limitExceeded("too many subscriptions on this connection", limits.maxSubscriptions);
-    }
-    subscribing++;
-    try {
-      const id = await session.request({ method, params });
-      // The client left while it was being created: nobody will ever cancel it.
-      if (closed && typeof id === "string") {
-        provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
-        return id;
-      }
-      if (typeof id === "string") {
-        owned.add(id);
-        const earlyForId = early.filter((item) => item.subscription === id).map((item) => item.text);
-        if (method === "base_subscribe") {
-          baseNamespace.add(id);
-          // Held before the id was known, they were framed as eth_subscription.
-          for (let i = 0; i < earlyForId.length; i++) {
-            const renamed = earlyForId[i]!.replace('"method":"eth_subscription"', '"method":"base_subscription"');
-            heldBytes += renamed.length - earlyForId[i]!.length;
-            earlyForId[i] = renamed;
-          }
+  const handlerFor =
+    (created: string[]): RequestHandler =>
+    async (method, params) => {
+      if (method === "eth_unsubscribe" || method === "base_unsubscribe") {
+        const id = firstString(params);
+        // Another connection's subscription is not this one's to cancel.
+        if (id !== undefined && !owned.has(id)) return false;
+        const result = await provider.request({ method, params });
+        if (id !== undefined) {
+          owned.delete(id);
+          for (const text of held.get(id) ?? []) heldBytes -= text.length;
+          held.delete(id);
+          baseNamespace.delete(id);
         }
-        held.set(id, earlyForId);
-        created.push(id);
+        return result;
       }
-      return id;
-    } finally {
-      if (--subscribing === 0) {
-        // Those kept were copied into `held` (still counted); the others are dropped.
-        for (const item of early) if (!owned.has(item.subscription)) heldBytes -= item.text.length;
-        early.length = 0;
+      if (method !== "eth_subscribe" && method !== "base_subscribe") return session.request(params === undefined ? { method } : { method, params });
+      if (limits.maxSubscriptions > 0 && owned.size + subscribing >= limits.maxSubscriptions) {
+        throw limitExceeded("too many subscriptions on this connection", limits.maxSubscriptions);
       }
-    }
-  };
+      subscribing++;
+      try {
+        const id = await session.request({ method, params });
+        // The client left while it was being created: nobody will ever cancel it.
+        if (closed && typeof id === "string") {
+          provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
+          return id;
+        }
+        if (typeof id === "string") {
+          owned.add(id);
+          const earlyForId = early.filter((item) => item.subscription === id).map((item) => item.text);
+          if (method === "base_subscribe") {
+            baseNamespace.add(id);
+            // Held before the id was known, they were framed as eth_subscription.
+            for (let i = 0; i < earlyForId.length; i++) {
+              const renamed = earlyForId[i]!.replace('"method":"eth_subscription"', '"method":"base_subscription"');
+              heldBytes += renamed.length - earlyForId[i]!.length;
+              earlyForId[i] = renamed;
+            }
+          }
+          held.set(id, earlyForId);
+          created.push(id);
+        }
+        return id;
+      } finally {
+        if (--subscribing === 0) {
+          // Those kept were copied into `held` (still counted); the others are dropped.
+          for (const item of early) if (!owned.has(item.subscription)) heldBytes -= item.text.length;
+          early.length = 0;
+        }
+      }
+    };
 
   /**
    * After a response went out, the subscriptions it announced go live. Only those: another

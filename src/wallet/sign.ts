@@ -17,7 +17,12 @@ export function personalMessageDigest(message: string): Hex {
 }
 
 /** Throws (viem's error) when the typed data is malformed, so callers validate before prompting. */
-export function typedDataDigest(typedData: { types: Record<string, { name: string; type: string }[]>; primaryType: string; domain: Record<string, unknown>; message: Record<string, unknown> }): Hex {
+export function typedDataDigest(typedData: {
+  types: Record<string, { name: string; type: string }[]>;
+  primaryType: string;
+  domain: Record<string, unknown>;
+  message: Record<string, unknown>;
+}): Hex {
   // The request's own EIP712Domain type wins over one viem would derive from the domain.
   const { domain, types, primaryType, message } = typedData;
   return viem().hashTypedData<Record<string, unknown>, string>({ domain, types, primaryType, message });

@@ -51,7 +51,9 @@ function parsedUrl(value: string): URL | undefined {
   }
 }
 
-const boundedUrl = z.string({ invalid_type_error: "expected a URL string" }).max(WALLET_LIMITS.urlChars, `a URL must be at most ${WALLET_LIMITS.urlChars} characters`);
+const boundedUrl = z
+  .string({ invalid_type_error: "expected a URL string" })
+  .max(WALLET_LIMITS.urlChars, `a URL must be at most ${WALLET_LIMITS.urlChars} characters`);
 
 const httpsUrl = boundedUrl.refine((value) => parsedUrl(value)?.protocol === "https:", "expected a valid https: URL");
 
@@ -168,7 +170,9 @@ export const watchAssetParams = z.preprocess((value) => {
   return value;
 }, watchedAsset);
 
-export const switchEthereumChainParams = positional(z.object({ chainId }, { required_error: "missing { chainId }", invalid_type_error: "expected an object { chainId }" }).strict());
+export const switchEthereumChainParams = positional(
+  z.object({ chainId }, { required_error: "missing { chainId }", invalid_type_error: "expected an object { chainId }" }).strict(),
+);
 
 /** EIP-2255: `[{ eth_accounts: {} }]`; eth_accounts is the only permission this wallet grants. */
 export const requestPermissionsParams = positional(

@@ -198,7 +198,15 @@ export class Wallet {
     const own = bigIntToHex(options.node.chain.chainId) as Hex;
     this.#activeChainId = own;
     this.#simulators.set(own, this.ownContext);
-    this.#chains.set(own, { chainId: own, chainName: "hardhat-preconf", nativeCurrency: { ...ETHER }, rpcUrls: [], blockExplorerUrls: [], iconUrls: [], simulated: true });
+    this.#chains.set(own, {
+      chainId: own,
+      chainName: "hardhat-preconf",
+      nativeCurrency: { ...ETHER },
+      rpcUrls: [],
+      blockExplorerUrls: [],
+      iconUrls: [],
+      simulated: true,
+    });
     // A connection's wallet lives as long as its connection: snapshots cover the provider's own.
     if (shared === undefined) options.node.chain.addSnapshotPart({ capture: () => this.#capture() });
   }

@@ -127,7 +127,16 @@ describe("consumers of the packed tarball", function () {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, info!.filename);
     const paths = info!.files.map((file) => file.path);
-    expect(paths).to.include.members(["LICENSE", "README.md", "CHANGELOG.md", "dist/index.js", "dist/index.d.ts", "dist/hardhat/index.js", "dist/cli.js", "bin/preconf.js"]);
+    expect(paths).to.include.members([
+      "LICENSE",
+      "README.md",
+      "CHANGELOG.md",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/hardhat/index.js",
+      "dist/cli.js",
+      "bin/preconf.js",
+    ]);
     expect(paths.filter((path) => /^(test|bench|\.ci|scripts|examples)\//.test(path) || path === "hardhat.config.ts")).to.deep.equal([]);
   });
 

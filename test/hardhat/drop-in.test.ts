@@ -75,7 +75,10 @@ describe("a preconf network as a drop-in Hardhat network", () => {
   describe("revert reasons", () => {
     it("reach hardhat-viem's ContractFunctionExecutionError for reads (eth_call, code 3)", async () => {
       const reverter = await connection.viem.deployContract("Reverter");
-      const error = await reverter.read.revertWithReason().then(() => undefined, (caught: unknown) => caught);
+      const error = await reverter.read.revertWithReason().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).to.be.instanceOf(BaseError);
       const reverted = (error as BaseError).walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
       expect(reverted?.reason).to.equal("nope");
@@ -84,7 +87,10 @@ describe("a preconf network as a drop-in Hardhat network", () => {
 
     it("reach hardhat-viem for writes (the estimate of eth_sendTransaction)", async () => {
       const gate = await connection.viem.deployContract("Gate");
-      const error = await gate.write.pass().then(() => undefined, (caught: unknown) => caught);
+      const error = await gate.write.pass().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       const reverted = (error as BaseError).walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
       expect(reverted?.reason).to.equal("Gate: closed");
     });
@@ -96,7 +102,12 @@ describe("a preconf network as a drop-in Hardhat network", () => {
       await expect(gate.getFunction("pass")()).to.be.revertedWith("Gate: closed");
       await expect(gate.getFunction("pass").staticCall()).to.be.revertedWith("Gate: closed");
       // Hardhat's provider error, as on any http network: geth's code 3 and text.
-      const error = await reverter.getFunction("revertWithReason")().then(() => undefined, (caught: unknown) => caught);
+      const error = await reverter
+        .getFunction("revertWithReason")()
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
       expect(error).to.include({ code: 3, message: "execution reverted: nope" });
     });
   });
@@ -145,7 +156,10 @@ describe("the network's gas, gasPrice, gasMultiplier and from settings", () => {
     const connection = await network.create("preconfFixed");
     try {
       const { provider } = connection;
-      const hash = (await provider.request({ method: "eth_sendTransaction", params: [{ to: "0x000000000000000000000000000000000000dead", value: "0x1" }] })) as string;
+      const hash = (await provider.request({
+        method: "eth_sendTransaction",
+        params: [{ to: "0x000000000000000000000000000000000000dead", value: "0x1" }],
+      })) as string;
       const tx = (await provider.request({ method: "eth_getTransactionByHash", params: [hash] })) as Record<string, string>;
       expect(tx.from).to.equal("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
       expect(BigInt(tx.gas!)).to.equal(200_000n);
@@ -168,7 +182,10 @@ describe("allowBlocksWithSameTimestamp", () => {
       await time.setNextBlockTimestamp(latest);
       await mine();
       expect(await time.latest()).to.equal(latest);
-      const error = await time.setNextBlockTimestamp(latest - 1).then(() => undefined, (caught: unknown) => caught as Error);
+      const error = await time.setNextBlockTimestamp(latest - 1).then(
+        () => undefined,
+        (caught: unknown) => caught as Error,
+      );
       expect(error?.message).to.include(`Timestamp ${latest - 1} is lower than the previous block's timestamp ${latest}`);
     } finally {
       await connection.close();

@@ -107,9 +107,10 @@ describe("hardhat-preconf in a Hardhat project", () => {
       const { preconf } = connection;
       const [from] = preconf.accounts;
       preconf.wallet.policy.queue("eth_sendTransaction", "reject");
-      const error = await preconf
-        .request({ method: "eth_sendTransaction", params: [{ from: from!.address, to: from!.address, value: "0x1" }] })
-        .then(() => undefined, (caught: unknown) => caught);
+      const error = await preconf.request({ method: "eth_sendTransaction", params: [{ from: from!.address, to: from!.address, value: "0x1" }] }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).to.include({ code: 4001, message: "User rejected the request" });
       expect(preconf.wallet.requests.at(-1)).to.deep.include({ method: "eth_sendTransaction", decision: "reject" });
     });
@@ -123,9 +124,10 @@ describe("hardhat-preconf in a Hardhat project", () => {
         nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
         rpcUrls: ["https://mainnet.base.org"],
       };
-      const error = await connection.provider
-        .request({ method: "wallet_addEthereumChain", params: [chain] })
-        .then(() => undefined, (caught: unknown) => caught);
+      const error = await connection.provider.request({ method: "wallet_addEthereumChain", params: [chain] }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).to.include({ code: 4001 });
       expect(await connection.provider.request({ method: "wallet_addEthereumChain", params: [chain] })).to.equal(null);
     });

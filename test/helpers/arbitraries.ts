@@ -17,8 +17,27 @@ export const hexDigits = (min: number, max: number) => fc.string({ unit: fc.cons
 
 /** Numbers at the edges of every width the node stores (uint8 … uint256) and of JS numbers. */
 const EDGE_BIGINTS = [
-  0n, 1n, 2n, 255n, 256n, 21_000n, 30_000_000n, 30_000_001n, 2n ** 31n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n,
-  2n ** 63n, 2n ** 64n - 2n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n, 2n ** 255n, 2n ** 256n - 1n, 2n ** 256n,
+  0n,
+  1n,
+  2n,
+  255n,
+  256n,
+  21_000n,
+  30_000_000n,
+  30_000_001n,
+  2n ** 31n - 1n,
+  2n ** 32n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 63n,
+  2n ** 64n - 2n,
+  2n ** 64n - 1n,
+  2n ** 64n,
+  2n ** 128n,
+  2n ** 255n,
+  2n ** 256n - 1n,
+  2n ** 256n,
 ];
 
 /** A bigint biased to small values and the edges above. */
@@ -34,11 +53,49 @@ export const quantityOf = (value: bigint): Hex => `0x${value.toString(16)}`;
 /** Strings that look like quantities, data or tags but are subtly off (and some that are right). */
 export const oddHex: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    "", "0x", "0X1", "0x0", "0x00", "0x01", "0x1", "1", "0xg", "0x-1", "-0x1", " 0x1", "0x1 ", "0x1\n", "0x１", "0x0.5",
-    "latest", "pending", "earliest", "safe", "finalized", "Latest", "PENDING", "null", "undefined", "true", "{}", "[]",
-    `0x${"f".repeat(64)}`, `0x1${"0".repeat(64)}`, `0x${"0".repeat(40)}`, `0x${"0".repeat(39)}`, `0x${"0".repeat(41)}`,
-    `0x${"0".repeat(64)}`, `0x${"FF".repeat(32)}`, `0x${"ab".repeat(20)}`, `0x${"AB".repeat(20)}`, "0xdeadbeef",
-    "__proto__", "constructor", "toString", "\u0000", "\ud800",
+    "",
+    "0x",
+    "0X1",
+    "0x0",
+    "0x00",
+    "0x01",
+    "0x1",
+    "1",
+    "0xg",
+    "0x-1",
+    "-0x1",
+    " 0x1",
+    "0x1 ",
+    "0x1\n",
+    "0x１",
+    "0x0.5",
+    "latest",
+    "pending",
+    "earliest",
+    "safe",
+    "finalized",
+    "Latest",
+    "PENDING",
+    "null",
+    "undefined",
+    "true",
+    "{}",
+    "[]",
+    `0x${"f".repeat(64)}`,
+    `0x1${"0".repeat(64)}`,
+    `0x${"0".repeat(40)}`,
+    `0x${"0".repeat(39)}`,
+    `0x${"0".repeat(41)}`,
+    `0x${"0".repeat(64)}`,
+    `0x${"FF".repeat(32)}`,
+    `0x${"ab".repeat(20)}`,
+    `0x${"AB".repeat(20)}`,
+    "0xdeadbeef",
+    "__proto__",
+    "constructor",
+    "toString",
+    "\u0000",
+    "\ud800",
   ),
   bigish.map(quantityOf),
   bigish.map((value) => `0x0${value.toString(16)}`),
@@ -76,7 +133,23 @@ const scalar: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Keys that make objects interesting to a validator. */
 const key = fc.oneof(
-  fc.constantFrom("from", "to", "gas", "value", "data", "input", "chainId", "type", "options", "address", "__proto__", "constructor", "toString", "hasOwnProperty", ""),
+  fc.constantFrom(
+    "from",
+    "to",
+    "gas",
+    "value",
+    "data",
+    "input",
+    "chainId",
+    "type",
+    "options",
+    "address",
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+    "",
+  ),
   fc.string({ maxLength: 8 }),
 );
 
@@ -91,21 +164,27 @@ export const junk: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) =
 })).value;
 
 /** Values only an in-process caller can send: throwing getters and proxies, cycles, symbols, functions, typed arrays. */
-export const hostile: fc.Arbitrary<unknown> = fc.constantFrom(
-  "throwingGetter", "throwingProxy", "cycle", "symbol", "function", "uint8array", "date", "map", "sparse", "frozen", "nullProto",
-).map((kind) => {
-  const value = hostileValue(kind);
-  // fast-check prints counterexamples by reading them: these say what they are instead.
-  if ((typeof value === "object" && value !== null) || typeof value === "function") {
-    if (kind !== "throwingProxy" && Object.isExtensible(value)) Object.defineProperty(value, fc.toStringMethod, { value: () => `<${kind}>`, enumerable: false });
-  }
-  return value;
-});
+export const hostile: fc.Arbitrary<unknown> = fc
+  .constantFrom("throwingGetter", "throwingProxy", "cycle", "symbol", "function", "uint8array", "date", "map", "sparse", "frozen", "nullProto")
+  .map((kind) => {
+    const value = hostileValue(kind);
+    // fast-check prints counterexamples by reading them: these say what they are instead.
+    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+      if (kind !== "throwingProxy" && Object.isExtensible(value))
+        Object.defineProperty(value, fc.toStringMethod, { value: () => `<${kind}>`, enumerable: false });
+    }
+    return value;
+  });
 
 export function hostileValue(kind: string): unknown {
   switch (kind) {
     case "throwingGetter":
-      return Object.defineProperty({}, "chainId", { enumerable: true, get: () => { throw new Error("getter exploded"); } });
+      return Object.defineProperty({}, "chainId", {
+        enumerable: true,
+        get: () => {
+          throw new Error("getter exploded");
+        },
+      });
     case "throwingProxy":
       return new Proxy([], {
         get: (_, property) => {
@@ -115,8 +194,12 @@ export function hostileValue(kind: string): unknown {
           throw new Error("proxy get exploded");
         },
         has: (_, property) => property === fc.toStringMethod,
-        ownKeys: () => { throw new Error("proxy ownKeys exploded"); },
-        getPrototypeOf: () => { throw new Error("proxy getPrototypeOf exploded"); },
+        ownKeys: () => {
+          throw new Error("proxy ownKeys exploded");
+        },
+        getPrototypeOf: () => {
+          throw new Error("proxy getPrototypeOf exploded");
+        },
       });
     case "cycle": {
       const cycle: Record<string, unknown> = { chainId: "0x1", f: () => 1 };
@@ -156,13 +239,22 @@ export function paramsFor(slots: Slot[]): fc.Arbitrary<unknown> {
     { weight: 4, arbitrary: valid },
     {
       weight: 4,
-      arbitrary: fc.tuple(valid, fc.nat(), fc.oneof({ weight: 4, arbitrary: junk }, { weight: 1, arbitrary: hugeString }, { weight: 1, arbitrary: deepNesting }, { weight: 1, arbitrary: hostile })).map(
-        ([items, at, value]) => {
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.nat(),
+          fc.oneof(
+            { weight: 4, arbitrary: junk },
+            { weight: 1, arbitrary: hugeString },
+            { weight: 1, arbitrary: deepNesting },
+            { weight: 1, arbitrary: hostile },
+          ),
+        )
+        .map(([items, at, value]) => {
           const copy = [...items];
           copy[items.length === 0 ? 0 : at % items.length] = value;
           return copy;
-        },
-      ),
+        }),
     },
     { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([items, cut]) => items.slice(0, items.length === 0 ? 0 : cut % items.length)) },
     { weight: 1, arbitrary: fc.tuple(valid, fc.array(junk, { minLength: 1, maxLength: 3 })).map(([items, extra]) => [...items, ...extra]) },
@@ -224,14 +316,21 @@ export function txFields(addresses: Hex[], chainId: bigint): fc.Arbitrary<TxFiel
       { weight: 1, arbitrary: fc.constantFrom(0n, 20_999n, 30_000_000n, 30_000_001n, 2n ** 63n) },
     ),
     tip: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(GWEI, 2n * GWEI) }, { weight: 1, arbitrary: fc.constantFrom(0n, 1n, 100n * GWEI, 2n ** 100n) }),
-    feeCap: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(10n * GWEI, 20n * GWEI) }, { weight: 1, arbitrary: fc.constantFrom(0n, 1n, GWEI / 2n, 2n ** 100n, 2n ** 240n) }),
+    feeCap: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(10n * GWEI, 20n * GWEI) },
+      { weight: 1, arbitrary: fc.constantFrom(0n, 1n, GWEI / 2n, 2n ** 100n, 2n ** 240n) },
+    ),
     value: fc.oneof({ weight: 6, arbitrary: fc.bigInt(0n, 10n ** 18n) }, { weight: 1, arbitrary: fc.constantFrom(10n ** 22n, 10n ** 23n, 2n ** 255n) }),
     data: fc.oneof(
       { weight: 4, arbitrary: fc.constant(new Uint8Array()) },
       { weight: 3, arbitrary: fc.uint8Array({ maxLength: 64 }) },
       { weight: 1, arbitrary: fc.integer({ min: 49_000, max: 140_000 }).map((length) => new Uint8Array(length)) },
     ),
-    to: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...addresses) }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hexDigits(40, 40).map((digits) => `0x${digits.toLowerCase()}` as Hex) }),
+    to: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...addresses) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: hexDigits(40, 40).map((digits) => `0x${digits.toLowerCase()}` as Hex) },
+    ),
     signer: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
     unprotected: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   });
@@ -275,7 +374,20 @@ export async function signFields(fields: TxFields, keys: Hex[], nonceBase: bigin
     }
     return hexToBytes(await account.signTransaction(tx));
   } catch {
-    const list = [bigIntToBytes(fields.chainId), bigIntToBytes(nonce), bigIntToBytes(fields.tip), bigIntToBytes(fields.feeCap), bigIntToBytes(fields.gasLimit), fields.to === undefined ? new Uint8Array() : hexToBytes(fields.to), bigIntToBytes(fields.value), fields.data, [], new Uint8Array([1]), new Uint8Array([7]), new Uint8Array([9])];
+    const list = [
+      bigIntToBytes(fields.chainId),
+      bigIntToBytes(nonce),
+      bigIntToBytes(fields.tip),
+      bigIntToBytes(fields.feeCap),
+      bigIntToBytes(fields.gasLimit),
+      fields.to === undefined ? new Uint8Array() : hexToBytes(fields.to),
+      bigIntToBytes(fields.value),
+      fields.data,
+      [],
+      new Uint8Array([1]),
+      new Uint8Array([7]),
+      new Uint8Array([9]),
+    ];
     return new Uint8Array([2, ...RLP.encode(list)]);
   }
 }
@@ -324,7 +436,9 @@ export function mutate(raw: Uint8Array, change: Mutation): Uint8Array {
 /** Random bytes that start like a tx: a type byte (0–4, 0x7f) or an RLP list prefix. */
 export const randomTxBytes = fc.oneof(
   fc.uint8Array({ maxLength: 300 }),
-  fc.tuple(fc.constantFrom(0, 1, 2, 3, 4, 0x7f, 0xc0, 0xc1, 0xf7, 0xf8, 0xf9, 0xff), fc.uint8Array({ maxLength: 300 })).map(([first, rest]) => new Uint8Array([first, ...rest])),
+  fc
+    .tuple(fc.constantFrom(0, 1, 2, 3, 4, 0x7f, 0xc0, 0xc1, 0xf7, 0xf8, 0xf9, 0xff), fc.uint8Array({ maxLength: 300 }))
+    .map(([first, rest]) => new Uint8Array([first, ...rest])),
   fc.array(fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.array(fc.uint8Array({ maxLength: 8 }), { maxLength: 3 })), { maxLength: 14 }).chain((list) =>
     fc.constantFrom(0, 1, 2, 4, -1).map((type) => {
       const body = RLP.encode(list as never);

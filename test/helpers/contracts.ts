@@ -17,13 +17,7 @@ export interface ContractArtifact {
   deployedBytecode: Hex;
 }
 
-function artifact(json: {
-  contractName: string;
-  sourceName: string;
-  abi: unknown;
-  bytecode: string;
-  deployedBytecode: string;
-}): ContractArtifact {
+function artifact(json: { contractName: string; sourceName: string; abi: unknown; bytecode: string; deployedBytecode: string }): ContractArtifact {
   return {
     contractName: json.contractName,
     sourceName: json.sourceName,

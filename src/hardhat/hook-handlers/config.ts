@@ -25,7 +25,10 @@ export default async (): Promise<Partial<ConfigHooks>> => ({
       }
       const profile = network.preconf?.profile;
       if (network.chainType === "op" && profile === "dev") {
-        errors.push({ path: [...path, "profile"], message: `is "dev" but the network's chainType is "op": use an OP-stack profile (base, base-sepolia, optimism, unichain)` });
+        errors.push({
+          path: [...path, "profile"],
+          message: `is "dev" but the network's chainType is "op": use an OP-stack profile (base, base-sepolia, optimism, unichain)`,
+        });
       }
       if (network.chainType === "l1" && profile !== undefined && profile !== "dev") {
         errors.push({ path: [...path, "profile"], message: `is an OP-stack profile but the network's chainType is "l1": use chainType "op"` });

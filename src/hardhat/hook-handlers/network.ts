@@ -36,10 +36,7 @@ export default async (): Promise<Partial<NetworkHooks>> => {
     let existing = handlers.get(connection);
     if (existing === undefined) {
       const config = connection.networkConfig;
-      existing = new NetworkRequestHandlers(
-        { gas: config.gas, gasPrice: config.gasPrice, gasMultiplier: config.gasMultiplier, from: config.from },
-        provider,
-      );
+      existing = new NetworkRequestHandlers({ gas: config.gas, gasPrice: config.gasPrice, gasMultiplier: config.gasMultiplier, from: config.from }, provider);
       handlers.set(connection, existing);
     }
     return existing;

@@ -51,7 +51,9 @@ const nodeTask: NewTaskActionFunction<NodeTaskArguments> = async ({ host, port, 
   const server = await startServer(provider, { host, port, ...(origins !== undefined && { allowedOrigins: origins }) });
   console.log(`hardhat-preconf: network "${network}" (chain ${provider.options.chainId}) on ${server.url} and ${server.wsUrl}`);
   const automine = provider.chain.automine ? ", automine" : "";
-  console.log(`fragments every ${provider.preconf.fragmentIntervalMs} ms (${provider.preconf.mining}${automine}), ${provider.preconf.fragmentsPerBlock} per block, real clock; accounts:`);
+  console.log(
+    `fragments every ${provider.preconf.fragmentIntervalMs} ms (${provider.preconf.mining}${automine}), ${provider.preconf.fragmentsPerBlock} per block, real clock; accounts:`,
+  );
   for (const account of provider.accounts) console.log(`  ${account.address}  ${account.privateKey}`);
 
   await new Promise<void>((resolve) => {

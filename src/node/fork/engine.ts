@@ -36,7 +36,10 @@ export async function createForkEngine(source: ForkSource, common: Common, alloc
   const stateManager = new ForkStateManager({ common, caches: new Caches() }, source);
   const index = AccountIndex.attach(stateManager);
   await stateManager.initialize();
-  const funded = Object.entries(alloc).map(([who, entry]) => ({ where: createAddressFromString(who.startsWith("0x") ? who : `0x${who}`), balance: BigInt(entry.balance ?? 0) }));
+  const funded = Object.entries(alloc).map(([who, entry]) => ({
+    where: createAddressFromString(who.startsWith("0x") ? who : `0x${who}`),
+    balance: BigInt(entry.balance ?? 0),
+  }));
   // Read together first: one batch to the upstream rather than one request per account.
   const accounts = await Promise.all(funded.map(({ where }) => stateManager.getAccount(where)));
   for (const [i, { where, balance }] of funded.entries()) {

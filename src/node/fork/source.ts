@@ -115,9 +115,10 @@ export class ForkSource {
     const knownChainId = endpoints?.chainIdOf(urlKey);
     // What is needed is asked in one tick, so one batch: the chain id, the latest block number
     // (no block given) or else the fork block itself (unless the disk cache may hold it).
-    const early = knownChainId === undefined && options.blockNumber !== undefined
-      ? client.call<RpcBlock | null>("eth_getBlockByNumber", [hex(options.blockNumber), false])
-      : undefined;
+    const early =
+      knownChainId === undefined && options.blockNumber !== undefined
+        ? client.call<RpcBlock | null>("eth_getBlockByNumber", [hex(options.blockNumber), false])
+        : undefined;
     early?.catch(() => {}); // its failure is reported where it is awaited (or by the chain id's)
     const [chainIdAnswer, latest] = await Promise.all([
       knownChainId === undefined ? client.call<Hex>("eth_chainId", []) : undefined,

@@ -45,7 +45,8 @@ interface JsonRpcAnswer {
 }
 
 /** Errors geth, reth, erigon and hosted RPCs give when a block's state is no longer kept. */
-const PRUNED_STATE = /missing trie node|historical state|state.*not available|header not found|pruned|distance to target block exceeds|block not found|unknown block/i;
+const PRUNED_STATE =
+  /missing trie node|historical state|state.*not available|header not found|pruned|distance to target block exceeds|block not found|unknown block/i;
 
 export class UpstreamClient {
   readonly url: string;

@@ -176,7 +176,15 @@ export class OpStack {
     let tx: TypedTransaction;
     try {
       tx = createTx(
-        { type: TransactionType.Legacy, nonce: depositNonce, gasPrice: 0n, gasLimit: deposit.gasLimit, to: deposit.to, value: deposit.value, data: deposit.data },
+        {
+          type: TransactionType.Legacy,
+          nonce: depositNonce,
+          gasPrice: 0n,
+          gasLimit: deposit.gasLimit,
+          to: deposit.to,
+          value: deposit.value,
+          data: deposit.data,
+        },
         { common: txCommonOf(vm.common), freeze: false },
       );
     } catch {
@@ -248,7 +256,13 @@ export class OpStack {
    */
   storable(block: Block): Block {
     if (!block.transactions.some(isDeposit)) return block;
-    return new Block(block.header, block.transactions.filter((tx) => !isDeposit(tx)), [], block.withdrawals, { common: block.common });
+    return new Block(
+      block.header,
+      block.transactions.filter((tx) => !isDeposit(tx)),
+      [],
+      block.withdrawals,
+      { common: block.common },
+    );
   }
 }
 
