@@ -62,7 +62,16 @@ async function upstreamChain(): Promise<{ url: string; token: Hex; holders: Hex[
   await provider.preconf.seal();
   const forkBlock = BigInt((await request("eth_blockNumber")) as string);
   const server = await startServer(provider, { port: 0 });
-  return { url: server.url, token, holders, forkBlock, close: async () => (await server.close(), await provider.close()) };
+  return {
+    url: server.url,
+    token,
+    holders,
+    forkBlock,
+    close: async () => {
+      await server.close();
+      await provider.close();
+    },
+  };
 }
 
 /** A proxy that counts HTTP requests on their way to the upstream. */

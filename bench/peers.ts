@@ -13,9 +13,7 @@ import type { FakeClock } from "../src/clock.ts";
 export type PeerId = "ours" | "edr" | "ganache" | "tevm";
 export const PEER_IDS: readonly PeerId[] = ["ours", "edr", "ganache", "tevm"];
 
-export interface Request {
-  (method: string, params?: unknown[]): Promise<unknown>;
-}
+export type Request = (method: string, params?: unknown[]) => Promise<unknown>;
 
 export interface Instance {
   request: Request;

@@ -56,7 +56,7 @@ const OUTPUT_SELECTION = {
 };
 
 function toJson(value) {
-  return JSON.stringify(value, null, 2) + "\n";
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 async function writeText(file, text) {
@@ -192,11 +192,7 @@ async function main() {
   await writeText(
     path.join(HH_ARTIFACTS_DIR, "build-info", `${buildInfoId}.output.json`),
     // Compact, like Hardhat's: this one carries the ASTs and is large.
-    JSON.stringify({
-      _format: "hh3-sol-build-info-output-1",
-      id: buildInfoId,
-      output,
-    }) + "\n",
+    `${JSON.stringify({ _format: "hh3-sol-build-info-output-1", id: buildInfoId, output })}\n`,
   );
 
   console.log(`Wrote ${seenNames.size} artifacts to ${path.relative(ROOT, ARTIFACTS_DIR)}/ and ${path.relative(ROOT, HH_ARTIFACTS_DIR)}/`);

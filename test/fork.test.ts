@@ -513,7 +513,7 @@ describe("fork", function () {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", () => {
           // After the banner's chain line, which follows the URL.
-          const match = /listening on (http:\/\/\S+)[^]*Chain id/.exec(output);
+          const match = /listening on (http:\/\/\S+)[\s\S]*Chain id/.exec(output);
           if (match !== null) resolve(match[1]!);
         });
         void exited.then(() => reject(new Error(`exited early:\n${output}`)));

@@ -34,10 +34,8 @@ function expectContinue(url: string, length: number): Promise<{ first: string; s
 }
 
 describe("server budgets", () => {
-  let provider: PreconfProvider;
   let server: RunningServer;
-  serveEachTest((p, s) => {
-    provider = p;
+  serveEachTest((_provider, s) => {
     server = s;
   });
 

@@ -458,7 +458,10 @@ describe("state dump and load", () => {
     async function cliFailure(args: string[]): Promise<{ code: number; stderr: string }> {
       let stderr = "";
       const write = process.stderr.write;
-      process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+      process.stderr.write = ((chunk: string) => {
+        stderr += chunk;
+        return true;
+      }) as typeof process.stderr.write;
       try {
         return { code: await main(["node", "--port", "0", ...args]), stderr };
       } finally {

@@ -123,7 +123,7 @@ describe("wallet chains", function () {
     });
 
     it("add → switch → transact across chains", async function () {
-      const { walletClient, account } = dappWallet(provider);
+      const { walletClient } = dappWallet(provider);
       // The wallet does not list Base yet: the classic MetaMask flow of 4902, then add.
       await rejectsWith(walletClient.switchChain({ id: 8453 }), SwitchChainError);
       await walletClient.addChain({ chain: base });

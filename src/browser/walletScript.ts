@@ -41,7 +41,7 @@ export const WALLET_ICON =
  * The script itself: plain ES2020 run by the browser, kept as text so that no build step can add
  * helpers it would not find there. It receives its configuration as one JSON argument.
  */
-const BROWSER_SOURCE = String.raw`(function (config) {
+const BROWSER_SOURCE = `(function (config) {
   "use strict";
   if (window.ethereum && window.ethereum.isHardhatPreconf) return;
   var listeners = new Map();

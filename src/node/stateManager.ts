@@ -53,6 +53,7 @@ export function dropStorageTrie(stateManager: MerkleStateManager, address: Addre
  * for copies: `shallowCopy` builds a plain MerkleStateManager (state views apply it to theirs).
  */
 export function writeStorageToCacheOnly(stateManager: MerkleStateManager): void {
+  // biome-ignore lint/complexity/useLiteralKeys: `_caches` is protected in ethereumjs 10.1.3; the index access reads it.
   const storageCache = stateManager["_caches"]?.storage;
   // Plain instances only: a subclass (a fork's state) has its own putStorage, which this would replace.
   if (storageCache === undefined || !isPlainMerkleStateManager(stateManager)) return;

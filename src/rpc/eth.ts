@@ -297,7 +297,7 @@ export async function fillTransaction(ctx: MethodContext, request: SendTransacti
 
 export const ethMethods: MethodTable = {
   web3_clientVersion: method(positional(), () => CLIENT_VERSION),
-  web3_sha3: method(positional(bytes), ([data], ctx) => bytesToHex(keccak256(data))),
+  web3_sha3: method(positional(bytes), ([data]) => bytesToHex(keccak256(data))),
   net_version: method(positional(), (_, ctx) => ctx.chain.chainId.toString()),
   net_listening: method(positional(), () => true),
   net_peerCount: method(positional(), () => "0x0"),

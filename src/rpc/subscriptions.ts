@@ -103,7 +103,6 @@ function formatHead(sealed: SealedBlock): Record<string, unknown> {
 }
 
 export class SubscriptionManager {
-  readonly #chain: Chain;
   readonly #deliver: (message: SubscriptionMessage) => void;
   readonly #subscriptions = new Map<Hex, Subscription>();
   readonly #detach: () => void;
@@ -112,7 +111,6 @@ export class SubscriptionManager {
 
   /** `max`: most live subscriptions (0: no limit); one more is -32005. */
   constructor(chain: Chain, deliver: (message: SubscriptionMessage) => void, max = 0) {
-    this.#chain = chain;
     this.#deliver = deliver;
     const onFlashblock = (flashblock: Flashblock) => this.#guard(() => this.#onFlashblock(flashblock));
     this.#max = max;

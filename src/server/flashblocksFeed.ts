@@ -11,6 +11,7 @@ import { brotliCompressSync } from "node:zlib";
 import { bigIntToHex, bytesToHex, intToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { WebSocketServer } from "ws";
 
+import { DEPOSIT_TX_TYPE } from "../node/opstack/deposit.ts";
 import { ZERO_HASH } from "../node/records.ts";
 
 import type { IncomingMessage } from "node:http";
@@ -23,7 +24,7 @@ import type { Hex } from "../rpc/schema.ts";
 const q = (value: bigint) => bigIntToHex(value) as Hex;
 
 /** reth's consensus receipt (`OpReceipt`) variants by tx type, as the feed's metadata keys them. */
-const RECEIPT_VARIANTS: Record<number, string> = { 0: "Legacy", 1: "Eip2930", 2: "Eip1559", 3: "Eip4844", 4: "Eip7702", 0x7e: "Deposit" };
+const RECEIPT_VARIANTS: Record<number, string> = { 0: "Legacy", 1: "Eip2930", 2: "Eip1559", 3: "Eip4844", 4: "Eip7702", [DEPOSIT_TX_TYPE]: "Deposit" };
 
 function consensusReceipt(record: TxRecord): Record<string, unknown> {
   const variant = RECEIPT_VARIANTS[record.tx.type] ?? `Type${record.tx.type}`;

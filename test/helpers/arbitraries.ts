@@ -217,7 +217,7 @@ export function hostileValue(kind: string): unknown {
     case "map":
       return new Map([["a", 1]]);
     case "sparse":
-      // eslint-disable-next-line no-sparse-arrays
+      // biome-ignore lint/suspicious/noSparseArray: the holes are the point of this case.
       return [, , "0x1"];
     case "frozen":
       return Object.freeze({ chainId: "0x1", [fc.toStringMethod]: () => "<frozen>" });
