@@ -1,4 +1,4 @@
-/** eth_sendRawTransaction admission: every error of DECISIONS §2 with its exact code, message and data. */
+/** eth_sendRawTransaction admission: every error of docs/behaviour.md ("Node errors") with its exact code, message and data. */
 import { expect } from "chai";
 import { keccak256, parseGwei, toHex } from "viem";
 

@@ -1,4 +1,4 @@
-/** Fragments, blocks, block tags, determinism and the provider's lifecycle (DECISIONS §4, §9). */
+/** Fragments, blocks, block tags, determinism and the provider's lifecycle (docs/behaviour.md, docs/flashblocks.md). */
 import { expect } from "chai";
 import { keccak256, parseGwei } from "viem";
 
@@ -16,7 +16,7 @@ describe("chain", () => {
 
   const block = (tag: unknown, full = false) => provider.request({ method: "eth_getBlockByNumber", params: [tag, full] }) as Promise<Block | null>;
 
-  it("has the defaults of DECISIONS §9", async () => {
+  it("has the defaults of docs/behaviour.md", async () => {
     ({ provider } = await createTestChain());
     expect(await provider.request({ method: "eth_chainId" })).to.equal("0x7a69");
     expect(await provider.request({ method: "net_version" })).to.equal("31337");

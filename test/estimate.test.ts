@@ -1,5 +1,5 @@
 /**
- * eth_estimateGas (DECISIONS §6): go-ethereum's algorithm on latest and pre-confirmed state.
+ * eth_estimateGas (docs/behaviour.md): go-ethereum's algorithm on latest and pre-confirmed state.
  * Each estimate of a real workload is checked against real txs: it succeeds as the gas limit,
  * and 1.5 % less fails, so it is tight and never an underestimate.
  */
@@ -239,7 +239,7 @@ describe("eth_estimateGas", () => {
 
   // ── latest and pre-confirmed state ─────────────────────────────────────────────────────────
 
-  describe("the seed's use case: a tx that depends on a pre-confirmed one (Gate)", () => {
+  describe("the motivating use case: a tx that depends on a pre-confirmed one (Gate)", () => {
     let gate: Address;
     const pass = () => ({ from: sender, to: gate, data: call(Gate.abi, "pass") });
 

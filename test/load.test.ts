@@ -1,9 +1,9 @@
 /**
- * Mempool invariants under load (issue 9): txs from 50 senders submitted concurrently (one
+ * Mempool invariants under load (docs/server.md, "Bad input and load"): txs from 50 senders submitted concurrently (one
  * Promise.all of eth_sendRawTransaction per wave), in a seeded random order, with nonce gaps filled
  * in later waves, duplicates, fee-bump replacements and under-priced replacements; the fake clock
  * runs fragments and seals between waves. Every answer is checked against a model of the pool
- * (geth's admission order, DECISIONS §2–3), and at the end:
+ * (geth's admission order, docs/behaviour.md), and at the end:
  *   - every accepted tx is in exactly one sealed block, except replaced ones, which never ran;
  *   - each sender's nonces in blocks are 0, 1, 2, … without gaps; no tx hash appears twice;
  *   - ether is conserved: the genesis supply = balances of senders, recipients and the coinbase

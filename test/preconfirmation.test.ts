@@ -1,5 +1,5 @@
 /**
- * The seed's scenario end to end, through viem and ethers v6 in process: deploy, send raw txs, see
+ * The core scenario end to end, through viem and ethers v6 in process: deploy, send raw txs, see
  * them pre-confirmed after one fragment while `latest` is unchanged, then sealed after the block.
  */
 import { expect } from "chai";
@@ -32,7 +32,7 @@ describe("pre-confirmation, end to end", () => {
 
     const recipient = provider.accounts[5]!.address;
     const latestBefore = await publicClient.getBalance({ address: recipient });
-    // viem estimates against `latest` (the seed's default), where the counter does not exist yet.
+    // viem estimates against `latest` (its default block), where the counter does not exist yet.
     const incrementHash = await walletClient.writeContract({ address, abi: Counter.abi, functionName: "increment", gas: 100_000n });
     const transferHash = await walletClient.sendTransaction({ to: recipient, value: parseEther("1") });
     expect(await publicClient.getTransactionReceipt({ hash: transferHash }).catch(() => null)).to.equal(null);

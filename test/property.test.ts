@@ -1,7 +1,7 @@
 /**
- * Property tests (issue 9): every public method family gets random and malformed params, random
+ * Property tests (docs/server.md, "Bad input and load"): every public method family gets random and malformed params, random
  * raw bytes and mutated signed txs, random wallet requests. For every request:
- *   (a) the answer is a result, or an RpcError whose integer code the spec / DECISIONS name
+ *   (a) the answer is a result, or an RpcError whose integer code docs/behaviour.md and docs/server.md name
  *       (never a thrown non-RpcError, never -32603 for a caller's mistake);
  *   (b) a refused request changes nothing: dev balances and nonces, the state root, the pool, the
  *       open block, the head, time, mining mode and the wallet's chains, assets and permissions;
@@ -53,13 +53,13 @@ const SEED = process.env.FC_SEED === undefined ? 0x9e3779b9 : Number(process.env
 const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Number(process.env.FC_RUNS));
 const FUZZING = process.env.FC_RUNS !== undefined;
 
-/** Codes a caller may see (DECISIONS §1, §2, §5, §7): -32603 is a bug, -32700 is transport-only. */
+/** Codes a caller may see (docs/server.md, docs/behaviour.md and EIP-1193): -32603 is a bug, -32700 is transport-only. */
 const ALLOWED_CODES = new Set<number>([
   ErrorCode.invalidRequest,
   ErrorCode.methodNotFound,
   ErrorCode.invalidParams,
   ErrorCode.server,
-  // eth_call reverts (go-ethereum's code 3, DECISIONS §2).
+  // eth_call reverts (go-ethereum's code 3, internal/ethapi/errors.go).
   ErrorCode.executionReverted,
   ErrorCode.notificationsUnsupported,
   ErrorCode.requestTimeout,
@@ -73,7 +73,7 @@ const ALLOWED_CODES = new Set<number>([
   ErrorCode.unrecognizedChain,
 ]);
 
-/** What eth_sendRawTransaction may refuse with (-32000): the seed's four and go-ethereum's others (DECISIONS §2). */
+/** What eth_sendRawTransaction may refuse with (-32000): the messages of docs/behaviour.md, "Node errors" (go-ethereum's). */
 const ADMISSION_MESSAGES = new Set<string>([
   "nonce too low",
   "insufficient funds for gas * price + value",
@@ -160,7 +160,7 @@ function checkAnswer(method: string, params: unknown, outcome: Outcome): void {
   expect(error.message, `${where}: message`).to.be.a("string").and.not.equal("");
   expect(() => JSON.stringify(error.toJSON()), `${where}: error is JSON`).not.to.throw();
   if (method.startsWith("eth_sendRawTransaction") && error.code === ErrorCode.server) {
-    expect(ADMISSION_MESSAGES.has(error.message), `${where}: "${error.message}" is not an admission error of DECISIONS §2`).to.equal(true);
+    expect(ADMISSION_MESSAGES.has(error.message), `${where}: "${error.message}" is not an admission error of docs/behaviour.md`).to.equal(true);
   }
 }
 
@@ -205,7 +205,7 @@ async function capture(chain: TestChain): Promise<string> {
   });
 }
 
-/** Queued one-shot decisions per prompting method (consumed only by valid requests, DECISIONS §8). */
+/** Queued one-shot decisions per prompting method (consumed only by valid requests, docs/wallet.md "The policy"). */
 const queues = (chain: TestChain) => PROMPTING_METHODS.map((name) => chain.provider.wallet.policy.queued(name).length);
 
 /** Puts back what an accepted request may have switched that would stall the next ones. */
@@ -636,7 +636,7 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
     const fam = await family();
     const s = slotsOf(fam);
     const { wallet } = fam.chain.provider;
-    // Scripted decisions must survive every invalid request (DECISIONS §8).
+    // Scripted decisions must survive every invalid request (docs/wallet.md, "The policy").
     const chainId: Slot = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom("0x1", "0xa", "0x2105", "0x7a69", "0xfffffffffffec", "0xFFFFFFFFFFFEC", "0x89") },
       { weight: 1, arbitrary: fc.constantFrom("0x0", "0x01", "0xfffffffffffed", "1", "0x") },

@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC server (DECISIONS §1): every transport rule over real HTTP, the same answers as in
+ * The JSON-RPC server (docs/server.md): every transport rule over real HTTP, the same answers as in
  * process through fetch, viem's `http` transport and ethers' JsonRpcProvider, and WebSocket
  * subscriptions on the real-timer path.
  */
@@ -77,7 +77,7 @@ describe("JSON-RPC server", () => {
     expect(response.json).to.deep.equal({ jsonrpc: "2.0", id: 1, result: "0x7a69" });
   });
 
-  describe("transport rules (DECISIONS §1)", () => {
+  describe("transport rules (docs/server.md)", () => {
     it("answers a body that is not JSON with -32700", async () => {
       const response = await post(server.url, '{"jsonrpc": "2.0", "method": ');
       expect(response.status).to.equal(200);

@@ -1,6 +1,6 @@
 /**
  * The status companion (base_transactionStatus, preconf_transactionStatus) and EIP-7966's
- * eth_sendRawTransactionSync (DECISIONS §5), on a fake clock.
+ * eth_sendRawTransactionSync (docs/behaviour.md, "Pre-confirmation companions"), on a fake clock.
  */
 import { expect } from "chai";
 import { keccak256, parseEther } from "viem";

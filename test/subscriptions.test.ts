@@ -1,5 +1,5 @@
 /**
- * Subscriptions as EIP-1193 `message` events (DECISIONS §5) and polling filters, on a fake clock.
+ * Subscriptions as EIP-1193 `message` events (docs/behaviour.md, "Pre-confirmation companions") and polling filters, on a fake clock.
  */
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, keccak256, parseGwei, toEventSelector } from "viem";

@@ -1,6 +1,6 @@
 /**
  * Conformance table for wallet_addEthereumChain (EIP-3085) and wallet_watchAsset (EIP-747), one row
- * per rule of DECISIONS §7. Every invalid row asserts the code, the exact message, the field, that
+ * per rule of docs/wallet.md ("Rules"). Every invalid row asserts the code, the exact message, the field, that
  * the wallet's state did not change and that the queued decision was not consumed; every valid row
  * asserts the result and that exactly the queued decision was consumed.
  */
@@ -296,7 +296,7 @@ function walletState(provider: PreconfProvider) {
   };
 }
 
-describe("wallet conformance (DECISIONS §7)", function () {
+describe("wallet conformance (docs/wallet.md)", function () {
   let provider: PreconfProvider;
   let events: string[];
 

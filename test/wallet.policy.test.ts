@@ -1,5 +1,5 @@
 /**
- * The approval policy (DECISIONS §8) through viem's wallet actions: defaults, queues, functions,
+ * The approval policy (docs/wallet.md) through viem's wallet actions: defaults, queues, functions,
  * manual mode, delays, reset, custom errors; the request log; real signatures.
  */
 import { expect } from "chai";

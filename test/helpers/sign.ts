@@ -1,4 +1,4 @@
-/** Signs txs with the dev keys via viem, as a wallet library would (seed §2.2). */
+/** Signs txs with the dev keys via viem, as a wallet library would (the dev accounts of docs/options.md). */
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
