@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 
 import { createPreconfProvider, InvalidOptionsError } from "./index.ts";
 import { mnemonicProblem } from "./node/bip39.ts";
-import { ETHER } from "./options.ts";
+import { ETHER } from "./node/defaults.ts";
 import { ForkUpstreamError } from "./node/fork/upstream.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
 import { parseOrigins, startServer } from "./server/http.ts";

@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
+import { DEFAULT_BLOCK_GAS_LIMIT, ETHER, GWEI } from "./node/defaults.ts";
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 import { L1_INFO_GAS, SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
@@ -22,8 +23,6 @@ import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
-export const ETHER = 10n ** 18n;
-export const GWEI = 10n ** 9n;
 
 export interface MnemonicAccounts {
   mnemonic?: string;
@@ -177,7 +176,7 @@ const optionsSchema = z
       .optional(),
     // The profile's when left out (Prague on every profile today).
     hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
-    blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(30_000_000n),
+    blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(DEFAULT_BLOCK_GAS_LIMIT),
     initialBaseFeePerGas: wei.default(GWEI),
     accounts: z
       .union([

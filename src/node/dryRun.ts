@@ -10,6 +10,7 @@ import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereu
 
 import { txCommonOf } from "./admission.ts";
 import { assertSender, runTxAllowingAssertedSender } from "./assertedSender.ts";
+import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { AdmissionMessage, ErrorCode, callReverted, insufficientFunds, insufficientFundsForTransfer, RpcError, txConstructionError } from "../rpc/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -33,13 +34,11 @@ export interface DryRun {
  * Whether the call names a non-zero fee. go-ethereum runs a call whose effective gas price is 0
  * with base fee 0 (NoBaseFee), whichever fee fields were sent as 0.
  */
-/** params.MaxTxGas: EIP-7825's per-transaction gas cap (Osaka), 2^24. */
-export const MAX_TX_GAS = 1n << 24n;
 
 /** The most gas a call may run with: the block gas limit, capped by EIP-7825 from Osaka on (geth). */
 export function callGasCap(block: Block): bigint {
   const limit = block.header.gasLimit;
-  return block.common.isActivatedEIP(7825) && limit > MAX_TX_GAS ? MAX_TX_GAS : limit;
+  return block.common.isActivatedEIP(7825) && limit > EIP7825_MAX_TX_GAS ? EIP7825_MAX_TX_GAS : limit;
 }
 
 /**

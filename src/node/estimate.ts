@@ -14,7 +14,8 @@
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { executionReverted, gasRequiredExceedsAllowance, insufficientFundsForTransfer, RpcError, ErrorCode } from "../rpc/errors.ts";
-import { feeCapOf, hasFeeFields, isIntrinsicGasError, MAX_TX_GAS, prepareCall } from "./dryRun.ts";
+import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
+import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Message } from "@ethereumjs/evm";
@@ -154,7 +155,7 @@ function bisectLow(lo: bigint, hi: bigint): bigint {
  */
 async function upperBound(vm: VM, request: CallRequest, block: Block): Promise<bigint> {
   let hi = request.gas !== undefined && request.gas >= TX_GAS ? request.gas : block.header.gasLimit;
-  if (vm.common.isActivatedEIP(7825) && hi > MAX_TX_GAS) hi = MAX_TX_GAS;
+  if (vm.common.isActivatedEIP(7825) && hi > EIP7825_MAX_TX_GAS) hi = EIP7825_MAX_TX_GAS;
   if (!hasFeeFields(request)) return hi;
   const feeCap = feeCapOf(request, block);
   if (feeCap === 0n) return hi;

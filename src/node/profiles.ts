@@ -4,6 +4,7 @@
  * chain id, fragment cadence, EIP-1559 parameters and per-tx gas cap. This module is the one place
  * these numbers live; docs/profiles.md lists them with the same sources.
  */
+import { DEV_CHAIN_ID, EIP7825_MAX_TX_GAS, FRAGMENT_INTERVAL_MS, FRAGMENTS_PER_BLOCK, GWEI } from "./defaults.ts";
 import { DEFAULT_HARDFORK } from "./genesis.ts";
 
 import type { SupportedHardfork } from "./genesis.ts";
@@ -59,10 +60,6 @@ export interface Profile {
   fragmentGasSchedule: boolean;
 }
 
-/** EIP-7825: 2^24 gas per transaction. */
-export const EIP7825_MAX_TX_GAS = 1n << 24n;
-
-const GWEI = 10n ** 9n;
 
 /**
  * The simulated L1 starts at 1 gwei base fee and the EIP-4844 minimum blob base fee (1 wei).
@@ -73,9 +70,9 @@ const QUIET_L1 = { baseFee: GWEI, blobBaseFee: 1n, operatorFeeScalar: 0, operato
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   dev: {
     name: "dev",
-    chainId: 31337n,
-    fragmentIntervalMs: 200,
-    fragmentsPerBlock: 10,
+    chainId: DEV_CHAIN_ID,
+    fragmentIntervalMs: FRAGMENT_INTERVAL_MS,
+    fragmentsPerBlock: FRAGMENTS_PER_BLOCK,
     eip1559: undefined,
     minBaseFee: 0n,
     maxTxGas: undefined,
@@ -90,8 +87,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     // superchain-registry superchain/configs/mainnet/base.toml (chain_id = 8453, block_time = 2).
     chainId: 8453n,
     // Base's flashblocks: 200 ms, ~10 per 2 s block (docs.base.org "Flashblocks").
-    fragmentIntervalMs: 200,
-    fragmentsPerBlock: 10,
+    fragmentIntervalMs: FRAGMENT_INTERVAL_MS,
+    fragmentsPerBlock: FRAGMENTS_PER_BLOCK,
     // Base's current EIP-1559 parameters (set through its SystemConfig since Holocene): denominator
     // 100, elasticity 5 from block 43,841,215 (Hardhat EDR crates/edr_op/src/hardfork/base.rs).
     eip1559: { denominator: 100n, elasticity: 5n },
@@ -109,8 +106,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     name: "base-sepolia",
     // superchain-registry superchain/configs/sepolia/base.toml (chain_id = 84532, block_time = 2).
     chainId: 84532n,
-    fragmentIntervalMs: 200,
-    fragmentsPerBlock: 10,
+    fragmentIntervalMs: FRAGMENT_INTERVAL_MS,
+    fragmentsPerBlock: FRAGMENTS_PER_BLOCK,
     // Denominator 50, elasticity 4 from block 26,299,084 (EDR crates/edr_op/src/hardfork/base.rs).
     eip1559: { denominator: 50n, elasticity: 4n },
     minBaseFee: 0n,

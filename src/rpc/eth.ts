@@ -4,6 +4,7 @@ import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex,
 import { z } from "zod";
 
 import { keccak256 } from "../node/crypto.ts";
+import { SUGGESTED_TIP } from "../node/defaults.ts";
 import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../node/dryRun.ts";
 import { estimateGas } from "../node/estimate.ts";
 import { suggestOptimismPriorityFee } from "../node/opstack/gasPrice.ts";
@@ -37,8 +38,6 @@ import type { MethodContext } from "./context.ts";
 import type { BlockSelector, CallRequest, Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 
-/** The suggested tip, as Hardhat and anvil answer eth_maxPriorityFeePerGas. */
-export const SUGGESTED_TIP = 1_000_000_000n;
 
 /** The tip eth_maxPriorityFeePerGas suggests and eth_sendTransaction fills in: op-geth's oracle on OP-stack profiles. */
 const suggestedTip = (chain: MethodContext["chain"]): bigint => (chain.op === undefined ? SUGGESTED_TIP : suggestOptimismPriorityFee(chain.latest));

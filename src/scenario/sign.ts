@@ -3,6 +3,7 @@
  * would), so fixtures read as intent instead of opaque RLP.
  */
 import { viemAccounts } from "../lazyViem.ts";
+import { GWEI } from "../node/defaults.ts";
 import { parseAmount } from "./amounts.ts";
 
 import type { Hex, TransactionSerializable } from "viem";
@@ -11,8 +12,8 @@ import type { Scope } from "./references.ts";
 import type { TxDescription } from "./schema.ts";
 
 /** 10 gwei and 1 gwei. */
-export const DEFAULT_MAX_FEE_PER_GAS = 10n * 10n ** 9n;
-export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = 10n ** 9n;
+export const DEFAULT_MAX_FEE_PER_GAS = 10n * GWEI;
+export const DEFAULT_MAX_PRIORITY_FEE_PER_GAS = GWEI;
 const TRANSFER_GAS = 21000n;
 
 /** A dev account's address by index, with a clear error past the end. */
