@@ -12,6 +12,7 @@ import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 import { L1_INFO_GAS, SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
+import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
@@ -22,7 +23,6 @@ import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
-
 
 export interface MnemonicAccounts {
   mnemonic?: string;
@@ -191,7 +191,7 @@ const optionsSchema = z
               .default(DEFAULT_HD_PATH),
           })
           .strict(),
-        z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"), balance: wei }).strict()),
+        z.array(z.object({ privateKey: z.string().regex(BYTES32_PATTERN, "must be a 32-byte 0x hex key"), balance: wei }).strict()),
       ])
       .default({}),
     clock: z
@@ -205,7 +205,7 @@ const optionsSchema = z
     mining: z.enum(["interval", "manual"]).default("interval"),
     coinbase: z
       .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, "must be an address")
+      .regex(ADDRESS_PATTERN, "must be an address")
       .transform((a) => a.toLowerCase() as Hex)
       .optional(),
     minPriorityFeePerGas: wei.default(0n),

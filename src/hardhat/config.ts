@@ -6,6 +6,7 @@ import { z } from "zod";
 
 import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
 import { PROFILE_NAMES, PROFILES } from "../node/profiles.ts";
+import { BYTES32_PATTERN } from "../node/hex.ts";
 
 import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";
 import type { SupportedHardfork } from "../node/genesis.ts";
@@ -95,7 +96,7 @@ export const preconfUserConfigSchema = z
               path: z.string().optional(),
             })
             .strict(),
-          z.array(z.object({ privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-hex private key"), balance: wei }).strict()),
+          z.array(z.object({ privateKey: z.string().regex(BYTES32_PATTERN, "expected a 32-byte 0x-hex private key"), balance: wei }).strict()),
         ],
         { errorMap: () => ({ message: "expected { mnemonic?, count?, balance?, path? } or an array of { privateKey, balance }" }) },
       )

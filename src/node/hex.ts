@@ -6,3 +6,16 @@
 export function flatHex(bytes: Uint8Array): `0x${string}` {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
 }
+
+// Hex string patterns (execution-apis "base-types"), in one place; any letter case.
+
+/** A quantity: no leading zeros. */
+export const QUANTITY_PATTERN = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
+/** Hex digits, at least one, leading zeros allowed. */
+export const HEX_DIGITS_PATTERN = /^0x[0-9a-fA-F]+$/;
+/** Bytes: an even number of digits, possibly none. */
+export const BYTES_PATTERN = /^0x([0-9a-fA-F]{2})*$/;
+/** 20 bytes. */
+export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+/** 32 bytes: hashes, private keys, prevrandao values. */
+export const BYTES32_PATTERN = /^0x[0-9a-fA-F]{64}$/;

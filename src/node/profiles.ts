@@ -60,7 +60,6 @@ export interface Profile {
   fragmentGasSchedule: boolean;
 }
 
-
 /**
  * The simulated L1 starts at 1 gwei base fee and the EIP-4844 minimum blob base fee (1 wei).
  * Our choice: a quiet L1, so that fees are small but non-zero; `preconf_setL1Fees` changes them.

@@ -17,6 +17,7 @@ import { formatExecuted, formatTransaction } from "./format.ts";
 import { forkedNetwork, forkForReset, forkingParams } from "./fork.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { dispatch, method, positional } from "./table.ts";
+import { BYTES32_PATTERN } from "../node/hex.ts";
 
 import type { Chain } from "../node/chain.ts";
 import type { PooledTx } from "../node/mempool.ts";
@@ -29,7 +30,7 @@ import type { MethodTable } from "./table.ts";
 const numeric = z.union([z.number().int().nonnegative().safe().transform(BigInt), quantity]);
 const word = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")
+  .regex(BYTES32_PATTERN, "expected a 32-byte 0x-prefixed value")
   .transform((value) => hexToBytes(value as Hex));
 
 /** One random id per chain, so a client can tell a restarted node from the one it knew. */
@@ -300,7 +301,7 @@ const hardhatMethods: MethodTable = {
     await ctx.chain.setBlockFields({ baseFeePerGas: baseFee });
     return true;
   }),
-  hardhat_setPrevRandao: method(positional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte 0x-prefixed value")), async ([value], ctx) => {
+  hardhat_setPrevRandao: method(positional(z.string().regex(BYTES32_PATTERN, "expected a 32-byte 0x-prefixed value")), async ([value], ctx) => {
     await ctx.chain.setBlockFields({ prevRandao: value.toLowerCase() as Hex });
     return true;
   }),

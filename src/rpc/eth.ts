@@ -38,7 +38,6 @@ import type { MethodContext } from "./context.ts";
 import type { BlockSelector, CallRequest, Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 
-
 /** The tip eth_maxPriorityFeePerGas suggests and eth_sendTransaction fills in: op-geth's oracle on OP-stack profiles. */
 const suggestedTip = (chain: MethodContext["chain"]): bigint => (chain.op === undefined ? SUGGESTED_TIP : suggestOptimismPriorityFee(chain.latest));
 export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";

@@ -6,17 +6,14 @@
 import { hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
-const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
-const BYTES = /^0x([0-9a-fA-F]{2})*$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const HASH = /^0x[0-9a-fA-F]{64}$/;
+import { ADDRESS_PATTERN, BYTES_PATTERN, BYTES32_PATTERN, QUANTITY_PATTERN } from "../node/hex.ts";
 
 export type Hex = `0x${string}`;
 
 /** An unsigned integer up to 2^256 - 1, as a 0x-prefixed hex string without leading zeros. */
 export const quantity = z
   .string({ invalid_type_error: "expected a hex quantity string" })
-  .regex(QUANTITY, "expected a 0x-prefixed hex quantity without leading zeros")
+  .regex(QUANTITY_PATTERN, "expected a 0x-prefixed hex quantity without leading zeros")
   .refine((value) => value.length <= 66, "quantity exceeds 256 bits")
   .transform((value) => BigInt(value));
 
@@ -40,17 +37,17 @@ export const storageSlot = z
 
 export const bytes = z
   .string({ invalid_type_error: "expected a hex data string" })
-  .regex(BYTES, "expected 0x-prefixed hex data of even length")
+  .regex(BYTES_PATTERN, "expected 0x-prefixed hex data of even length")
   .transform((value) => hexToBytes(value as Hex));
 
 export const address = z
   .string({ invalid_type_error: "expected an address string" })
-  .regex(ADDRESS, "expected a 0x-prefixed 20-byte address")
+  .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte address")
   .transform((value) => value.toLowerCase() as Hex);
 
 export const hash = z
   .string({ invalid_type_error: "expected a hash string" })
-  .regex(HASH, "expected a 0x-prefixed 32-byte hash")
+  .regex(BYTES32_PATTERN, "expected a 0x-prefixed 32-byte hash")
   .transform((value) => value.toLowerCase() as Hex);
 
 export const NAMED_TAGS = ["latest", "pending", "earliest", "safe", "finalized"] as const;

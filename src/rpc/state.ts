@@ -12,13 +12,12 @@ import { z } from "zod";
 import { StateDumpError, stateDumpSchema } from "../node/stateDump.ts";
 import { invalidParams } from "./errors.ts";
 import { method, positional } from "./table.ts";
+import { BYTES_PATTERN } from "../node/hex.ts";
 
 import type { ParsedStateDump } from "../node/stateDump.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
-
-const HEX_BYTES = /^0x([0-9a-fA-F]{2})*$/;
 
 /** Most bytes a gzipped dump may inflate to (64 MiB, ~13 times the 5 MiB body limit): a 1 MiB gzip bomb inflates to 500 MiB. */
 export const MAX_INFLATED_DUMP_BYTES = 64 * 1024 * 1024;
@@ -28,7 +27,7 @@ const dumpParam = z.unknown().transform((value, ctx): ParsedStateDump => {
   let json: unknown = value;
   if (typeof value === "string") {
     try {
-      if (!HEX_BYTES.test(value)) throw new Error("expected a dump object or 0x-prefixed hex bytes of its (gzipped) JSON");
+      if (!BYTES_PATTERN.test(value)) throw new Error("expected a dump object or 0x-prefixed hex bytes of its (gzipped) JSON");
       const bytes = hexToBytes(value as Hex);
       const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? inflate(bytes) : bytes;
       json = JSON.parse(new TextDecoder().decode(text));

@@ -3,13 +3,14 @@
  * ("1.5 ether", "2 gwei", "7 wei"), so balances and fees read as people write them.
  */
 import { viem } from "../lazyViem.ts";
+import { HEX_DIGITS_PATTERN } from "../node/hex.ts";
 
 const UNITS = { wei: 0, gwei: 9, ether: 18 } as const;
 const WITH_UNIT = /^(\d+(?:\.\d+)?)\s+(wei|gwei|ether)$/;
 
 /** True for the strings `parseAmount` accepts. */
 export function isAmountString(text: string): boolean {
-  return /^\d+$/.test(text) || /^0x[0-9a-fA-F]+$/.test(text) || WITH_UNIT.test(text);
+  return /^\d+$/.test(text) || HEX_DIGITS_PATTERN.test(text) || WITH_UNIT.test(text);
 }
 
 /** The amount as a bigint; throws with the offending text when it is none of the accepted forms. */
@@ -17,7 +18,7 @@ export function parseAmount(value: unknown): bigint {
   if (typeof value === "bigint") return value;
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value === "string") {
-    if (/^\d+$/.test(value) || /^0x[0-9a-fA-F]+$/.test(value)) return BigInt(value);
+    if (/^\d+$/.test(value) || HEX_DIGITS_PATTERN.test(value)) return BigInt(value);
     const match = WITH_UNIT.exec(value);
     const decimals = match === null ? undefined : UNITS[match[2] as keyof typeof UNITS];
     // parseUnits would round "1.5 wei"; a fixture must say exactly what it means.

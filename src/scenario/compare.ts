@@ -5,6 +5,7 @@
  */
 import { isAmountString, parseAmount } from "./amounts.ts";
 import { ANY } from "./references.ts";
+import { HEX_DIGITS_PATTERN } from "../node/hex.ts";
 
 export interface Mismatch {
   /** `result.logs[0].address` */
@@ -17,7 +18,6 @@ export interface Mismatch {
 
 export type CompareMode = "exact" | "partial";
 
-const HEX_QUANTITY = /^0x[0-9a-fA-F]+$/;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A fixture may write a quantity as a number, a decimal or an amount with a unit. */
@@ -30,7 +30,7 @@ function numericExpectation(expected: unknown): bigint | undefined {
 export function compare(expected: unknown, actual: unknown, mode: CompareMode, path: string): Mismatch[] {
   if (expected === ANY) return actual === undefined ? [{ path, expected, actual }] : [];
 
-  if (typeof actual === "string" && HEX_QUANTITY.test(actual)) {
+  if (typeof actual === "string" && HEX_DIGITS_PATTERN.test(actual)) {
     const value = numericExpectation(expected);
     if (value !== undefined) return value === BigInt(actual) ? [] : [{ path, expected, actual, note: `actual = ${BigInt(actual)}, expected ${value}` }];
   }

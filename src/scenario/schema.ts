@@ -8,6 +8,7 @@ import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
 import { DECISION_NAMES, PROMPTING_METHODS } from "../wallet/policy.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 import { BUILT_IN_NAMES, isReference } from "./references.ts";
+import { ADDRESS_PATTERN, BYTES32_PATTERN, BYTES_PATTERN } from "../node/hex.ts";
 
 import type { PreconfProviderOptions } from "../options.ts";
 
@@ -22,7 +23,7 @@ export class ScenarioFixtureError extends Error {
 
 const custom = <T>(test: (value: unknown) => boolean, message: string) => z.custom<T>(test, { message });
 
-const isHexBytes = (value: unknown) => typeof value === "string" && /^0x([0-9a-fA-F]{2})*$/.test(value);
+const isHexBytes = (value: unknown) => typeof value === "string" && BYTES_PATTERN.test(value);
 const isRefString = (value: unknown) => typeof value === "string" && isReference(value);
 const isAccountIndex = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
@@ -34,11 +35,11 @@ const amountOrRef = custom<number | string>(
 const hexOrRef = custom<string>((value) => isHexBytes(value) || isRefString(value), "must be 0x-hex bytes or a $reference");
 /** An address, a dev account index, or a `$reference`. */
 const addressLike = custom<string | number>(
-  (value) => isAccountIndex(value) || isRefString(value) || (typeof value === "string" && /^0x[0-9a-fA-F]{40}$/.test(value)),
+  (value) => isAccountIndex(value) || isRefString(value) || (typeof value === "string" && ADDRESS_PATTERN.test(value)),
   "must be a 0x address, a dev account index or a $reference",
 );
 const hashOrRef = custom<string>(
-  (value) => isRefString(value) || (typeof value === "string" && /^0x[0-9a-fA-F]{64}$/.test(value)),
+  (value) => isRefString(value) || (typeof value === "string" && BYTES32_PATTERN.test(value)),
   "must be a 32-byte 0x hash or a $reference",
 );
 

@@ -5,6 +5,7 @@
 import { viemAccounts } from "../lazyViem.ts";
 import { GWEI } from "../node/defaults.ts";
 import { parseAmount } from "./amounts.ts";
+import { ADDRESS_PATTERN, BYTES_PATTERN } from "../node/hex.ts";
 
 import type { Hex, TransactionSerializable } from "viem";
 import type { PreconfProvider } from "../provider.ts";
@@ -26,7 +27,7 @@ export function accountAddress(provider: PreconfProvider, index: number): Hex {
 /** An address field: a dev account index, or an address / reference. */
 export function addressOf(provider: PreconfProvider, scope: Scope, value: string | number): Hex {
   const resolved = typeof value === "number" ? accountAddress(provider, value) : scope.resolve(value);
-  if (typeof resolved !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(resolved))
+  if (typeof resolved !== "string" || !ADDRESS_PATTERN.test(resolved))
     throw new Error(`${String(value)} is not an address (it is ${JSON.stringify(resolved)})`);
   return resolved as Hex;
 }
@@ -39,8 +40,7 @@ export async function signDescribedTx(provider: PreconfProvider, scope: Scope, t
   const to = tx.to === undefined || tx.to === null ? undefined : addressOf(provider, scope, tx.to);
   const value = amountOf(scope, tx.value) ?? 0n;
   const data = tx.data === undefined ? undefined : scope.resolve(tx.data);
-  if (data !== undefined && (typeof data !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(data)))
-    throw new Error(`tx data is not 0x-hex bytes: ${JSON.stringify(data)}`);
+  if (data !== undefined && (typeof data !== "string" || !BYTES_PATTERN.test(data))) throw new Error(`tx data is not 0x-hex bytes: ${JSON.stringify(data)}`);
 
   const nonce = amountOf(scope, tx.nonce) ?? BigInt((await provider.request({ method: "eth_getTransactionCount", params: [from, "pending"] })) as string);
   const gas = amountOf(scope, tx.gas) ?? (await defaultGas(provider, { from, to, value, data: data as Hex | undefined }));

@@ -6,12 +6,13 @@ import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { viem } from "../lazyViem.ts";
+import { BYTES_PATTERN } from "../node/hex.ts";
 
 import type { Hex } from "../rpc/schema.ts";
 
 /** `personal_sign` data: 0x-hex is raw bytes, anything else is UTF-8 text (as MetaMask reads it). */
 export function personalMessageDigest(message: string): Hex {
-  const isHex = /^0x([0-9a-fA-F]{2})*$/.test(message);
+  const isHex = BYTES_PATTERN.test(message);
   const { hashMessage } = viem();
   return isHex ? hashMessage({ raw: message as Hex }) : hashMessage(message);
 }

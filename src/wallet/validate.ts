@@ -8,6 +8,7 @@ import { z } from "zod";
 
 import { invalidParams } from "../rpc/errors.ts";
 import { fieldOf, positional } from "../rpc/table.ts";
+import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.ts";
 
 import type { Hex } from "../rpc/schema.ts";
 
@@ -24,7 +25,7 @@ export const chainId = z
   .string({ required_error: "missing chain id", invalid_type_error: "expected a 0x-prefixed hex string" })
   .superRefine((value, ctx) => {
     // One issue per value: later checks assume the earlier ones passed.
-    const reason = !/^0x[0-9a-fA-F]+$/.test(value)
+    const reason = !HEX_DIGITS_PATTERN.test(value)
       ? "expected a 0x-prefixed hex string"
       : /^0x0/.test(value)
         ? "expected no leading zeros and a chain id above 0"
@@ -120,7 +121,7 @@ export const addEthereumChainParams = positional(chainData);
 /** `0x` + 40 hex; an address in mixed case must pass its EIP-55 checksum. Stored checksummed. */
 const tokenAddress = z
   .string({ required_error: "missing token address", invalid_type_error: "expected the token address to be a string" })
-  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte (42-character) hex address")
+  .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte (42-character) hex address")
   .refine((value) => {
     const digits = value.slice(2);
     return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isValidChecksumAddress(value);
@@ -183,7 +184,7 @@ export const requestPermissionsParams = positional(
 
 export const walletAddress = z
   .string({ required_error: "missing address", invalid_type_error: "expected an address string" })
-  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte address")
+  .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte address")
   .transform((value) => value.toLowerCase() as Hex);
 
 /** personal_sign `[message, address]`: hex data, or a UTF-8 string as MetaMask accepts. */
