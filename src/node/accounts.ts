@@ -28,7 +28,7 @@ export function accountFromPrivateKey(privateKey: Hex): DevAccount {
   if (key.length !== 32) throw new Error(`private key must be 32 bytes, got ${key.length}`);
   // The address: the last 20 bytes of keccak256 of the uncompressed public key without its 0x04.
   const address = keccak256(publicKeyOf(key, false).subarray(1)).subarray(12);
-  return { address: bytesToHex(address) as Hex, privateKey: bytesToHex(key) as Hex };
+  return { address: bytesToHex(address), privateKey: bytesToHex(key) };
 }
 
 /** secp256k1's group order n (SEC 2, §2.4.1). */
@@ -86,7 +86,7 @@ export function accountsFromMnemonic(mnemonic: string, count: number, path = DEF
     let node = split(createHmac("sha512", "Bitcoin seed").update(seedOf(mnemonic)).digest());
     for (const index of pathIndices(path)) node = childOf(node, index);
     for (let index = known.length; index < count; index++) {
-      known.push(accountFromPrivateKey(bytesToHex(childOf(node, index).key) as Hex));
+      known.push(accountFromPrivateKey(bytesToHex(childOf(node, index).key)));
     }
     derived.set(cacheKey, known);
   }

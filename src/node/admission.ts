@@ -58,7 +58,7 @@ export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: Admissio
 }
 
 async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
-  const hash = bytesToHex(tx.hash()) as Hex;
+  const hash = bytesToHex(tx.hash());
   if (ctx.pool.get(hash) !== undefined) throw alreadyKnown();
 
   // ValidateTransaction (stateless).
@@ -114,7 +114,7 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
 
 function recoverSender(tx: TypedTransaction): Hex {
   try {
-    return tx.getSenderAddress().toString() as Hex;
+    return tx.getSenderAddress().toString();
   } catch {
     throw admissionError(AdmissionMessage.invalidSender);
   }

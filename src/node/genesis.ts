@@ -202,4 +202,4 @@ function stripZeros(bytes: Uint8Array): Uint8Array {
   return bytes.subarray(start);
 }
 
-export const toQuantity = (value: number) => intToHex(value) as Hex;
+export const toQuantity = (value: number) => intToHex(value);

@@ -68,7 +68,7 @@ export async function importBlocks(vm: VM, blockchain: Blockchain, blocks: Block
   for (const block of blocks) {
     const transactions = await executeImportedBlock(vm, blockchain, block);
     await blockchain.putBlock(block);
-    sealed.push({ block, hash: bytesToHex(block.hash()) as Hex, transactions, fragmentCount: 0 });
+    sealed.push({ block, hash: bytesToHex(block.hash()), transactions, fragmentCount: 0 });
   }
   return sealed;
 }
@@ -98,21 +98,21 @@ export async function executeImportedBlock(vm: VM, blockchain: Blockchain, block
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function recordsOf(block: Block, results: RunTxResult[], receipts: TxReceipt[]): TxRecord[] {
-  const hash = bytesToHex(block.hash()) as Hex;
+  const hash = bytesToHex(block.hash());
   let logCount = 0;
   return block.transactions.map((tx, index) => {
     const result = results[index]!;
     const receipt = receipts[index]!;
     const logs: LogRecord[] = receipt.logs.map(([address, topics, data]) => ({
-      address: bytesToHex(address) as Hex,
-      topics: topics.map((topic) => bytesToHex(topic) as Hex),
-      data: bytesToHex(data) as Hex,
+      address: bytesToHex(address),
+      topics: topics.map((topic) => bytesToHex(topic)),
+      data: bytesToHex(data),
       logIndex: logCount++,
     }));
     return {
-      hash: bytesToHex(tx.hash()) as Hex,
+      hash: bytesToHex(tx.hash()),
       tx,
-      from: tx.getSenderAddress().toString() as Hex,
+      from: tx.getSenderAddress().toString(),
       blockNumber: block.header.number,
       index,
       blockTimestamp: block.header.timestamp,

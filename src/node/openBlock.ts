@@ -200,5 +200,5 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
   return data;
 }
 
-export const hexOfBigInt = (value: bigint) => bigIntToHex(value) as Hex;
-export const hexOfBytes = (value: Uint8Array) => bytesToHex(value) as Hex;
+export const hexOfBigInt = (value: bigint) => bigIntToHex(value);
+export const hexOfBytes = (value: Uint8Array) => bytesToHex(value);

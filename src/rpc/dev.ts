@@ -39,7 +39,7 @@ const instanceIds = new WeakMap<Chain, Hex>();
 function instanceIdOf(chain: Chain): Hex {
   let id = instanceIds.get(chain);
   if (id === undefined) {
-    id = bytesToHex(crypto.getRandomValues(new Uint8Array(32))) as Hex;
+    id = bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
     instanceIds.set(chain, id);
   }
   return id;

@@ -42,7 +42,7 @@ import type { MethodTable } from "./table.ts";
 const suggestedTip = (chain: MethodContext["chain"]): bigint => (chain.op === undefined ? SUGGESTED_TIP : suggestOptimismPriorityFee(chain.latest));
 export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";
 
-const q = (value: bigint) => bigIntToHex(value) as Hex;
+const q = (value: bigint) => bigIntToHex(value);
 
 export function resolveOrThrow(ctx: MethodContext, selector: BlockSelector): ResolvedBlock {
   const resolved = ctx.chain.resolve(selector);

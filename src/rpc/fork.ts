@@ -17,7 +17,7 @@ import type { LogFilter } from "./eth.ts";
 import type { BlockSelector, Hex } from "./schema.ts";
 import type { MethodSpec, MethodTable } from "./table.ts";
 
-const q = (value: bigint) => bigIntToHex(value) as Hex;
+const q = (value: bigint) => bigIntToHex(value);
 
 type Handler = MethodSpec["handler"];
 type Forked = (params: never, ctx: MethodContext, fork: ForkSource, local: Handler) => unknown;

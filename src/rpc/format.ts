@@ -20,7 +20,7 @@ import type { L1Cost } from "../node/opstack/l1Fee.ts";
 
 type Json = Record<string, unknown>;
 
-const q = (value: bigint) => bigIntToHex(value) as Hex;
+const q = (value: bigint) => bigIntToHex(value);
 const EMPTY_REQUESTS_HASH = "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxRecord | undefined): Json {

@@ -42,8 +42,8 @@ export async function transactionStatus(chain: Chain, txHash: Hex): Promise<Tran
 
 const executedStatus = (record: TxRecord): TransactionStatus => ({
   status: record.blockHash === undefined ? "preconfirmed" : "sealed",
-  blockNumber: bigIntToHex(record.blockNumber) as Hex,
-  fragmentIndex: intToHex(record.fragmentIndex) as Hex,
+  blockNumber: bigIntToHex(record.blockNumber),
+  fragmentIndex: intToHex(record.fragmentIndex),
 });
 
 /**

@@ -19,9 +19,8 @@ import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import type { Flashblock, PendingFeed } from "../node/pendingFeed.ts";
 import type { TxRecord } from "../node/records.ts";
-import type { Hex } from "../rpc/schema.ts";
 
-const q = (value: bigint) => bigIntToHex(value) as Hex;
+const q = (value: bigint) => bigIntToHex(value);
 
 /** reth's consensus receipt (`OpReceipt`) variants by tx type, as the feed's metadata keys them. */
 const RECEIPT_VARIANTS: Record<number, string> = { 0: "Legacy", 1: "Eip2930", 2: "Eip1559", 3: "Eip4844", 4: "Eip7702", [DEPOSIT_TX_TYPE]: "Deposit" };

@@ -35,5 +35,5 @@ export function signDigest(digest: Hex, privateKey: Hex): Hex {
   const signature = new Uint8Array(65);
   signature.set(recovered.subarray(1, 65), 0);
   signature[64] = 27 + recovered[0]!;
-  return bytesToHex(signature) as Hex;
+  return bytesToHex(signature);
 }

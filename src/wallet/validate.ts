@@ -126,7 +126,7 @@ const tokenAddress = z
     const digits = value.slice(2);
     return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isValidChecksumAddress(value);
   }, "invalid EIP-55 checksum")
-  .transform((value) => toChecksumAddress(value) as Hex);
+  .transform((value) => toChecksumAddress(value));
 
 /**
  * A token image a wallet will render: `https:` or an inline `data:image/` URI only (never

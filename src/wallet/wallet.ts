@@ -195,7 +195,7 @@ export class Wallet {
     this.#requests = shared?.requests ?? [];
     this.#ids = shared?.ids ?? { next: 1 };
     this.ownContext = { ...options.node, wallet: this };
-    const own = bigIntToHex(options.node.chain.chainId) as Hex;
+    const own = bigIntToHex(options.node.chain.chainId);
     this.#activeChainId = own;
     this.#simulators.set(own, this.ownContext);
     this.#chains.set(own, {
@@ -364,7 +364,7 @@ export class Wallet {
   addSimulatedChain(provider: object, options: SimulatedChainOptions = {}): Hex {
     const node = this.#options.nodeOf(provider);
     if (node === undefined) throw new TypeError("addSimulatedChain expects a PreconfProvider");
-    const chainId = bigIntToHex(node.chain.chainId) as Hex;
+    const chainId = bigIntToHex(node.chain.chainId);
     if (this.#simulators.has(chainId)) throw new TypeError(`chain ${chainId} is already simulated`);
     this.#simulators.set(chainId, { ...node, accounts: this.#keys, wallet: this });
     const known = this.#chains.get(chainId);

@@ -25,10 +25,10 @@ export class ForkBlockchain {
     this.#byNumber = byNumber;
     this.#byHash = byHash;
     this.#byNumber.set(forkBlock.header.number, forkBlock);
-    this.#byHash.set(bytesToHex(forkBlock.hash()) as Hex, forkBlock);
+    this.#byHash.set(bytesToHex(forkBlock.hash()), forkBlock);
     this.dbManager = {
       getHeader: async (hash) => {
-        const block = this.#byHash.get(bytesToHex(hash) as Hex);
+        const block = this.#byHash.get(bytesToHex(hash));
         if (block === undefined) throw new Error(`no block ${bytesToHex(hash)} in the fork`);
         return block.header;
       },
@@ -37,24 +37,24 @@ export class ForkBlockchain {
 
   async putBlock(block: Block): Promise<void> {
     this.#byNumber.set(block.header.number, block);
-    this.#byHash.set(bytesToHex(block.hash()) as Hex, block);
+    this.#byHash.set(bytesToHex(block.hash()), block);
   }
 
   /** Removes the block and every later one (as @ethereumjs/blockchain's delBlock). */
   async delBlock(hash: Uint8Array): Promise<void> {
-    const block = this.#byHash.get(bytesToHex(hash) as Hex);
+    const block = this.#byHash.get(bytesToHex(hash));
     if (block === undefined || block.header.number <= this.#source.blockNumber) return;
     for (const [number, later] of [...this.#byNumber]) {
       if (number >= block.header.number) {
         this.#byNumber.delete(number);
-        this.#byHash.delete(bytesToHex(later.hash()) as Hex);
+        this.#byHash.delete(bytesToHex(later.hash()));
       }
     }
   }
 
   async getBlock(id: Uint8Array | number | bigint): Promise<Block> {
     if (id instanceof Uint8Array) {
-      const block = this.#byHash.get(bytesToHex(id) as Hex);
+      const block = this.#byHash.get(bytesToHex(id));
       if (block === undefined) throw new Error(`no block ${bytesToHex(id)} in the fork`);
       return block;
     }

@@ -25,7 +25,6 @@ import { dropStorageTrie } from "../stateManager.ts";
 import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
 import type { Address } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../../rpc/schema.ts";
 import type { ForkSource } from "./source.ts";
 
 /** Where the markers live: an address no key controls (the first 20 bytes of a hash). */
@@ -83,7 +82,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     if (this.raw || address.equals(FILLED_MARKERS) || (await this.#accountMarker(address)) !== undefined) return super.getAccount(address);
-    const upstream = await this.source.account(address.toString() as Hex);
+    const upstream = await this.source.account(address.toString());
     if (upstream.nonce === 0n && upstream.balance === 0n && upstream.code === "0x") return undefined;
     const codeHash = upstream.code === "0x" ? KECCAK256_NULL : keccak256(hexToBytes(upstream.code));
     // The storage root is the local storage trie's (empty until a slot is written here).
@@ -92,7 +91,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getCode(address: Address): Promise<Uint8Array> {
     if (this.raw || (await this.#accountMarker(address)) !== undefined) return super.getCode(address);
-    return hexToBytes((await this.source.account(address.toString() as Hex)).code);
+    return hexToBytes((await this.source.account(address.toString())).code);
   }
 
   override async getCodeSize(address: Address): Promise<number> {
@@ -101,7 +100,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (this.raw || address.equals(FILLED_MARKERS) || (await this.#slotIsLocal(address, key))) return super.getStorage(address, key);
-    const word = hexToBytes(await this.source.storage(address.toString() as Hex, bytesToHex(key) as Hex));
+    const word = hexToBytes(await this.source.storage(address.toString(), bytesToHex(key)));
     let start = 0;
     while (start < word.length && word[start] === 0) start++;
     return word.subarray(start);
