@@ -14,34 +14,19 @@ import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Chain } from "./chain.ts";
 import type { Hex } from "../rpc/schema.ts";
 
-/** Impersonated addresses per chain (Hardhat keeps them across evm_revert, so do we). */
-const impersonatedByChain = new WeakMap<Chain, Set<Hex>>();
-
-function impersonatedOf(chain: Chain): Set<Hex> {
-  let set = impersonatedByChain.get(chain);
-  if (set === undefined) {
-    set = new Set();
-    impersonatedByChain.set(chain, set);
-  }
-  return set;
-}
+// The impersonated addresses are the chain's own (`Chain.impersonated`): hardhat_reset starts them over.
 
 export function impersonate(chain: Chain, address: Hex): void {
-  impersonatedOf(chain).add(address.toLowerCase() as Hex);
+  chain.impersonated.add(address.toLowerCase() as Hex);
 }
 
 /** False when the address was not impersonated. */
 export function stopImpersonating(chain: Chain, address: Hex): boolean {
-  return impersonatedOf(chain).delete(address.toLowerCase() as Hex);
-}
-
-/** hardhat_reset: no address is impersonated any more. */
-export function stopImpersonatingAll(chain: Chain): void {
-  impersonatedByChain.delete(chain);
+  return chain.impersonated.delete(address.toLowerCase() as Hex);
 }
 
 export function isImpersonated(chain: Chain, address: string): boolean {
-  return impersonatedByChain.get(chain)?.has(address.toLowerCase() as Hex) ?? false;
+  return chain.impersonated.has(address.toLowerCase() as Hex);
 }
 
 /**

@@ -34,28 +34,36 @@ export interface OpenBlockHeader {
 /** The shared Common of the headers built here (sharedCommon.ts): automine builds two per tx. */
 const blockCommonOf = (common: Common): Common => sharedCommon(common, paramsBlock);
 
+/** Where an open block stood (evm_snapshot): `rewindTo` takes it back there. */
+export interface OpenBlockMark {
+  txCount: number;
+  fragmentCount: number;
+  gasUsed: bigint;
+  blobGasUsed: bigint;
+  logCount: number;
+}
+
+/**
+ * The open block alone writes its txs, fragments and counters: `addRecord` and `addFragment` grow
+ * it, `rewindTo` takes it back to a mark; everyone else reads.
+ */
 export class OpenBlock {
   readonly header: OpenBlockHeader;
   /** The block every tx of this block executes against (its header's gasUsed is never read). */
   readonly executionBlock: Block;
-  readonly transactions: TxRecord[] = [];
-  readonly fragments: Fragment[] = [];
   readonly payloadId: Hex;
-  gasUsed = 0n;
-  blobGasUsed = 0n;
-  logCount = 0;
+  readonly #transactions: TxRecord[] = [];
+  readonly #fragments: Fragment[] = [];
+  #gasUsed = 0n;
+  #blobGasUsed = 0n;
+  #logCount = 0;
   #common: Common;
 
   /**
    * `rebuild` counts the times this block's payload was started over (an injected flashblock
    * reorg, faults.ts): each rebuild is a new payload, so it gets a new payload id.
    */
-  constructor(
-    common: Common,
-    header: OpenBlockHeader,
-    readonly rebuild = 0,
-    executionBlock?: Block,
-  ) {
+  constructor(common: Common, header: OpenBlockHeader, readonly rebuild = 0, executionBlock?: Block) {
     this.#common = common;
     this.header = header;
     this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
@@ -67,12 +75,63 @@ export class OpenBlock {
   /** The block as pre-confirmed so far, unaffected by later fragments (what a stalled pending view shows). */
   frozen(): OpenBlock {
     const copy = new OpenBlock(this.#common, this.header, this.rebuild, this.executionBlock);
-    copy.transactions.push(...this.transactions);
-    copy.fragments.push(...this.fragments);
-    copy.gasUsed = this.gasUsed;
-    copy.blobGasUsed = this.blobGasUsed;
-    copy.logCount = this.logCount;
+    copy.#transactions.push(...this.#transactions);
+    copy.#fragments.push(...this.#fragments);
+    copy.#gasUsed = this.#gasUsed;
+    copy.#blobGasUsed = this.#blobGasUsed;
+    copy.#logCount = this.#logCount;
     return copy;
+  }
+
+  /** The block's txs in order, pre-confirmed so far. */
+  get transactions(): readonly TxRecord[] {
+    return this.#transactions;
+  }
+
+  get fragments(): readonly Fragment[] {
+    return this.#fragments;
+  }
+
+  /** Gas used by the block's txs so far. */
+  get gasUsed(): bigint {
+    return this.#gasUsed;
+  }
+
+  get blobGasUsed(): bigint {
+    return this.#blobGasUsed;
+  }
+
+  /** Logs of the block so far: the next log's index in the block. */
+  get logCount(): number {
+    return this.#logCount;
+  }
+
+  /** Appends an executed (or restored) tx: its receipt's cumulative gas is the block's from now on. */
+  addRecord(record: TxRecord): void {
+    this.#transactions.push(record);
+    this.#gasUsed = record.cumulativeGasUsed;
+    if (record.blobGasUsed !== undefined) this.#blobGasUsed += record.blobGasUsed;
+    this.#logCount += record.logs.length;
+  }
+
+  mark(): OpenBlockMark {
+    return {
+      txCount: this.#transactions.length,
+      fragmentCount: this.#fragments.length,
+      gasUsed: this.#gasUsed,
+      blobGasUsed: this.#blobGasUsed,
+      logCount: this.#logCount,
+    };
+  }
+
+  /** Back to `mark` (evm_revert); answers the txs it drops. */
+  rewindTo(mark: OpenBlockMark): TxRecord[] {
+    const dropped = this.#transactions.splice(mark.txCount);
+    this.#fragments.splice(mark.fragmentCount);
+    this.#gasUsed = mark.gasUsed;
+    this.#blobGasUsed = mark.blobGasUsed;
+    this.#logCount = mark.logCount;
+    return dropped;
   }
 
   get number(): bigint {
@@ -80,7 +139,7 @@ export class OpenBlock {
   }
 
   get remainingGas(): bigint {
-    return this.header.gasLimit - this.gasUsed;
+    return this.header.gasLimit - this.#gasUsed;
   }
 
   /** Fragment 0 carries the block's base (docs/behaviour.md). */
@@ -97,38 +156,34 @@ export class OpenBlock {
     };
   }
 
+  /** Closes a fragment over `transactions`, the records added since the last one. */
   addFragment(transactions: TxRecord[]): Fragment {
-    const index = this.fragments.length;
+    const index = this.#fragments.length;
     const fragment: Fragment = {
       blockNumber: this.number,
       index,
       payloadId: this.payloadId,
       transactions,
-      cumulativeGasUsed: this.gasUsed,
+      cumulativeGasUsed: this.#gasUsed,
       base: index === 0 ? this.base() : undefined,
     };
-    this.fragments.push(fragment);
+    this.#fragments.push(fragment);
     return fragment;
   }
 
   logsBloom(): Uint8Array {
     const bloom = new Bloom(undefined, this.#common);
-    for (const record of this.transactions) bloom.or(new Bloom(record.logsBloom, this.#common));
+    for (const record of this.#transactions) bloom.or(new Bloom(record.logsBloom, this.#common));
     return bloom.bitvector;
   }
 
   /** Builds the sealed block; `stateRoot` is the state after every tx of the block. */
   async seal(stateRoot: Uint8Array): Promise<Block> {
     const common = this.#common;
-    const txs = this.transactions.map((record) => record.tx);
+    const txs = this.#transactions.map((record) => record.tx);
     const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
     const receiptTrie = await this.#receiptTrie();
-    return buildBlock(
-      common,
-      this.#headerData(),
-      { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.gasUsed, blobGasUsed: this.blobGasUsed },
-      txs,
-    );
+    return buildBlock(common, this.#headerData(), { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.#gasUsed, blobGasUsed: this.#blobGasUsed }, txs);
   }
 
   /**
@@ -136,21 +191,15 @@ export class OpenBlock {
    * reserved blocks): every trie is the empty one and the state is its parent's.
    */
   static emptyBlock(common: Common, header: OpenBlockHeader, stateRoot: Uint8Array): Block {
-    return buildBlock(
-      common,
-      headerDataOf(common, header),
-      { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n },
-      [],
-    );
+    return buildBlock(common, headerDataOf(common, header), { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n }, []);
   }
 
   async #receiptTrie(): Promise<Uint8Array> {
-    if (this.transactions.length === 0) return KECCAK256_RLP;
+    if (this.#transactions.length === 0) return KECCAK256_RLP;
     const trie = new MerklePatriciaTrie({ common: this.#common });
-    for (const record of this.transactions) {
+    for (const record of this.#transactions) {
       // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
-      const encoded =
-        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
+      const encoded = record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
       await trie.put(RLP.encode(record.index), encoded);
     }
     return trie.root();

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { admitWithSender } from "../node/admission.ts";
 import { L1_INFO_GAS } from "../node/opstack/predeploys.ts";
 import { MAX_TIMESTAMP } from "../node/time.ts";
-import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating, stopImpersonatingAll } from "../node/impersonation.ts";
+import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
 import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
 import { devMethodError, ErrorCode, invalidParams, RpcError, txConstructionError } from "./errors.ts";
 import { formatExecuted, formatTransaction } from "./format.ts";
@@ -194,9 +194,8 @@ const hardhatMethods: MethodTable = {
   /** Back to the chain as created, or (`forking`) a fork of an upstream block (docs/forking.md). */
   hardhat_reset: method(positional(z.object({ forking: forkingParams.optional() }).strict().optional()), async ([reset], ctx) => {
     await ctx.chain.reset(reset?.forking === undefined ? undefined : await forkForReset(ctx, reset.forking));
-    // A new node as far as clients can tell (Hardhat changes instanceId); impersonations end with it.
+    // A new node as far as clients can tell (Hardhat changes instanceId); the reset ended impersonations.
     instanceIds.delete(ctx.chain);
-    stopImpersonatingAll(ctx.chain);
     return true;
   }),
 

@@ -12,7 +12,7 @@ import { ForkStateManager } from "./forkState.ts";
 
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
-import type { ForkRestore } from "../stateDump.ts";
+import type { ForkRestore } from "../dumpRestore.ts";
 import type { ForkSource } from "./source.ts";
 
 export function forkRestore(source: ForkSource, common: Common): ForkRestore {

@@ -9,7 +9,7 @@ import { Caches } from "@ethereumjs/statemanager";
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 
-import { AccountIndex } from "../stateDump.ts";
+import { AccountIndex } from "../accountIndex.ts";
 import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
 

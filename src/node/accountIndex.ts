@@ -1,0 +1,71 @@
+/** Which accounts and storage slots exist, for a state dump. */
+import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
+
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { Account, Address } from "@ethereumjs/util";
+import type { VM } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+import type { DumpAccount } from "./stateDump.ts";
+
+/**
+ * The state trie is keyed by hashes, so it cannot list its addresses or slots. This index records
+ * every address and slot written through the live state manager (genesis, imports, txs, dev
+ * edits); a dump reads exactly those, and checks the slot count against the trie so that nothing
+ * is ever left out silently.
+ */
+export class AccountIndex {
+  readonly #slots = new Map<Hex, Set<Hex>>();
+
+  /** Wraps `putAccount` and `putStorage` of this state manager instance (views use their own copies). */
+  static attach(stateManager: MerkleStateManager): AccountIndex {
+    const index = new AccountIndex();
+    const putAccount = stateManager.putAccount.bind(stateManager);
+    const putStorage = stateManager.putStorage.bind(stateManager);
+    stateManager.putAccount = (where: Address, account: Account | undefined) => {
+      index.#slotsOf(where.toString() as Hex);
+      return putAccount(where, account);
+    };
+    stateManager.putStorage = (where: Address, key: Uint8Array, value: Uint8Array) => {
+      index.#slotsOf(where.toString() as Hex).add(bytesToHex(key) as Hex);
+      return putStorage(where, key, value);
+    };
+    return index;
+  }
+
+  #slotsOf(who: Hex): Set<Hex> {
+    let slots = this.#slots.get(who);
+    if (slots === undefined) {
+      slots = new Set();
+      this.#slots.set(who, slots);
+    }
+    return slots;
+  }
+
+  /** Every account of the state `vm` is at, sorted by address. */
+  async read(vm: VM): Promise<Map<Hex, DumpAccount>> {
+    const stateManager = vm.stateManager;
+    const accounts = new Map<Hex, DumpAccount>();
+    for (const who of [...this.#slots.keys()].sort()) {
+      const where = createAddressFromString(who);
+      const account = await stateManager.getAccount(where);
+      if (account === undefined) continue;
+      const storage: Record<Hex, Hex> = {};
+      let stored = 0;
+      for (const slot of [...this.#slots.get(who)!].sort()) {
+        const value = await stateManager.getStorage(where, hexToBytes(slot));
+        if (value.length === 0) continue;
+        storage[slot] = bytesToHex(setLengthLeft(value, 32)) as Hex;
+        stored++;
+      }
+      const inTrie = Object.keys((await stateManager.dumpStorage?.(where)) ?? {}).length;
+      if (inTrie !== stored) throw new Error(`state dump: account ${who} holds ${inTrie} storage slots, ${stored} of them known`);
+      accounts.set(who, {
+        balance: bigIntToHex(account.balance) as Hex,
+        nonce: bigIntToHex(account.nonce) as Hex,
+        code: bytesToHex(await stateManager.getCode(where)) as Hex,
+        storage,
+      });
+    }
+    return accounts;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The parts of a chain its modules share, and the steps they all take inside the writer queue:
+ * executing a fragment, sealing, re-opening the open block, and installing a whole new chain.
+ * `Chain` (chain.ts) holds one core and is the way in from outside the engine.
+ */
+import { flatHex } from "./hex.ts";
+
+import type { Common, GethGenesis } from "@ethereumjs/common";
+import type { VM } from "@ethereumjs/vm";
+import type { AccountIndex } from "./accountIndex.ts";
+import type { BlockStore } from "./blockStore.ts";
+import type { BlockDefaults, ChainConfig, ChainEvents, InitialState } from "./chainTypes.ts";
+import type { FragmentRunner } from "./fragmentRunner.ts";
+import type { Mempool } from "./mempool.ts";
+import type { NextBlock } from "./nextBlock.ts";
+import type { OpenBlock } from "./openBlock.ts";
+import type { PendingFeed } from "./pendingFeed.ts";
+import type { Fragment, SealedBlock } from "./records.ts";
+import type { SerialQueue } from "./serialQueue.ts";
+import type { Snapshots } from "./snapshots.ts";
+import type { StateHistory } from "./stateHistory.ts";
+
+export interface ChainCore {
+  /** Replaced by hardhat_reset with `forking` (the fork it resets to from then on). */
+  config: ChainConfig;
+  readonly common: Common;
+  /** The single writer: every state change runs here, one at a time. */
+  readonly queue: SerialQueue;
+  readonly store: BlockStore;
+  readonly history: StateHistory;
+  readonly next: NextBlock;
+  readonly snapshots: Snapshots;
+  readonly runner: FragmentRunner;
+  readonly pool: Mempool;
+  readonly feed: PendingFeed;
+  // Set by `install`: at creation, load and reset.
+  vm: VM;
+  index: AccountIndex;
+  genesis: GethGenesis;
+  open: OpenBlock;
+  /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
+  automine: boolean;
+  /** The live state holds dev edits that `latest` must show (Chain.editState). */
+  latestEdited: boolean;
+  emit<K extends keyof ChainEvents>(event: K, ...args: ChainEvents[K]): void;
+}
+
+/** `alone`: the block is sealed right after this fragment (seal(), evm_mine), which then carries its txs too. */
+export async function executeFragment(core: ChainCore, alone = false): Promise<Fragment> {
+  const fragment = await core.runner.execute(alone);
+  core.emit("fragment", fragment);
+  return fragment;
+}
+
+/** Automine: the tx or deposit just admitted gets a fragment and a block of its own. */
+export async function automineNow(core: ChainCore): Promise<void> {
+  if (!core.automine) return;
+  await executeFragment(core);
+  await seal(core);
+}
+
+export async function seal(core: ChainCore): Promise<SealedBlock> {
+  const open = core.open;
+  const stateRoot = await core.vm.stateManager.getStateRoot();
+  const block = await open.seal(stateRoot);
+  const hash = flatHex(block.hash());
+  for (const record of open.transactions) record.blockHash = hash;
+  const sealed: SealedBlock = { block, hash, transactions: [...open.transactions], fragmentCount: open.fragments.length };
+  core.store.push(sealed);
+  core.open = core.next.openAfter(block);
+  core.latestEdited = false;
+  core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots.values());
+  core.emit("sealed", sealed);
+  return sealed;
+}
+
+/** Opens the open block again with the current overrides, unless it already pre-confirmed something. */
+export function reopenIfEmpty(core: ChainCore): void {
+  if (core.open.fragments.length > 0) return;
+  core.open = core.next.reopenAfter(core.store.latest.block);
+}
+
+/** Swaps the whole chain for `restored`: what can fail (opening its next block) runs before anything changes. */
+export function install(core: ChainCore, restored: InitialState): void {
+  const head = restored.sealed[restored.sealed.length - 1]!;
+  const defaults: Required<BlockDefaults> = { coinbase: core.config.coinbase, gasLimit: head.block.header.gasLimit };
+  const open = restored.open ?? core.next.build(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults);
+  core.vm = restored.vm;
+  core.index = restored.index;
+  core.store.shareHeaders(restored.blockchain);
+  core.genesis = restored.genesis;
+  core.store.replace(restored.sealed);
+  core.next.reset(restored.timeOffset, restored.nextTimestamp, restored.open !== undefined, defaults);
+  core.open = open;
+  for (const record of open.transactions) core.store.indexTransaction(record);
+  core.pool.clear();
+  core.config.op?.clear();
+  for (const entry of restored.pool) core.pool.add({ ...entry, seq: core.pool.nextSeq() }, core.config.clock.now());
+  core.latestEdited = restored.latestEdited;
+  const headNumber = core.store.latest.block.header.number;
+  core.history.reset(restored.vm, restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n), headNumber);
+  core.snapshots.clear();
+  core.emit("rewound", core.store.latest);
+}

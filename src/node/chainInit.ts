@@ -1,0 +1,57 @@
+/** What a chain starts from (and hardhat_reset returns to): a loaded dump, a fork of an upstream block, or a fresh build. */
+import { createBlockchain } from "@ethereumjs/blockchain";
+import { bytesToHex } from "@ethereumjs/util";
+import { createVM } from "@ethereumjs/vm";
+
+import { writeGenesisState } from "./genesis.ts";
+import { decodeBlocks, importBlocks } from "./importChain.ts";
+import { nowSeconds } from "./nextBlock.ts";
+import { AccountIndex } from "./accountIndex.ts";
+import { restoreState } from "./dumpRestore.ts";
+import { createStateManager } from "./stateManager.ts";
+import { forkRestore } from "./fork/dump.ts";
+import { createForkEngine } from "./fork/engine.ts";
+
+import type { Blockchain } from "@ethereumjs/blockchain";
+import type { Common } from "@ethereumjs/common";
+import type { VM } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+import type { ChainConfig, InitialState } from "./chainTypes.ts";
+import type { SealedBlock } from "./records.ts";
+
+export async function initialState(config: ChainConfig, common: Common): Promise<InitialState> {
+  if (config.state !== undefined) return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
+  // A fork starts from the upstream's block; a fresh chain from its genesis (every block has its state).
+  const engine = config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc) : await build(config, common);
+  return {
+    ...engine,
+    open: undefined,
+    pool: [],
+    timeOffset: 0n,
+    nextTimestamp: undefined,
+    latestEdited: false,
+    headStateAvailable: true,
+    genesis: config.genesis,
+    historyFrom: config.fork?.blockNumber ?? 0n,
+  };
+}
+
+/** The engine of a new chain: genesis state, then the imported blocks. */
+async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blockchain: Blockchain; index: AccountIndex; sealed: SealedBlock[] }> {
+  const stateManager = createStateManager(common);
+  // Before anything is written: the index must see every account and slot (accountIndex.ts).
+  const index = AccountIndex.attach(stateManager);
+  const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);
+  const blockchain = await createBlockchain({
+    common,
+    genesisStateRoot: stateRoot,
+    validateBlocks: false,
+    validateConsensus: false,
+  });
+  const vm = await createVM({ common, stateManager, blockchain });
+  const genesis = await blockchain.getBlock(0n);
+  // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
+  const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
+  const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
+  return { vm, blockchain, index, sealed: [sealedGenesis, ...imported] };
+}

@@ -1,0 +1,119 @@
+/**
+ * Reads: block selectors to blocks, the state a read runs on (the pre-confirmed state through the
+ * writer queue, a sealed block's through a state view), logs and nonces.
+ */
+import { createAddressFromString } from "@ethereumjs/util";
+
+import { historicalStateUnavailable } from "../rpc/errors.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { VM } from "@ethereumjs/vm";
+import type { BlockSelector, Hex } from "../rpc/schema.ts";
+import type { ChainCore } from "./chainCore.ts";
+import type { ResolvedBlock } from "./chainTypes.ts";
+import type { LogRecord, TxRecord } from "./records.ts";
+
+/**
+ * `pending` (and the open block's number) is the open block once it has a fragment, and
+ * `latest` before that: pending never returns null (docs/behaviour.md). Undefined: no such block.
+ */
+export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock | undefined {
+  const { open, store, feed } = core;
+  switch (selector.kind) {
+    case "tag":
+      switch (selector.tag) {
+        case "pending":
+          return feed.pendingOverride() ?? (open.fragments.length > 0 ? { kind: "open", open } : { kind: "sealed", sealed: store.latest });
+        case "earliest":
+          // The first block this chain holds: the genesis, or the fork block on a fork.
+          return { kind: "sealed", sealed: store.first };
+        default:
+          // A dev chain finalizes at once: safe and finalized are the head (as Hardhat and anvil).
+          return { kind: "sealed", sealed: store.latest };
+      }
+    case "number": {
+      if (selector.number === open.number) {
+        // Under an injected fault the open block is what clients' pending view has, if anything.
+        const override = feed.pendingOverride();
+        if (override === undefined) return { kind: "open", open };
+        return override.kind === "open" && override.open.number === selector.number ? override : undefined;
+      }
+      const sealed = store.byNumber(selector.number);
+      return sealed === undefined ? undefined : { kind: "sealed", sealed };
+    }
+    case "hash": {
+      const sealed = store.byHash(selector.hash);
+      return sealed === undefined ? undefined : { kind: "sealed", sealed };
+    }
+  }
+}
+
+/**
+ * Runs `read` against the state of a block: the pre-confirmed state (through the writer queue,
+ * so it never sees half a fragment) or a sealed block's state (a view at its state root).
+ */
+export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
+  const live = () => core.queue.run(() => read(core.vm));
+  if (resolved.kind === "open") {
+    const { stateRoot } = resolved;
+    // A frozen view's state root, read like a sealed block's (state views need only the root and a number).
+    if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number: resolved.open.number } } as Block, read);
+    return live();
+  }
+  const latest = core.store.latest;
+  if (!core.history.hasState(resolved.sealed)) {
+    // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
+    if (resolved.sealed === latest) return live();
+    throw historicalStateUnavailable(resolved.sealed.block.header.number, core.history.from);
+  }
+  // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
+  if (core.latestEdited && resolved.sealed === latest && core.open.fragments.length === 0) return live();
+  return core.history.read(resolved.sealed.block, read);
+}
+
+/** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */
+export function* logs(core: ChainCore, from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
+  const { store } = core;
+  const last = to < store.headNumber ? to : store.headNumber;
+  for (let number = from; number <= last; number++) {
+    // A reserved run has no logs: skip it whole.
+    const runEnd = store.unbuiltRunEnd(number);
+    if (runEnd !== undefined) {
+      number = runEnd;
+      continue;
+    }
+    for (const record of store.byNumber(number)?.transactions ?? []) {
+      for (const log of record.logs) yield { log, record };
+    }
+  }
+  const open = core.open;
+  if (includeOpen && open.number >= from && open.number <= to) {
+    for (const record of open.transactions) {
+      // An injected stall or feed reset hides what clients' pending view does not have yet.
+      if (core.feed.hides(record)) break;
+      for (const log of record.logs) yield { log, record };
+    }
+  }
+}
+
+/** The sender's next free nonce: pre-confirmed nonce plus its contiguous pooled txs (inside the queue). */
+export async function pendingNonce(core: ChainCore, address: Hex): Promise<bigint> {
+  const nonce = await core.runner.nonceOf(address);
+  return nonce + BigInt(core.pool.contiguousCount(address, nonce));
+}
+
+/**
+ * Base's pending nonce: the canonical (latest sealed) nonce plus the sender's pre-confirmed txs,
+ * the mempool not counted (base/base crates/execution/flashblocks/src/rpc/eth.rs,
+ * `get_transaction_count`). Two txs sent back to back with it share a nonce.
+ */
+export async function preconfirmedNonce(core: ChainCore, address: Hex): Promise<bigint> {
+  for (;;) {
+    const latest = core.store.latest;
+    const canonical = await withState(core, { kind: "sealed", sealed: latest }, async (vm) => (await vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n);
+    // A seal during the read: the open block counted must be the one after that canonical block.
+    if (core.store.latest !== latest) continue;
+    const open = core.feed.pendingOverride()?.kind === "sealed" ? [] : core.open.transactions;
+    return canonical + BigInt(open.filter((record) => record.from === address).length);
+  }
+}

@@ -1,0 +1,83 @@
+/** The types the chain's modules and its callers share: its configuration, events and block selection. */
+import type { BlockHeader } from "@ethereumjs/block";
+import type { CustomCrypto, GethGenesis } from "@ethereumjs/common";
+import type { Hex } from "../rpc/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { OpenBlock } from "./openBlock.ts";
+import type { OpStack } from "./opstack/execution.ts";
+import type { PoolLimits, PooledTx } from "./mempool.ts";
+import type { Fragment, SealedBlock } from "./records.ts";
+import type { ParsedStateDump } from "./stateDump.ts";
+import type { RestoredState } from "./dumpRestore.ts";
+import type { ForkSource } from "./fork/source.ts";
+
+export interface ChainConfig {
+  genesis: GethGenesis;
+  hardfork: string | undefined;
+  customCrypto: CustomCrypto;
+  clock: Clock;
+  fragmentsPerBlock: number;
+  coinbase: Hex;
+  minTip: bigint;
+  allowUnprotectedTxs: boolean;
+  /** Concatenated RLP blocks executed and indexed on top of the genesis (importChain.ts). */
+  chainRlp?: Uint8Array | undefined;
+  /** A state dump to start from (stateDump.ts); `genesis` must be its genesis. */
+  state?: ParsedStateDump | undefined;
+  /** Sealed blocks whose state stays readable (the head's included); undefined keeps every block's. */
+  stateHistory?: number | undefined;
+  /** OP-stack execution (profiles.ts); undefined on the `dev` profile. */
+  op?: OpStack | undefined;
+  /** The next block's base fee when the profile has its own EIP-1559 parameters; else ethereumjs'. */
+  nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
+  /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
+  eips?: number[] | undefined;
+  /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */
+  fork?: ForkSource | undefined;
+  /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
+  allowBlocksWithSameTimestamp?: boolean | undefined;
+  /** The pool's bounds (geth's legacypool defaults when absent). */
+  poolLimits?: PoolLimits | undefined;
+}
+
+/**
+ * Header fields dev methods set for the next block only (hardhat_setNextBlockBaseFeePerGas,
+ * hardhat_setPrevRandao, evm_setNextBlockTimestamp), as Hardhat/EDR take them for the next block
+ * they mine.
+ */
+export interface NextBlockFields {
+  baseFeePerGas?: bigint;
+  prevRandao?: Hex;
+}
+
+/** Header fields that hold for every block from the next one on (hardhat_setCoinbase, evm_setBlockGasLimit). */
+export interface BlockDefaults {
+  coinbase?: Hex;
+  gasLimit?: bigint;
+}
+
+/**
+ * Something outside the chain that evm_snapshot / evm_revert also cover (the wallet, the
+ * sequencer's phase): `capture` runs at the snapshot and returns what the revert calls.
+ */
+export interface SnapshotPart {
+  capture(): () => void;
+}
+
+export interface ChainEvents {
+  fragment: [Fragment];
+  sealed: [SealedBlock];
+  pendingTransaction: [PooledTx];
+  dropped: [PooledTx, string];
+  /** The sealed chain went back (evm_revert, a load, a reset): the head is now this block. */
+  rewound: [SealedBlock];
+}
+
+/** Where a block selector points: a sealed block, or the open block (`pending`). */
+export type ResolvedBlock =
+  | { kind: "sealed"; sealed: SealedBlock }
+  /** `stateRoot`: a pending view frozen by an injected stall (pendingFeed.ts) reads that state, not the live one. */
+  | { kind: "open"; open: OpenBlock; stateRoot?: Uint8Array };
+
+/** A chain's whole state at creation, load or reset; `historyFrom`: the first block with state (default: the head's). */
+export type InitialState = RestoredState & { historyFrom?: bigint };

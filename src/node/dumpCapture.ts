@@ -1,0 +1,98 @@
+/** Writes a chain as a state dump (the format: stateDump.ts). */
+import { bigIntToHex, bytesToHex, equalsBytes } from "@ethereumjs/util";
+
+import { STATE_DUMP_FORMAT, STATE_DUMP_VERSION } from "./stateDump.ts";
+
+import type { GethGenesis } from "@ethereumjs/common";
+import type { VM } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+import type { AccountIndex } from "./accountIndex.ts";
+import type { PooledTx } from "./mempool.ts";
+import type { OpenBlock } from "./openBlock.ts";
+import type { SealedBlock, TxRecord } from "./records.ts";
+import type { DumpAccount, DumpReceipt, StateDump } from "./stateDump.ts";
+
+export interface DumpSource {
+  chainId: bigint;
+  genesis: GethGenesis;
+  sealed: readonly SealedBlock[];
+  open: OpenBlock;
+  pool: readonly PooledTx[];
+  timeOffset: bigint;
+  nextTimestamp: bigint | undefined;
+  index: AccountIndex;
+  live: VM;
+  /** Runs a read on the head block's state; undefined when that state is not available (loaded dump). */
+  atHead: (<T>(read: (vm: VM) => Promise<T>) => Promise<T>) | undefined;
+  /** The upstream block a forked chain forks. */
+  fork?: { blockNumber: bigint; blockHash: Hex } | undefined;
+}
+
+export async function captureState(source: DumpSource): Promise<StateDump> {
+  const head = source.sealed[source.sealed.length - 1]!;
+  const accounts = await source.index.read(source.live);
+  const headAccounts: Record<Hex, DumpAccount | null> = {};
+  const liveRoot = await source.live.stateManager.getStateRoot();
+  if (!equalsBytes(liveRoot, head.block.header.stateRoot) && source.atHead !== undefined) {
+    const atHead = await source.atHead((vm) => source.index.read(vm));
+    for (const who of [...new Set([...accounts.keys(), ...atHead.keys()])].sort()) {
+      const there = atHead.get(who) ?? null;
+      if (JSON.stringify(there) !== JSON.stringify(accounts.get(who) ?? null)) headAccounts[who] = there;
+    }
+  }
+  const open = source.open;
+  return {
+    format: STATE_DUMP_FORMAT,
+    version: STATE_DUMP_VERSION,
+    chainId: bigIntToHex(source.chainId) as Hex,
+    genesis: JSON.parse(JSON.stringify(source.genesis)) as GethGenesis,
+    head: {
+      number: bigIntToHex(head.block.header.number) as Hex,
+      hash: head.hash,
+      stateRoot: bytesToHex(head.block.header.stateRoot) as Hex,
+      accounts: headAccounts,
+    },
+    time: {
+      offset: bigIntToHex(source.timeOffset) as Hex,
+      nextTimestamp: source.nextTimestamp === undefined ? null : (bigIntToHex(source.nextTimestamp) as Hex),
+    },
+    blocks: source.sealed.map((sealed) => ({
+      rlp: bytesToHex(sealed.block.serialize()) as Hex,
+      fragments: sealed.fragmentCount,
+      receipts: sealed.transactions.map(receiptOf),
+    })),
+    open: open.fragments.length === 0 ? null : {
+      header: {
+        number: bigIntToHex(open.header.number) as Hex,
+        parentHash: open.header.parentHash,
+        timestamp: bigIntToHex(open.header.timestamp) as Hex,
+        gasLimit: bigIntToHex(open.header.gasLimit) as Hex,
+        baseFeePerGas: bigIntToHex(open.header.baseFeePerGas) as Hex,
+        coinbase: open.header.coinbase,
+        prevRandao: open.header.prevRandao,
+        excessBlobGas: open.header.excessBlobGas === undefined ? null : (bigIntToHex(open.header.excessBlobGas) as Hex),
+      },
+      fragments: open.fragments.length,
+      transactions: open.transactions.map((record) => ({ raw: bytesToHex(record.tx.serialize()) as Hex, ...receiptOf(record) })),
+    },
+    pool: [...source.pool].sort((a, b) => a.seq - b.seq).map((entry) => ({ raw: bytesToHex(entry.tx.serialize()) as Hex, from: entry.sender })),
+    accounts: Object.fromEntries(accounts),
+    ...(source.fork !== undefined && { fork: { blockNumber: bigIntToHex(source.fork.blockNumber) as Hex, blockHash: source.fork.blockHash } }),
+  };
+}
+
+function receiptOf(record: TxRecord): DumpReceipt {
+  const receipt = record.receipt;
+  return {
+    from: record.from,
+    status: record.status === 1 ? "0x1" : "0x0",
+    ...("stateRoot" in receipt && { root: bytesToHex(receipt.stateRoot) as Hex }),
+    gasUsed: bigIntToHex(record.gasUsed) as Hex,
+    cumulativeGasUsed: bigIntToHex(record.cumulativeGasUsed) as Hex,
+    effectiveGasPrice: bigIntToHex(record.effectiveGasPrice) as Hex,
+    contractAddress: record.contractAddress ?? null,
+    fragment: record.fragmentIndex,
+    logs: record.logs.map(({ address: who, topics, data }) => ({ address: who, topics, data })),
+    ...(record.blobGasUsed !== undefined && { blobGasUsed: bigIntToHex(record.blobGasUsed) as Hex }),
+  };
+}

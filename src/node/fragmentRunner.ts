@@ -1,0 +1,250 @@
+/**
+ * Fragment execution: the pool's executable txs, highest effective tip first, run into the open
+ * block (deposits first on OP-stack profiles), under the block's gas and the fragment's share of
+ * it. Runs inside the chain's writer queue.
+ */
+import { createAddressFromString } from "@ethereumjs/util";
+
+import { feesOf } from "./admission.ts";
+import { runTxAllowingAssertedSender } from "./assertedSender.ts";
+import { Heap } from "./heap.ts";
+import { flatHex } from "./hex.ts";
+import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
+
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { RunTxResult, VM } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
+import type { OpenBlock } from "./openBlock.ts";
+import type { L1Cost } from "./opstack/l1Fee.ts";
+import type { OpStack } from "./opstack/execution.ts";
+import type { Fragment, LogRecord, TxRecord } from "./records.ts";
+
+/** The largest balance an account can hold (a uint256). */
+const MAX_BALANCE = (1n << 256n) - 1n;
+
+export interface FragmentConfig {
+  clock: Clock;
+  fragmentsPerBlock: number;
+  op?: OpStack | undefined;
+  poolLimits?: PoolLimits | undefined;
+}
+
+/** What a fragment reads and writes of the chain. */
+export interface FragmentHost {
+  readonly vm: VM;
+  readonly pool: Mempool;
+  readonly open: OpenBlock;
+  /** Hardhat's automine: every tx gets a fragment and a block of its own. */
+  readonly automine: boolean;
+  /** Whether fragments follow the flashblock gas schedule (OP profiles): see `fragmentGasCap`. */
+  readonly fragmentGasSchedule: boolean;
+  /** Whether the raw flashblocks feed wants each fragment's balances. */
+  readonly balancesWanted: boolean;
+  /** Indexes an executed tx by its hash. */
+  indexTransaction(record: TxRecord): void;
+  dropped(entry: PooledTx, reason: string): void;
+}
+
+/** Pooled txs ordered by effective tip. */
+type Heads = Heap<{ entry: PooledTx; tip: bigint }>;
+
+export class FragmentRunner {
+  readonly #config: FragmentConfig;
+  readonly #host: FragmentHost;
+  /** Clock time (ms) of the pool's last lifetime sweep. */
+  #lastSweep = 0;
+
+  constructor(config: FragmentConfig, host: FragmentHost) {
+    this.#config = config;
+    this.#host = host;
+  }
+
+  /** One fragment into the open block. `alone`: the block is sealed right after it (seal(), evm_mine), which then carries its txs too. */
+  async execute(alone: boolean): Promise<Fragment> {
+    const host = this.#host;
+    const open = host.open;
+    const baseFee = open.header.baseFeePerGas;
+    const tipOf = (entry: PooledTx) => {
+      const headroom = entry.feeCap - baseFee;
+      return entry.tipCap < headroom ? entry.tipCap : headroom;
+    };
+    // Highest effective tip first; ties by arrival (docs/behaviour.md).
+    const heads: Heads = new Heap((a, b) => (a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq));
+    const offer = (entry: PooledTx | undefined) => {
+      if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
+    };
+    const lifetime = (this.#config.poolLimits ?? DEFAULT_POOL_LIMITS).lifetimeMs;
+    const now = this.#config.clock.now();
+    // The lifetime sweep sorts every sender's txs: once a second of clock time is enough.
+    const sweep = lifetime > 0 && now - this.#lastSweep >= 1000;
+    if (sweep) this.#lastSweep = now;
+    const expiredBefore = now - lifetime;
+    const pool = host.pool;
+    for (const sender of [...pool.senders()]) {
+      const nonce = await this.nonceOf(sender);
+      for (const stale of pool.dropStale(sender, nonce)) host.dropped(stale, "nonce too low");
+      // geth's Lifetime: a tx that still cannot execute (behind a gap, or a fee cap below the
+      // base fee) after it is gone, so that a tx no block will take is not kept forever.
+      const runnable = sweep ? pool.contiguousCount(sender, nonce) : 0;
+      for (const entry of sweep ? pool.ofSender(sender) : []) {
+        const waiting = entry.nonce >= nonce + BigInt(runnable) || entry.feeCap < baseFee;
+        if (waiting && (pool.arrivedAt(entry.hash) ?? 0) < expiredBefore) {
+          pool.remove(entry.hash);
+          host.dropped(entry, "expired");
+        }
+      }
+      offer(pool.at(sender, nonce));
+    }
+
+    const executed: TxRecord[] = [];
+    // One state checkpoint around the fragment: the state manager flushes its caches into the trie
+    // (re-hashing every touched account's path) whenever its outermost checkpoint commits, i.e.
+    // after every tx; inside this one, each account is flushed once per fragment instead.
+    await host.vm.stateManager.checkpoint();
+    try {
+      // OP stack: deposits first; a block's first fragment carries only them (as Base's
+      // flashblock 0), unless it is the block's only one (automine, a seal, one fragment per block).
+      const only = alone || host.automine || this.#config.fragmentsPerBlock === 1;
+      const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !only;
+      if (!systemOnly) await this.#runTxs(heads, offer, executed, open, only);
+    } finally {
+      await host.vm.stateManager.commit();
+    }
+    const fragment = open.addFragment(executed);
+    // The raw feed's `new_account_balances`, read while the state is this fragment's (only when someone listens).
+    if (host.balancesWanted) fragment.balances = await this.#balancesTouchedBy(executed, open);
+    return fragment;
+  }
+
+  /** The account's nonce in the live (pre-confirmed) state. */
+  async nonceOf(address: Hex): Promise<bigint> {
+    return (await this.#host.vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n;
+  }
+
+  /** Runs the fragment's deposits (opstack/execution.ts); true when this is the block's first fragment. */
+  async #runDeposits(op: OpStack, executed: TxRecord[], open: OpenBlock): Promise<boolean> {
+    const first = open.fragments.length === 0;
+    for (const deposit of await op.fragmentDeposits(this.#host.vm.stateManager, open.header.timestamp, first, open.remainingGas)) {
+      const { result, depositNonce } = await op.runDeposit(this.#host.vm, deposit, open.executionBlock, open.gasUsed);
+      const record = recordOf(deposit.asTyped(), flatHex(deposit.from.bytes), result, open);
+      record.depositNonce = depositNonce;
+      this.#add(record, open, executed);
+    }
+    return first;
+  }
+
+  #add(record: TxRecord, open: OpenBlock, executed: TxRecord[]): void {
+    open.addRecord(record);
+    this.#host.indexTransaction(record);
+    executed.push(record);
+  }
+
+  /**
+   * The block gas this fragment may bring the block up to. With the flashblock gas schedule (OP
+   * profiles; Base's builder), fragment 0 carries only system txs and fragment j up to j/(n-1) of
+   * the gas limit (n fragments per block, so the last may fill the block); what earlier fragments
+   * left unused carries over, the cap being cumulative (docs/flashblocks.md).
+   */
+  #fragmentGasCap(open: OpenBlock): bigint {
+    const slots = BigInt(this.#config.fragmentsPerBlock - 1);
+    if (!this.#host.fragmentGasSchedule || this.#host.automine || slots <= 0n) return open.header.gasLimit;
+    return (open.header.gasLimit * BigInt(open.fragments.length)) / slots;
+  }
+
+  /** Balances of the accounts a fragment's txs paid or credited: senders, recipients, new contracts, the fee recipient. */
+  async #balancesTouchedBy(records: readonly TxRecord[], open: OpenBlock): Promise<Map<Hex, bigint>> {
+    const touched = new Set<Hex>();
+    for (const record of records) {
+      touched.add(record.from);
+      const to = record.tx.to?.toString() as Hex | undefined;
+      if (to !== undefined) touched.add(to);
+      if (record.contractAddress !== undefined) touched.add(record.contractAddress);
+    }
+    if (records.length > 0) touched.add(open.header.coinbase.toString().toLowerCase() as Hex);
+    const balances = new Map<Hex, bigint>();
+    const stateManager = this.#host.vm.stateManager;
+    for (const address of touched) balances.set(address, (await stateManager.getAccount(createAddressFromString(address)))?.balance ?? 0n);
+    return balances;
+  }
+
+  async #runTxs(heads: Heads, offer: (entry: PooledTx | undefined) => void, executed: TxRecord[], open: OpenBlock, only: boolean): Promise<void> {
+    const { vm, pool } = this.#host;
+    // The block's only fragment may fill it, whatever the gas schedule.
+    const cap = only ? open.header.gasLimit : this.#fragmentGasCap(open);
+    for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
+      const { entry } = head;
+      // A tx that no longer fits the block (or this fragment's share of it) waits; its sender's later txs too.
+      if (entry.tx.gasLimit > open.remainingGas || entry.tx.gasLimit > cap - open.gasUsed) continue;
+      let result: RunTxResult;
+      let l1Cost: L1Cost | undefined;
+      try {
+        const opts = { tx: entry.tx, block: open.executionBlock, blockGasUsed: open.gasUsed, skipHardForkValidation: true };
+        if (this.#config.op === undefined) result = await runTxAllowingAssertedSender(vm, opts);
+        else ({ result, l1Cost } = await this.#config.op.runUserTx(vm, opts));
+      } catch (error) {
+        // State changed since admission (e.g. the balance was spent): the tx can never run as is.
+        pool.remove(entry.hash);
+        this.#host.dropped(entry, error instanceof Error ? error.message : String(error));
+        continue;
+      }
+      pool.remove(entry.hash);
+      if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
+      const record = recordOf(entry.tx, entry.sender, result, open);
+      if (l1Cost !== undefined) record.l1Cost = l1Cost;
+      this.#add(record, open, executed);
+      offer(pool.at(entry.sender, entry.nonce + 1n));
+    }
+  }
+
+  /**
+   * runTx credits the fee recipient without a bound, and a balance above 2^256 - 1 cannot be
+   * dumped or sent anywhere: the credit saturates, as revm's (Hardhat's EDR, anvil) does.
+   */
+  async #saturateFeeRecipient(open: OpenBlock): Promise<void> {
+    const stateManager = this.#host.vm.stateManager;
+    const where = open.executionBlock.header.coinbase;
+    const account = await stateManager.getAccount(where);
+    if (account === undefined || account.balance <= MAX_BALANCE) return;
+    account.balance = MAX_BALANCE;
+    await stateManager.putAccount(where, account);
+  }
+}
+
+/** The record of a tx just executed as the open block's next one (its logs numbered after the block's). */
+function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
+  const index = open.transactions.length;
+  const baseFee = open.header.baseFeePerGas;
+  const { feeCap, tipCap } = feesOf(tx);
+  const tip = tipCap < feeCap - baseFee ? tipCap : feeCap - baseFee;
+  const firstLog = open.logCount;
+  const logs: LogRecord[] =
+    result.execResult.logs?.map(([address, topics, data], i) => ({
+      address: flatHex(address),
+      topics: topics.map((topic) => flatHex(topic)),
+      data: flatHex(data),
+      logIndex: firstLog + i,
+    })) ?? [];
+  const receipt = result.receipt;
+  return {
+    hash: flatHex(tx.hash()),
+    tx,
+    from,
+    blockNumber: open.number,
+    index,
+    blockTimestamp: open.header.timestamp,
+    fragmentIndex: open.fragments.length,
+    blockHash: undefined,
+    status: "status" in receipt ? receipt.status : 1,
+    gasUsed: result.totalGasSpent,
+    cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
+    effectiveGasPrice: "maxFeePerGas" in tx ? baseFee + tip : tx.gasPrice,
+    contractAddress: result.createdAddress === undefined ? undefined : (result.createdAddress.toString() as Hex),
+    logs,
+    logsBloom: result.bloom.bitvector,
+    receipt,
+    blobGasUsed: result.blobGasUsed,
+    blobGasPrice: result.blobGasUsed === undefined ? undefined : open.executionBlock.header.getBlobGasPrice(),
+  };
+}

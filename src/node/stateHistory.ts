@@ -1,0 +1,106 @@
+/**
+ * Which sealed blocks' states can be read, the views that read them (stateViews.ts), and the
+ * pruning that drops the states older than `stateHistory` blocks (prune.ts).
+ */
+import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
+import { StateViews } from "./stateViews.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { VM } from "@ethereumjs/vm";
+import type { Hex } from "../rpc/schema.ts";
+import type { SealedBlock } from "./records.ts";
+
+/** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
+const PRUNE_EVERY = 64;
+
+/** What a pruning pass must keep besides the recent blocks: the states live snapshots go back to. */
+export interface KeptState {
+  stateRoot: Uint8Array;
+  /** The head at the snapshot, when its state was readable. */
+  head: SealedBlock | undefined;
+}
+
+export class StateHistory {
+  /** Sealed blocks whose state stays readable (the head's included); undefined keeps every block's. */
+  readonly #stateHistory: number | undefined;
+  #views!: StateViews;
+  /**
+   * Blocks below this number have no state: the chain was loaded from a dump at that block, or
+   * pruning dropped it (`stateHistory`). `#keptHeads` are the exceptions (see `hasState`).
+   */
+  #from = 0n;
+  /** Blocks below `#from` whose state pruning kept: heads of live snapshots, and the head. */
+  #keptHeads = new Set<Hex>();
+  /** The head's number at the last pruning pass. */
+  #prunedAt = 0n;
+
+  constructor(stateHistory: number | undefined) {
+    this.#stateHistory = stateHistory;
+  }
+
+  /** Starts over on `live`'s trie: blocks from `from` on have their state; `head` is the head's number. */
+  reset(live: VM, from: bigint, head: bigint): void {
+    this.#views = new StateViews(live);
+    this.#from = from;
+    this.#keptHeads.clear();
+    this.#prunedAt = head;
+  }
+
+  /** The first block with state (pruning and loaded dumps aside, the first block). */
+  get from(): bigint {
+    return this.#from;
+  }
+
+  /** The one rule for which sealed blocks' states can be read. */
+  hasState(sealed: SealedBlock): boolean {
+    return sealed.block.header.number >= this.#from || this.#keptHeads.has(sealed.hash);
+  }
+
+  /** Runs `read` on a view at `block`'s state root. */
+  read<T>(block: Block, read: (vm: VM) => Promise<T>): Promise<T> {
+    return this.#views.run(block, read);
+  }
+
+  /** The chain went back to `next - 1`: blocks sealed after it have their state again; those pruned below stay gone. */
+  rewind(next: bigint): void {
+    if (this.#from > next) this.#from = next;
+    if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
+  }
+
+  /**
+   * After a seal, every PRUNE_EVERY blocks: drops the trie nodes that only blocks older than
+   * `stateHistory` need (prune.ts). Runs in the writer queue right after the seal: `liveRoot` is
+   * the flushed live state. Reads at those blocks answer historicalStateUnavailable from now on; a
+   * read already in flight keeps its view's root.
+   */
+  afterSeal(head: SealedBlock, liveRoot: Uint8Array, live: VM, byNumber: (number: bigint) => SealedBlock | undefined, kept: Iterable<KeptState>): void {
+    const headNumber = head.block.header.number;
+    if (headNumber - this.#prunedAt < PRUNE_EVERY) return;
+    this.#prunedAt = headNumber;
+    const history = this.#stateHistory;
+    if (history === undefined) return;
+    const from = headNumber - BigInt(history) + 1n;
+    const stateManager = live.stateManager as MerkleStateManager;
+    const store = nodeStoreOf(stateManager);
+    if (from <= this.#from || store === undefined || (stateManager as unknown as { _checkpointCount: number })._checkpointCount > 0) return;
+
+    const roots: Uint8Array[] = [liveRoot];
+    for (let number = from; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);
+    const keptHeads = new Set<Hex>();
+    const keep = (sealed: SealedBlock | undefined) => {
+      if (sealed === undefined || !this.hasState(sealed)) return;
+      roots.push(sealed.block.header.stateRoot);
+      if (sealed.block.header.number < from) keptHeads.add(sealed.hash);
+    };
+    for (const snap of kept) {
+      roots.push(snap.stateRoot);
+      keep(snap.head);
+    }
+    this.#views.dropBelow(from);
+    roots.push(...this.#views.roots());
+    pruneStore(store, roots, openStorageRoots(stateManager));
+    this.#from = from;
+    this.#keptHeads = keptHeads;
+  }
+}
