@@ -66,7 +66,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     super();
     this.common = common;
     this.feed = new PendingFeed(this, config.clock);
-    // `install` sets the engine's fields (vm, index, genesis, open) before anything reads them.
+    const chain = this;
+    // `install` (below) sets the engine's fields (vm, index, genesis, open) before anything reads them.
     const core = {
       config,
       common,
@@ -75,33 +76,32 @@ export class Chain extends EventEmitter<ChainEvents> {
       history: new StateHistory(config.stateHistory),
       next: new NextBlock(common, config),
       snapshots: new Snapshots(),
+      runner: new FragmentRunner(config, {
+        get vm() {
+          return core.vm;
+        },
+        get open() {
+          return core.open;
+        },
+        get automine() {
+          return core.automine;
+        },
+        get fragmentGasSchedule() {
+          return chain.fragmentGasSchedule;
+        },
+        get balancesWanted() {
+          return chain.feed.balancesWanted > 0;
+        },
+        pool: this.pool,
+        indexTransaction: (record) => core.store.indexTransaction(record),
+        dropped: (entry, reason) => this.emit("dropped", entry, reason),
+      }),
       pool: this.pool,
       feed: this.feed,
       automine: false,
       latestEdited: false,
       emit: this.emit.bind(this) as ChainCore["emit"],
-    } as Omit<ChainCore, "runner"> as ChainCore;
-    const chain = this;
-    (core as { runner: FragmentRunner }).runner = new FragmentRunner(config, {
-      get vm() {
-        return core.vm;
-      },
-      get open() {
-        return core.open;
-      },
-      get automine() {
-        return core.automine;
-      },
-      get fragmentGasSchedule() {
-        return chain.fragmentGasSchedule;
-      },
-      get balancesWanted() {
-        return chain.feed.balancesWanted > 0;
-      },
-      pool: this.pool,
-      indexTransaction: (record) => core.store.indexTransaction(record),
-      dropped: (entry, reason) => this.emit("dropped", entry, reason),
-    });
+    } as ChainCore;
     this.#core = core;
     install(core, initial);
   }
