@@ -5,7 +5,7 @@
  * (stateHistory.ts) and never wait for it.
  *
  * This class is the facade the rest of the package uses. It owns the queue: each write below is
- * queued here and done by the module of its job (chainWrites.ts, snapshots.ts, chainDump.ts,
+ * queued here and done by the module of its job (chainWrites.ts, chainSnapshots.ts, chainDump.ts,
  * nextBlock.ts), reads by chainReads.ts; chainCore.ts holds the parts they share.
  */
 import { EventEmitter } from "node:events";
@@ -27,7 +27,8 @@ import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
 import { SerialQueue } from "./serialQueue.ts";
-import { revertTo, Snapshots, takeSnapshot } from "./snapshots.ts";
+import { revertTo, takeSnapshot } from "./chainSnapshots.ts";
+import { Snapshots } from "./snapshots.ts";
 import { stateDumpUnsupported } from "../rpc/errors.ts";
 import { StateHistory } from "./stateHistory.ts";
 
