@@ -26,7 +26,7 @@ export class AccountIndex {
       return putAccount(where, account);
     };
     stateManager.putStorage = (where: Address, key: Uint8Array, value: Uint8Array) => {
-      index.#slotsOf(where.toString() as Hex).add(bytesToHex(key) as Hex);
+      index.#slotsOf(where.toString() as Hex).add(bytesToHex(key));
       return putStorage(where, key, value);
     };
     return index;
@@ -54,15 +54,15 @@ export class AccountIndex {
       for (const slot of [...this.#slots.get(who)!].sort()) {
         const value = await stateManager.getStorage(where, hexToBytes(slot));
         if (value.length === 0) continue;
-        storage[slot] = bytesToHex(setLengthLeft(value, 32)) as Hex;
+        storage[slot] = bytesToHex(setLengthLeft(value, 32));
         stored++;
       }
       const inTrie = Object.keys((await stateManager.dumpStorage?.(where)) ?? {}).length;
       if (inTrie !== stored) throw new Error(`state dump: account ${who} holds ${inTrie} storage slots, ${stored} of them known`);
       accounts.set(who, {
-        balance: bigIntToHex(account.balance) as Hex,
-        nonce: bigIntToHex(account.nonce) as Hex,
-        code: bytesToHex(await stateManager.getCode(where)) as Hex,
+        balance: bigIntToHex(account.balance),
+        nonce: bigIntToHex(account.nonce),
+        code: bytesToHex(await stateManager.getCode(where)),
         storage,
       });
     }

@@ -27,7 +27,10 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
         : open.header.timestamp;
   const every = store.everySealed(MAX_DUMPED_RESERVED_BLOCKS);
   if ("reserved" in every) {
-    throw new StateDumpError("blocks", `the chain has ${every.reserved} empty blocks from hardhat_mine; a dump writes every block, and at most ${MAX_DUMPED_RESERVED_BLOCKS} of those`);
+    throw new StateDumpError(
+      "blocks",
+      `the chain has ${every.reserved} empty blocks from hardhat_mine; a dump writes every block, and at most ${MAX_DUMPED_RESERVED_BLOCKS} of those`,
+    );
   }
   const fork = core.config.fork;
   // A fork's dump holds its trie as it is: what the fork wrote, not what it reads upstream.
@@ -55,7 +58,10 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
  */
 export async function loadState(core: ChainCore, dump: ParsedStateDump): Promise<void> {
   if (canonicalJson(dump.genesis.config) !== canonicalJson(core.genesis.config)) {
-    throw new StateDumpError("genesis.config", "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)");
+    throw new StateDumpError(
+      "genesis.config",
+      "the dump's chain has another fork schedule than this one; start a provider from the dump instead (the `state` option, `preconf node --load-state`)",
+    );
   }
   const { common, config } = core;
   try {

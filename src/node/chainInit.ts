@@ -15,12 +15,12 @@ import { createForkEngine } from "./fork/engine.ts";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
 import type { ChainConfig, InitialState } from "./chainTypes.ts";
 import type { SealedBlock } from "./records.ts";
 
 export async function initialState(config: ChainConfig, common: Common): Promise<InitialState> {
-  if (config.state !== undefined) return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
+  if (config.state !== undefined)
+    return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
   // A fork starts from the upstream's block; a fresh chain from its genesis (every block has its state).
   const engine = config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc) : await build(config, common);
   return {
@@ -52,6 +52,6 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
   const genesis = await blockchain.getBlock(0n);
   // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
   const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
-  const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()) as Hex, transactions: [], fragmentCount: 0 };
+  const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()), transactions: [], fragmentCount: 0 };
   return { vm, blockchain, index, sealed: [sealedGenesis, ...imported] };
 }

@@ -110,7 +110,11 @@ export async function pendingNonce(core: ChainCore, address: Hex): Promise<bigin
 export async function preconfirmedNonce(core: ChainCore, address: Hex): Promise<bigint> {
   for (;;) {
     const latest = core.store.latest;
-    const canonical = await withState(core, { kind: "sealed", sealed: latest }, async (vm) => (await vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n);
+    const canonical = await withState(
+      core,
+      { kind: "sealed", sealed: latest },
+      async (vm) => (await vm.stateManager.getAccount(createAddressFromString(address)))?.nonce ?? 0n,
+    );
     // A seal during the read: the open block counted must be the one after that canonical block.
     if (core.store.latest !== latest) continue;
     const open = core.feed.pendingOverride()?.kind === "sealed" ? [] : core.open.transactions;

@@ -120,7 +120,16 @@ export async function reorgOpenBlock(core: ChainCore, requeue: boolean): Promise
   core.latestEdited = false;
   for (const record of discarded) {
     const { feeCap, tipCap } = feesOf(record.tx);
-    const entry: PooledTx = { tx: record.tx, hash: record.hash, sender: record.from, nonce: record.tx.nonce, feeCap, tipCap, cost: txCost(record.tx), seq: pool.nextSeq() };
+    const entry: PooledTx = {
+      tx: record.tx,
+      hash: record.hash,
+      sender: record.from,
+      nonce: record.tx.nonce,
+      feeCap,
+      tipCap,
+      cost: txCost(record.tx),
+      seq: pool.nextSeq(),
+    };
     if (requeue) {
       const replaced = pool.add(entry, core.config.clock.now());
       if (replaced !== undefined) core.emit("dropped", replaced, "replaced");

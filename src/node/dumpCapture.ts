@@ -44,40 +44,43 @@ export async function captureState(source: DumpSource): Promise<StateDump> {
   return {
     format: STATE_DUMP_FORMAT,
     version: STATE_DUMP_VERSION,
-    chainId: bigIntToHex(source.chainId) as Hex,
+    chainId: bigIntToHex(source.chainId),
     genesis: JSON.parse(JSON.stringify(source.genesis)) as GethGenesis,
     head: {
-      number: bigIntToHex(head.block.header.number) as Hex,
+      number: bigIntToHex(head.block.header.number),
       hash: head.hash,
-      stateRoot: bytesToHex(head.block.header.stateRoot) as Hex,
+      stateRoot: bytesToHex(head.block.header.stateRoot),
       accounts: headAccounts,
     },
     time: {
-      offset: bigIntToHex(source.timeOffset) as Hex,
-      nextTimestamp: source.nextTimestamp === undefined ? null : (bigIntToHex(source.nextTimestamp) as Hex),
+      offset: bigIntToHex(source.timeOffset),
+      nextTimestamp: source.nextTimestamp === undefined ? null : bigIntToHex(source.nextTimestamp),
     },
     blocks: source.sealed.map((sealed) => ({
-      rlp: bytesToHex(sealed.block.serialize()) as Hex,
+      rlp: bytesToHex(sealed.block.serialize()),
       fragments: sealed.fragmentCount,
       receipts: sealed.transactions.map(receiptOf),
     })),
-    open: open.fragments.length === 0 ? null : {
-      header: {
-        number: bigIntToHex(open.header.number) as Hex,
-        parentHash: open.header.parentHash,
-        timestamp: bigIntToHex(open.header.timestamp) as Hex,
-        gasLimit: bigIntToHex(open.header.gasLimit) as Hex,
-        baseFeePerGas: bigIntToHex(open.header.baseFeePerGas) as Hex,
-        coinbase: open.header.coinbase,
-        prevRandao: open.header.prevRandao,
-        excessBlobGas: open.header.excessBlobGas === undefined ? null : (bigIntToHex(open.header.excessBlobGas) as Hex),
-      },
-      fragments: open.fragments.length,
-      transactions: open.transactions.map((record) => ({ raw: bytesToHex(record.tx.serialize()) as Hex, ...receiptOf(record) })),
-    },
-    pool: [...source.pool].sort((a, b) => a.seq - b.seq).map((entry) => ({ raw: bytesToHex(entry.tx.serialize()) as Hex, from: entry.sender })),
+    open:
+      open.fragments.length === 0
+        ? null
+        : {
+            header: {
+              number: bigIntToHex(open.header.number),
+              parentHash: open.header.parentHash,
+              timestamp: bigIntToHex(open.header.timestamp),
+              gasLimit: bigIntToHex(open.header.gasLimit),
+              baseFeePerGas: bigIntToHex(open.header.baseFeePerGas),
+              coinbase: open.header.coinbase,
+              prevRandao: open.header.prevRandao,
+              excessBlobGas: open.header.excessBlobGas === undefined ? null : bigIntToHex(open.header.excessBlobGas),
+            },
+            fragments: open.fragments.length,
+            transactions: open.transactions.map((record) => ({ raw: bytesToHex(record.tx.serialize()), ...receiptOf(record) })),
+          },
+    pool: [...source.pool].sort((a, b) => a.seq - b.seq).map((entry) => ({ raw: bytesToHex(entry.tx.serialize()), from: entry.sender })),
     accounts: Object.fromEntries(accounts),
-    ...(source.fork !== undefined && { fork: { blockNumber: bigIntToHex(source.fork.blockNumber) as Hex, blockHash: source.fork.blockHash } }),
+    ...(source.fork !== undefined && { fork: { blockNumber: bigIntToHex(source.fork.blockNumber), blockHash: source.fork.blockHash } }),
   };
 }
 
@@ -86,13 +89,13 @@ function receiptOf(record: TxRecord): DumpReceipt {
   return {
     from: record.from,
     status: record.status === 1 ? "0x1" : "0x0",
-    ...("stateRoot" in receipt && { root: bytesToHex(receipt.stateRoot) as Hex }),
-    gasUsed: bigIntToHex(record.gasUsed) as Hex,
-    cumulativeGasUsed: bigIntToHex(record.cumulativeGasUsed) as Hex,
-    effectiveGasPrice: bigIntToHex(record.effectiveGasPrice) as Hex,
+    ...("stateRoot" in receipt && { root: bytesToHex(receipt.stateRoot) }),
+    gasUsed: bigIntToHex(record.gasUsed),
+    cumulativeGasUsed: bigIntToHex(record.cumulativeGasUsed),
+    effectiveGasPrice: bigIntToHex(record.effectiveGasPrice),
     contractAddress: record.contractAddress ?? null,
     fragment: record.fragmentIndex,
     logs: record.logs.map(({ address: who, topics, data }) => ({ address: who, topics, data })),
-    ...(record.blobGasUsed !== undefined && { blobGasUsed: bigIntToHex(record.blobGasUsed) as Hex }),
+    ...(record.blobGasUsed !== undefined && { blobGasUsed: bigIntToHex(record.blobGasUsed) }),
   };
 }

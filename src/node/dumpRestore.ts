@@ -69,10 +69,16 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
   if (dump.chainId !== common.chainId()) throw new StateDumpError("chainId", `the dump is of chain ${dump.chainId}, this chain is ${common.chainId()}`);
   checkTime(dump, now);
   if (fork === undefined && dump.fork !== undefined) {
-    throw new StateDumpError("fork", `the dump is of a fork of block ${dump.fork.blockNumber}: load it into a fork of that block (the fork option with the state option)`);
+    throw new StateDumpError(
+      "fork",
+      `the dump is of a fork of block ${dump.fork.blockNumber}: load it into a fork of that block (the fork option with the state option)`,
+    );
   }
   if (fork !== undefined && (dump.fork?.blockNumber !== fork.blockNumber || dump.fork.blockHash !== fork.blockHash)) {
-    throw new StateDumpError("fork", `this chain forks block ${fork.blockNumber} (${fork.blockHash}); the dump is ${dump.fork === undefined ? "not of a fork" : `of a fork of block ${dump.fork.blockNumber} (${dump.fork.blockHash})`}`);
+    throw new StateDumpError(
+      "fork",
+      `this chain forks block ${fork.blockNumber} (${fork.blockHash}); the dump is ${dump.fork === undefined ? "not of a fork" : `of a fork of block ${dump.fork.blockNumber} (${dump.fork.blockHash})`}`,
+    );
   }
   const first = fork?.blockNumber ?? 0n;
 
@@ -81,15 +87,21 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
   const sealed: SealedBlock[] = [];
   blocks.forEach((block, i) => {
     const path = `blocks[${i}]`;
-    if (block.header.number !== first + BigInt(i)) throw new StateDumpError(`${path}.rlp`, `is block ${block.header.number}, expected block ${first + BigInt(i)}`);
+    if (block.header.number !== first + BigInt(i))
+      throw new StateDumpError(`${path}.rlp`, `is block ${block.header.number}, expected block ${first + BigInt(i)}`);
     if (i > 0 && !equalsBytes(block.header.parentHash, blocks[i - 1]!.hash())) throw new StateDumpError(`${path}.rlp`, "does not follow the previous block");
     const receipts = dump.blocks[i]!.receipts;
     if (receipts.length !== block.transactions.length) {
       throw new StateDumpError(`${path}.receipts`, `has ${receipts.length} receipts for ${block.transactions.length} transactions`);
     }
     checkTimestamp(block.header.timestamp, `${path}.rlp`);
-    const blockHash = bytesToHex(block.hash()) as Hex;
-    const records = recordsOf(receipts, block.transactions, { number: block.header.number, timestamp: block.header.timestamp, hash: blockHash, header: block.header }, `${path}.receipts`);
+    const blockHash = bytesToHex(block.hash());
+    const records = recordsOf(
+      receipts,
+      block.transactions,
+      { number: block.header.number, timestamp: block.header.timestamp, hash: blockHash, header: block.header },
+      `${path}.receipts`,
+    );
     sealed.push({ block, hash: blockHash, transactions: records, fragmentCount: dump.blocks[i]!.fragments });
   });
   const head = sealed[sealed.length - 1]!;
@@ -101,7 +113,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
   const pool = dump.pool.map((entry, i) => {
     const tx = decodeTx(entry.raw, common, `pool[${i}].raw`, entry.from);
     const { feeCap, tipCap } = feesOf(tx);
-    return { tx, hash: bytesToHex(tx.hash()) as Hex, sender: entry.from, nonce: tx.nonce, feeCap, tipCap, cost: txCost(tx) };
+    return { tx, hash: bytesToHex(tx.hash()), sender: entry.from, nonce: tx.nonce, feeCap, tipCap, cost: txCost(tx) };
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).
@@ -179,7 +191,12 @@ function openBlockOf(common: Common, dump: NonNullable<ParsedStateDump["open"]>,
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
   const open = new OpenBlock(common, { ...header, excessBlobGas: header.excessBlobGas ?? undefined });
   const txs = dump.transactions.map((entry, i) => decodeTx(entry.raw, common, `open.transactions[${i}].raw`, entry.from));
-  const records = recordsOf(dump.transactions, txs, { number: header.number, timestamp: header.timestamp, hash: undefined, header: open.executionBlock.header }, "open.transactions");
+  const records = recordsOf(
+    dump.transactions,
+    txs,
+    { number: header.number, timestamp: header.timestamp, hash: undefined, header: open.executionBlock.header },
+    "open.transactions",
+  );
   // Fragments are rebuilt in order: each one's txs, then its cumulative gas.
   let next = 0;
   for (let index = 0; index < dump.fragments; index++) {
@@ -202,7 +219,7 @@ function recordsOf(receipts: readonly ParsedReceipt[], txs: readonly TypedTransa
   let logIndex = 0;
   return receipts.map((json, index) => {
     const tx = txs[index]!;
-    const logs: LogRecord[] = json.logs.map((log) => ({ ...log, data: bytesToHex(log.data) as Hex, logIndex: logIndex++ }));
+    const logs: LogRecord[] = json.logs.map((log) => ({ ...log, data: bytesToHex(log.data), logIndex: logIndex++ }));
     const bloom = new Bloom(undefined, tx.common);
     for (const log of logs) {
       bloom.add(hexToBytes(log.address));
@@ -216,7 +233,7 @@ function recordsOf(receipts: readonly ParsedReceipt[], txs: readonly TypedTransa
       throw new StateDumpError(`${path}[${index}].blobGasUsed`, "given for a block without blob gas");
     }
     return {
-      hash: bytesToHex(tx.hash()) as Hex,
+      hash: bytesToHex(tx.hash()),
       tx,
       from: json.from,
       blockNumber: block.number,

@@ -10,7 +10,6 @@ import { OpenBlock } from "./openBlock.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import type { Hex } from "../rpc/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { BlockDefaults, NextBlockFields } from "./chainTypes.ts";
 
@@ -100,11 +99,23 @@ export class NextBlock {
   }
 
   capture(): NextBlockPlan {
-    return { timeOffset: this.#timeOffset, nextTimestamp: this.#nextTimestamp, nextFields: this.#nextFields, openFields: this.#openFields, defaults: this.#defaults };
+    return {
+      timeOffset: this.#timeOffset,
+      nextTimestamp: this.#nextTimestamp,
+      nextFields: this.#nextFields,
+      openFields: this.#openFields,
+      defaults: this.#defaults,
+    };
   }
 
   restore(plan: NextBlockPlan): void {
-    ({ timeOffset: this.#timeOffset, nextTimestamp: this.#nextTimestamp, nextFields: this.#nextFields, openFields: this.#openFields, defaults: this.#defaults } = plan);
+    ({
+      timeOffset: this.#timeOffset,
+      nextTimestamp: this.#nextTimestamp,
+      nextFields: this.#nextFields,
+      openFields: this.#openFields,
+      defaults: this.#defaults,
+    } = plan);
   }
 
   /** `requested`, else the clock's second plus evm_increaseTime's offset; strictly after the parent, whatever the clock says (docs/behaviour.md). */
@@ -145,13 +156,13 @@ export class NextBlock {
     this.#common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
     return new OpenBlock(this.#common, {
       number: parentHeader.number + 1n,
-      parentHash: bytesToHex(parentHash) as Hex,
+      parentHash: bytesToHex(parentHash),
       timestamp,
       gasLimit: defaults.gasLimit,
       baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
       coinbase: defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
-      prevRandao: fields.prevRandao ?? (bytesToHex(keccak256(parentHash)) as Hex),
+      prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),
       excessBlobGas: this.#common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.#common) : undefined,
     });
   }

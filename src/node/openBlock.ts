@@ -63,7 +63,12 @@ export class OpenBlock {
    * `rebuild` counts the times this block's payload was started over (an injected flashblock
    * reorg, faults.ts): each rebuild is a new payload, so it gets a new payload id.
    */
-  constructor(common: Common, header: OpenBlockHeader, readonly rebuild = 0, executionBlock?: Block) {
+  constructor(
+    common: Common,
+    header: OpenBlockHeader,
+    readonly rebuild = 0,
+    executionBlock?: Block,
+  ) {
     this.#common = common;
     this.header = header;
     this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
@@ -183,7 +188,12 @@ export class OpenBlock {
     const txs = this.#transactions.map((record) => record.tx);
     const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
     const receiptTrie = await this.#receiptTrie();
-    return buildBlock(common, this.#headerData(), { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.#gasUsed, blobGasUsed: this.#blobGasUsed }, txs);
+    return buildBlock(
+      common,
+      this.#headerData(),
+      { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.#gasUsed, blobGasUsed: this.#blobGasUsed },
+      txs,
+    );
   }
 
   /**
@@ -191,7 +201,12 @@ export class OpenBlock {
    * reserved blocks): every trie is the empty one and the state is its parent's.
    */
   static emptyBlock(common: Common, header: OpenBlockHeader, stateRoot: Uint8Array): Block {
-    return buildBlock(common, headerDataOf(common, header), { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n }, []);
+    return buildBlock(
+      common,
+      headerDataOf(common, header),
+      { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n },
+      [],
+    );
   }
 
   async #receiptTrie(): Promise<Uint8Array> {
@@ -199,7 +214,8 @@ export class OpenBlock {
     const trie = new MerklePatriciaTrie({ common: this.#common });
     for (const record of this.#transactions) {
       // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
-      const encoded = record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
+      const encoded =
+        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
       await trie.put(RLP.encode(record.index), encoded);
     }
     return trie.root();
