@@ -15,7 +15,8 @@ import { mnemonicProblem } from "./node/bip39.ts";
 import { ETHER } from "./node/defaults.ts";
 import { ForkUpstreamError } from "./node/fork/upstream.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
-import { parseOrigins, startServer } from "./server/http.ts";
+import { startServer } from "./server/http.ts";
+import { parseOrigins } from "./server/origins.ts";
 
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 

@@ -7,23 +7,21 @@
  * body do not arrive in time is answered 408 by Node and its connection closed.
  */
 import { createServer } from "node:http";
-import { isIP } from "node:net";
 
-import { invalidRequest, notificationsNotSupported } from "../rpc/errors.ts";
+import { notificationsNotSupported } from "../rpc/errors.ts";
 import { registerServedNode } from "../wallet/personality.ts";
+import { drain, drained, isJson, readBody, refusal, send } from "./httpIo.ts";
 import { answerText, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
+import { allowedOrigin, bindWarning, isHostAllowed } from "./origins.ts";
 import { attachWebSocket } from "./ws.ts";
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { PreconfProvider } from "../provider.ts";
 import type { RequestHandler } from "./jsonrpc.ts";
+import type { ServedProvider } from "./ws.ts";
 
-/**
- * What the server needs of a provider: EIP-1193 `request` and its `message` events, and (when it
- * has a wallet) a wallet session per client.
- */
-export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off"> & Partial<Pick<PreconfProvider, "openWalletSession" | "chain">>;
+export { allowedOrigin, bindWarning, isHostAllowed, isLoopback, parseOrigins } from "./origins.ts";
+export type { ServedProvider } from "./ws.ts";
 
 export interface ServerOptions {
   /** Interface to bind (127.0.0.1). Anything else exposes the dev keys' chain: a warning is logged. */
@@ -91,139 +89,6 @@ export const DEFAULT_WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_WS_MAX_IN_FLIGHT = 64;
 export const DEFAULT_WS_MAX_SUBSCRIPTIONS = 1024;
 export { DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES };
-
-/** 127.0.0.0/8, ::1 and the name localhost. */
-export function isLoopback(host: string): boolean {
-  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  if (bare === "localhost" || bare === "::1") return true;
-  if (bare.startsWith("::ffff:")) return isLoopback(bare.slice("::ffff:".length));
-  return isIP(bare) === 4 && bare.startsWith("127.");
-}
-
-/** Bound beyond loopback, the chain (and the funds of its publicly known keys) is reachable by others. */
-export function bindWarning(host: string): string | undefined {
-  if (isLoopback(host)) return undefined;
-  return `Warning: hardhat-preconf is listening on ${host}: anyone who can reach it can use the chain and its publicly known dev keys.`;
-}
-
-/**
- * Browser-extension origins: a wallet such as MetaMask calls a custom network's RPC from its
- * extension with `Origin: chrome-extension://<id>`. Only an installed extension can send such an
- * origin, never a web page (the DNS-rebinding and cross-site attackers the allow list is for).
- */
-const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\//;
-
-/**
- * Whether the `Host` header names this server: an IP address (DNS rebinding needs a name), a
- * loopback name, the bound host, or one of `allowed`. As geth's virtualHostHandler
- * (node/rpcstack.go), a request without Host is served.
- */
-export function isHostAllowed(header: string | undefined, allowed: "*" | readonly string[], bound: string): boolean {
-  if (header === undefined || header === "" || allowed === "*") return true;
-  // "name:port", "[v6]:port" or a bare name.
-  const host = (header.startsWith("[") ? header.slice(1, header.indexOf("]")) : header.replace(/:\d*$/, "")).toLowerCase();
-  if (isIP(host) !== 0 || host === "localhost" || host.endsWith(".localhost") || host === bound.toLowerCase()) return true;
-  return allowed.some((name) => name.toLowerCase() === host);
-}
-
-/** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed. */
-export function allowedOrigin(allowed: "*" | readonly string[], origin: string | undefined): string | undefined {
-  if (allowed === "*") return "*";
-  if (origin === undefined) return undefined;
-  return allowed.includes(origin) || EXTENSION_ORIGIN.test(origin) ? origin : undefined;
-}
-
-/** `--cors` / `allowedOrigins` from text: "*" or a comma-separated list of origins. */
-export function parseOrigins(text: string): "*" | string[] {
-  const items = text
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-  if (items.includes("*")) return "*";
-  for (const item of items) {
-    let url: URL;
-    try {
-      url = new URL(item);
-    } catch {
-      throw new TypeError(`"${item}" is not an origin (scheme://host[:port])`);
-    }
-    // Browsers send exactly `scheme://host[:port]`: a path or a trailing slash would never match.
-    if (url.origin !== item) throw new TypeError(`"${item}" is not an origin: use "${url.origin}"`);
-  }
-  return items;
-}
-
-function send(res: ServerResponse, status: number, body?: string, headers: Record<string, string> = {}): void {
-  // The client may be gone (closed, timed out, server shutting down): nothing to answer.
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, body === undefined ? headers : { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
-}
-
-const refusal = (reason: string) => JSON.stringify(errorResponse(null, invalidRequest(reason)));
-
-function isJson(contentType: string | undefined): boolean {
-  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
-  return mediaType === "application/json";
-}
-
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). Rejects when the client goes away first. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on("data", (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        drain(req, limit);
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => {
-      done = true;
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    req.on("error", reject);
-    // A truncated body (the client closed before Content-Length bytes) ends in `close` without `end`.
-    req.on("close", () => {
-      if (!done) reject(new Error("request aborted"));
-    });
-  });
-}
-
-/**
- * Reads and drops up to `limit` more bytes of a refused body, then hangs up: a client still
- * sending when the 413 goes out reads it instead of failing on a reset connection (Go's
- * net/http does the same "lingering close" for geth's 413).
- */
-function drain(req: IncomingMessage, limit: number): void {
-  let dropped = 0;
-  req.on("data", (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > limit) req.socket.destroy();
-  });
-  req.resume();
-}
-
-/** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */
-function drained(socket: Socket): Promise<void> {
-  if (!socket.writableNeedDrain || socket.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off("drain", done);
-      socket.off("close", done);
-      resolve();
-    };
-    socket.on("drain", done);
-    socket.on("close", done);
-  });
-}
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;

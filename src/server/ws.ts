@@ -16,8 +16,14 @@ import { answerText } from "./jsonrpc.ts";
 import type { Server } from "node:http";
 import type { RawData, WebSocket } from "ws";
 import type { SubscriptionMessage } from "../rpc/subscriptions.ts";
-import type { ServedProvider } from "./http.ts";
+import type { PreconfProvider } from "../provider.ts";
 import type { FramingLimits, Params, RequestHandler } from "./jsonrpc.ts";
+
+/**
+ * What the server needs of a provider: EIP-1193 `request` and its `message` events, and (when it
+ * has a wallet) a wallet session per client. Here, below http.ts, so both transports share it.
+ */
+export type ServedProvider = Pick<PreconfProvider, "request" | "on" | "off"> & Partial<Pick<PreconfProvider, "openWalletSession" | "chain">>;
 
 export interface WebSocketEndpoint {
   /** Ends every connection. */
@@ -27,7 +33,7 @@ export interface WebSocketEndpoint {
 export interface WebSocketLimits {
   /** Whether a browser origin may connect (clients without Origin always may). */
   isOriginAllowed: (origin: string | undefined) => boolean;
-  /** Whether the Host header names this server (DNS rebinding: http.ts isHostAllowed). */
+  /** Whether the Host header names this server (DNS rebinding: origins.ts isHostAllowed). */
   isHostAllowed: (host: string | undefined) => boolean;
   maxPayload: number;
   framing: FramingLimits;

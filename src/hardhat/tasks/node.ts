@@ -5,7 +5,8 @@
  */
 import { HardhatPluginError } from "hardhat/plugins";
 
-import { parseOrigins, startServer } from "../../server/http.ts";
+import { startServer } from "../../server/http.ts";
+import { parseOrigins } from "../../server/origins.ts";
 
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { NewTaskActionFunction } from "hardhat/types/tasks";
