@@ -20,8 +20,9 @@ import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
 import { isWalletControlMethod, routeContext } from "./rpc/wallet.ts";
 import { Wallet } from "./wallet/wallet.ts";
-import { FilterManager } from "./rpc/filters.ts";
-import { emitGuarded, SubscriptionManager } from "./rpc/subscriptions.ts";
+import { ChainScope } from "./rpc/services/chainScope.ts";
+import { FilterManager } from "./rpc/services/filters.ts";
+import { emitGuarded, SubscriptionManager } from "./rpc/services/subscriptions.ts";
 
 import type { DevAccount } from "./node/accounts.ts";
 import type { Fragment, SealedBlock } from "./node/records.ts";
@@ -32,10 +33,7 @@ import type { MethodContext } from "./rpc/context.ts";
 import type { Fault, FaultResult } from "./rpc/faults.ts";
 import type { GenesisAccount } from "./node/genesis.ts";
 import type { Hex } from "./rpc/schema.ts";
-import type { NodeContext } from "./wallet/wallet.ts";
-
-/** Each provider's node services, so that another provider's wallet can route to this chain. */
-const nodeContexts = new WeakMap<object, NodeContext>();
+import type { NodeContext } from "./rpc/services/context.ts";
 
 export interface RequestArguments {
   readonly method: string;
@@ -90,6 +88,8 @@ export class PreconfProvider extends EventEmitter {
   /** The simulated wallet: chains, assets, permissions, the approval policy and its request log. */
   readonly wallet: Wallet;
   readonly #context: MethodContext;
+  /** This chain's services: another provider's wallet routes to them (Wallet.addSimulatedChain). */
+  readonly #node: NodeContext;
   readonly #sequencer: Sequencer;
   #closed = false;
   /** Set by the first close(): from then on every request is refused with 4900. */
@@ -104,18 +104,20 @@ export class PreconfProvider extends EventEmitter {
     this.accounts = options.accounts.map(({ address, privateKey }) => ({ address, privateKey }));
     this.#sequencer = sequencer;
     // Subscriptions arrive as EIP-1193 `message` events; a listener that throws never reaches the chain.
-    const subscriptions = new SubscriptionManager(chain, (message) => emitGuarded(this, "message", message), options.maxSubscriptions);
+    // The chain's RPC-side state (instance id, block sizes, send queues): one per chain, reset with it.
+    const scope = new ChainScope();
+    const subscriptions = new SubscriptionManager(chain, scope, (message) => emitGuarded(this, "message", message), options.maxSubscriptions);
     const filters = new FilterManager(chain, options.clock, options.maxFilters);
-    const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters };
+    const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters, scope };
+    this.#node = node;
     // ── Simulated wallet (docs/wallet.md): it owns the method context and routes node methods to its active chain.
-    nodeContexts.set(this, node);
     this.wallet = new Wallet({
       node,
       clock: options.clock,
       emit: (event, payload) => emitGuarded(this, event, payload),
       initialDecision: options.walletPolicy,
       switchOnAdd: options.switchOnAdd,
-      nodeOf: (provider) => nodeContexts.get(provider),
+      nodeOf: (provider) => (#node in provider ? provider.#node : undefined),
       walletConnected: options.walletConnected,
       personality: options.walletPersonality,
     });

@@ -4,25 +4,22 @@
  * "mine a block" seals the open block, automine gives every tx a fragment and a seal of its own,
  * and interval mining 0 is the sequencer's manual mode.
  */
-import { Account, bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, toChecksumAddress } from "@ethereumjs/util";
+import { Account, bigIntToHex, createAddressFromString, hexToBytes, setLengthLeft, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { admitWithSender } from "../node/admission.ts";
 import { L1_INFO_GAS } from "../node/opstack/predeploys.ts";
 import { MAX_TIMESTAMP } from "../node/time.ts";
-import { impersonate, impersonatedTransaction, isImpersonated, stopImpersonating } from "../node/impersonation.ts";
-import { checkSendRequest, CLIENT_VERSION, fillAndAdmit, sendTransactionParams } from "./eth.ts";
-import { devMethodError, ErrorCode, invalidParams, RpcError, txConstructionError } from "./errors.ts";
+import { impersonate, stopImpersonating } from "../node/impersonation.ts";
+import { CLIENT_VERSION } from "./eth.ts";
+import { devMethodError, ErrorCode, invalidParams, RpcError } from "./errors.ts";
 import { formatExecuted, formatTransaction } from "./format.ts";
 import { forkedNetwork, forkForReset, forkingParams } from "./fork.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
-import { dispatch, method, positional } from "./table.ts";
-import { BYTES32_PATTERN } from "../node/hex.ts";
+import { method, positional } from "./table.ts";
 
 import type { Chain } from "../node/chain.ts";
 import type { PooledTx } from "../node/mempool.ts";
 import type { MethodContext } from "./context.ts";
-import type { SendTransactionRequest } from "./eth.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 
@@ -33,24 +30,12 @@ const word = z
   .regex(BYTES32_PATTERN, "expected a 32-byte 0x-prefixed value")
   .transform((value) => hexToBytes(value as Hex));
 
-/** One random id per chain, so a client can tell a restarted node from the one it knew. */
-const instanceIds = new WeakMap<Chain, Hex>();
-
-function instanceIdOf(chain: Chain): Hex {
-  let id = instanceIds.get(chain);
-  if (id === undefined) {
-    id = bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
-    instanceIds.set(chain, id);
-  }
-  return id;
-}
-
 function metadata(ctx: MethodContext) {
   const latest = ctx.chain.latest;
   return {
     clientVersion: CLIENT_VERSION,
     chainId: Number(ctx.chain.chainId),
-    instanceId: instanceIdOf(ctx.chain),
+    instanceId: ctx.scope.instanceId,
     latestBlockNumber: Number(latest.block.header.number),
     latestBlockHash: latest.hash,
     forkedNetwork: forkedNetwork(ctx),
@@ -132,59 +117,6 @@ function bySenderAndNonce(entries: PooledTx[]): Record<string, Record<string, un
   return out;
 }
 
-/**
- * eth_sendTransaction from an impersonated sender: filled in as a wallet would (nonce, gas, fees)
- * and admitted without a signature.
- */
-async function sendImpersonated(ctx: MethodContext, request: SendTransactionRequest): Promise<Hex> {
-  checkSendRequest(ctx, request);
-  return fillAndAdmit(ctx, request, ({ type, fields }) => {
-    let tx: ReturnType<typeof impersonatedTransaction>;
-    try {
-      tx = impersonatedTransaction(ctx.chain.common, type, fields, request.from);
-    } catch (error) {
-      throw txConstructionError(error);
-    }
-    return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
-  });
-}
-
-/** The `from` of eth_sendTransaction's first param, before any schema runs. */
-function senderOf(params: unknown): string | undefined {
-  try {
-    const first: unknown = Array.isArray(params) ? params[0] : undefined;
-    if (typeof first !== "object" || first === null || !("from" in first)) return undefined;
-    return typeof first.from === "string" ? first.from : undefined;
-  } catch {
-    // Unreadable params (a throwing getter, in process): the table's schema refuses them.
-    return undefined;
-  }
-}
-
-/**
- * Routes eth_sendTransaction from impersonated senders to `sendImpersonated` and every other one to
- * the table's own handler (dev keys, or the wallet's), whatever that handler is.
- */
-export function withImpersonation(table: MethodTable): MethodTable {
-  const original = table.eth_sendTransaction;
-  if (original === undefined) return table;
-  return {
-    ...table,
-    eth_sendTransaction: method(z.unknown(), (params, ctx) => {
-      const from = senderOf(params);
-      if (from !== undefined && isImpersonated(ctx.chain, from)) {
-        return dispatch(
-          { eth_sendTransaction: method(sendTransactionParams, ([request], c) => sendImpersonated(c, request)) },
-          ctx,
-          "eth_sendTransaction",
-          params,
-        );
-      }
-      return dispatch({ eth_sendTransaction: original }, ctx, "eth_sendTransaction", params);
-    }),
-  };
-}
-
 const hardhatMethods: MethodTable = {
   hardhat_metadata: method(positional(), (_, ctx) => metadata(ctx)),
 
@@ -195,7 +127,7 @@ const hardhatMethods: MethodTable = {
   hardhat_reset: method(positional(z.object({ forking: forkingParams.optional() }).strict().optional()), async ([reset], ctx) => {
     await ctx.chain.reset(reset?.forking === undefined ? undefined : await forkForReset(ctx, reset.forking));
     // A new node as far as clients can tell (Hardhat changes instanceId); the reset ended impersonations.
-    instanceIds.delete(ctx.chain);
+    ctx.scope.reset();
     return true;
   }),
 

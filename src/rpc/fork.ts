@@ -13,7 +13,7 @@ import { invalidParams } from "./errors.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
-import type { LogFilter } from "./eth.ts";
+import type { LogFilter } from "./services/logs.ts";
 import type { BlockSelector, Hex } from "./schema.ts";
 import type { MethodSpec, MethodTable } from "./table.ts";
 

@@ -135,15 +135,14 @@ function l1FeeFields({ fee, gasUsed, fees }: L1Cost): Json {
   };
 }
 
-const sizes = new WeakMap<SealedBlock, number>();
+/** Where a sealed block's `size` comes from: its chain's memo (services/chainScope.ts), serialized once per block. */
+export interface BlockSizes {
+  blockSize(sealed: SealedBlock): number;
+}
 
-function formatSealed(sealed: SealedBlock, full: boolean): Json {
+function formatSealed(sealed: SealedBlock, full: boolean, sizes: BlockSizes): Json {
   const header = sealed.block.header;
-  let size = sizes.get(sealed);
-  if (size === undefined) {
-    size = sealed.block.serialize().length;
-    sizes.set(sealed, size);
-  }
+  const size = sizes.blockSize(sealed);
   return {
     number: q(header.number),
     hash: sealed.hash,
@@ -208,6 +207,6 @@ function formatOpen(open: OpenBlock, full: boolean): Json {
   };
 }
 
-export function formatBlock(resolved: ResolvedBlock, full: boolean): Json {
-  return resolved.kind === "sealed" ? formatSealed(resolved.sealed, full) : formatOpen(resolved.open, full);
+export function formatBlock(resolved: ResolvedBlock, full: boolean, sizes: BlockSizes): Json {
+  return resolved.kind === "sealed" ? formatSealed(resolved.sealed, full, sizes) : formatOpen(resolved.open, full);
 }

@@ -5,8 +5,11 @@
 import { z } from "zod";
 
 import { internalError, invalidParams, isRpcError, methodNotFound } from "./errors.ts";
+import { fieldOf } from "./params.ts";
 
 import type { MethodContext } from "./context.ts";
+
+export { fieldOf, positional } from "./params.ts";
 
 export interface MethodSpec<S extends z.ZodTypeAny = z.ZodTypeAny> {
   params: S;
@@ -19,36 +22,29 @@ export function method<S extends z.ZodTypeAny>(params: S, handler: (params: z.ou
   return { params, handler } as MethodSpec;
 }
 
-type Outputs<T extends z.ZodTypeAny[]> = { [K in keyof T]: T[K] extends z.ZodTypeAny ? z.output<T[K]> : never };
-
-/**
- * Positional params: a missing `params` is `[]`, missing trailing items are `undefined` (so
- * `.optional()` items may be left out), and more items than the method takes is an error.
- */
-export function positional<T extends z.ZodTypeAny[]>(...items: T): z.ZodType<Outputs<T>, z.ZodTypeDef, unknown> {
-  const tuple = z.tuple(items as unknown as [z.ZodTypeAny, ...z.ZodTypeAny[]]);
-  return z.unknown().transform((value, ctx) => {
-    const list = value === undefined ? [] : value;
-    if (!Array.isArray(list)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "expected an array of parameters" });
-      return z.NEVER;
-    }
-    if (list.length > items.length) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected at most ${items.length} parameters, got ${list.length}` });
-      return z.NEVER;
-    }
-    const parsed = tuple.safeParse([...list, ...new Array(items.length - list.length).fill(undefined)]);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
-      return z.NEVER;
-    }
-    return parsed.data as Outputs<T>;
-  });
+/** One family of methods, and the module that defines it (named when a name is defined twice). */
+export interface MethodFamily {
+  source: string;
+  methods: MethodTable;
 }
 
-/** `params[0].maxFeePerGas` from zod's path `[0, "maxFeePerGas"]`. */
-export function fieldOf(path: (string | number)[]): string {
-  return path.reduce<string>((field, key) => (typeof key === "number" ? `${field}[${key}]` : `${field}.${key}`), "params");
+/**
+ * The method table from its families. Each name has one handler: a name two families define is
+ * refused here, at construction, naming both sources (which one answered would otherwise depend
+ * on the order the families are merged in).
+ */
+export function buildMethodTable(families: readonly MethodFamily[]): MethodTable {
+  const table: MethodTable = {};
+  const sourceOf = new Map<string, string>();
+  for (const { source, methods } of families) {
+    for (const [name, spec] of Object.entries(methods)) {
+      const first = sourceOf.get(name);
+      if (first !== undefined) throw new Error(`JSON-RPC method ${name} is defined twice: in ${first} and in ${source}`);
+      sourceOf.set(name, source);
+      table[name] = spec;
+    }
+  }
+  return table;
 }
 
 export async function dispatch(table: MethodTable, ctx: MethodContext, name: string, params: unknown): Promise<unknown> {

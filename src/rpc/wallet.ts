@@ -1,7 +1,8 @@
 /**
  * The simulated wallet's methods (docs/behaviour.md#wallet-methods). Each one validates its params inside the
  * handler (so malformed requests are logged too) before the approval policy is asked, then acts
- * on the wallet's state. Spread after `ethMethods`: the prompting eth_sendTransaction wins.
+ * on the wallet's state. eth_chainId, eth_accounts and eth_sendTransaction are the wallet's: a
+ * dapp asks its wallet, which sends through the node's send service (services/send.ts).
  */
 import { z } from "zod";
 
@@ -17,8 +18,8 @@ import {
   switchEthereumChainParams,
   watchAssetParams,
 } from "../wallet/validate.ts";
-import { checkSendRequest, sendTransactionParams, signAndSend } from "./eth.ts";
 import { chainDisconnected, invalidParams, typedDataChainMismatch } from "./errors.ts";
+import { checkSendRequest, IMPERSONATED, sendTransactionParams, signAndSend, signerOf } from "./services/send.ts";
 import { method, positional } from "./table.ts";
 
 import type { Decision } from "../wallet/policy.ts";
@@ -83,6 +84,18 @@ function assertTypedDataChain(provided: unknown, active: Hex): void {
   }
   if (chainId === undefined) throw invalidParams("params[1].domain.chainId", "expected a chain id (number, decimal or 0x string)");
   if (chainId !== BigInt(active)) throw typedDataChainMismatch(chainId, BigInt(active));
+}
+
+/** The `from` of eth_sendTransaction's first param, before any schema runs. */
+function senderOf(params: unknown): string | undefined {
+  try {
+    const first: unknown = Array.isArray(params) ? params[0] : undefined;
+    if (typeof first !== "object" || first === null || !("from" in first)) return undefined;
+    return typeof first.from === "string" ? first.from : undefined;
+  } catch {
+    // Unreadable params (a throwing getter, in process): parseParams refuses them.
+    return undefined;
+  }
 }
 
 export const walletMethods: MethodTable = {
@@ -164,18 +177,26 @@ export const walletMethods: MethodTable = {
     }),
   ),
 
-  eth_sendTransaction: method(raw, (params, ctx) =>
-    ctx.wallet.prompt("eth_sendTransaction", params, {
+  eth_sendTransaction: method(raw, (params, ctx) => {
+    // An impersonated sender has no key for the user to approve with: the send service sends as
+    // it at once, unprompted and unlogged, as Hardhat's node does for hardhat_impersonateAccount.
+    const from = senderOf(params);
+    if (from !== undefined && signerOf(ctx, from)?.kind === "impersonated") {
+      const [request] = parseParams(sendTransactionParams, params);
+      return signAndSend(ctx, request, IMPERSONATED);
+    }
+    // Otherwise the approval policy first, then the send service with the wallet's key.
+    return ctx.wallet.prompt("eth_sendTransaction", params, {
       validate: () => {
         const [request] = parseParams(sendTransactionParams, params);
         ctx.wallet.assertAuthorized(request.from);
-        accountKey(ctx.wallet, request.from, "params[0].from");
+        const privateKey = accountKey(ctx.wallet, request.from, "params[0].from");
         checkSendRequest(ctx, request);
-        return request;
+        return { request, privateKey };
       },
-      perform: (request) => signAndSend(ctx, request),
-    }),
-  ),
+      perform: ({ request, privateKey }) => signAndSend(ctx, request, { kind: "key", privateKey }),
+    });
+  }),
   personal_sign: method(raw, (params, { wallet }) =>
     wallet.prompt("personal_sign", params, {
       validate: () => {

@@ -5,165 +5,29 @@
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
-import { internalError, isRpcError, unauthorized, unrecognizedChain } from "../rpc/errors.ts";
+import { unauthorized, unrecognizedChain } from "../rpc/errors.ts";
 import { unknownChainError } from "./personality.ts";
 import { decisionError, WalletPolicy } from "./policy.ts";
+import { deepClone, errorOutcome, loggedParams, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
 
-import type { Clock } from "../clock.ts";
-import type { WalletPersonality } from "../options.ts";
-import type { MethodContext } from "../rpc/context.ts";
 import type { Hex } from "../rpc/schema.ts";
+import type { NodeContext } from "../rpc/services/context.ts";
 import type { DevAccount } from "../node/accounts.ts";
-import type { Decision, PromptingMethod, PromptRequest } from "./policy.ts";
+import type { WalletPersonality } from "../options.ts";
+import type { PromptingMethod, PromptRequest } from "./policy.ts";
+import type { WalletRequestRecord } from "./requestLog.ts";
+import type { KnownChain, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
 import type { ChainData, WatchedAssetParams } from "./validate.ts";
 
-/** The services of one chain, without a wallet (what a provider's method context holds). */
-export type NodeContext = Omit<MethodContext, "wallet">;
+export { MAX_LOGGED_PARAMS_BYTES, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
+export type { RequestOutcome, WalletRequestRecord } from "./requestLog.ts";
+export type { KnownChain, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
+export type { NodeContext } from "../rpc/services/context.ts";
 
-export interface KnownChain {
-  chainId: Hex;
-  chainName: string;
-  nativeCurrency: { name: string; symbol: string; decimals: number };
-  rpcUrls: string[];
-  blockExplorerUrls: string[];
-  iconUrls: string[];
-  /** True when a simulated chain answers its node methods; URL-only chains answer 4901. */
-  simulated: boolean;
-}
-
-export interface WatchedAsset {
-  type: "ERC20";
-  address: Hex;
-  symbol: string;
-  decimals: number;
-  image?: string;
-}
-
-/** EIP-2255 permission object. */
-export interface Permission {
-  id: string;
-  parentCapability: "eth_accounts";
-  invoker: string;
-  caveats: { type: "restrictReturnedAccounts"; value: Hex[] }[];
-  date: number;
-}
-
-export type RequestOutcome = "pending" | { result: unknown } | { error: { code: number; message: string; data?: unknown } };
-
-/** One entry of `wallet.requests`. */
-export interface WalletRequestRecord {
-  id: number;
-  method: string;
-  /** Deep clone of the params as sent. */
-  params: unknown;
-  /** Active chain when the request arrived. */
-  chainId: Hex;
-  time: number;
-  /** The policy's decision; absent when the request never reached the policy (invalid, or no prompt needed). */
-  decision?: Decision;
-  outcome: RequestOutcome;
-}
-
-export interface PromptFlow<V, R> {
-  /** Validation, before the policy: throws -32602 (or 4902), never consumes a decision. */
-  validate(): V | Promise<V>;
-  /** Given: a valid request is answered with this at once, and the user's decision follows (EIP-747's letter). */
-  answerBeforeDecision?: R;
-  /** An answer that needs no prompt (already connected, already on that chain). */
-  withoutPrompt?(value: V): R | undefined;
-  /** What approval does. */
-  perform(value: V): R | Promise<R>;
-}
-
-export interface WalletOptions {
-  node: NodeContext;
-  clock: Clock;
-  emit: (event: string, payload: unknown) => void;
-  initialDecision: Decision;
-  switchOnAdd: boolean;
-  /** The node context of another provider, for `addSimulatedChain`. */
-  nodeOf: (provider: object) => NodeContext | undefined;
-  /** False: `eth_accounts` is `[]` and signing is refused (4100) until a dapp connects, as MetaMask. */
-  walletConnected: boolean;
-  personality: WalletPersonality;
-  /** A connection's wallet shares the test's policy, settings and request log with the provider's wallet. */
-  shared?: SharedWalletParts;
-}
-
-/** What every connection's wallet shares: the test's script of the user, and one log of all requests. */
-interface SharedWalletParts {
-  policy: WalletPolicy;
-  settings: { switchOnAdd: boolean };
-  requests: WalletRequestRecord[];
-  ids: { next: number };
-}
-
-export interface SimulatedChainOptions {
-  /** Already in the wallet's list (switchable without wallet_addEthereumChain first); default false. */
-  known?: boolean;
-  chainName?: string;
-  nativeCurrency?: KnownChain["nativeCurrency"];
-}
+/** A context to run methods in with this wallet: one chain's services and the wallet (rpc/context.ts's MethodContext). */
+export type WalletContext = NodeContext & { wallet: Wallet };
 
 const ETHER = { name: "Ether", symbol: "ETH", decimals: 18 };
-
-/** Deeper params are logged as a note: cloning them (and the log, on every read) would overflow the stack. */
-const MAX_LOGGED_DEPTH = 64;
-/** The request log keeps the newest this many requests: a client must not grow it for ever. */
-export const MAX_LOGGED_REQUESTS = 1000;
-/** Params larger than this (as JSON) are logged as a note of their size. */
-export const MAX_LOGGED_PARAMS_BYTES = 16 * 1024;
-
-/** What the log keeps of a request's params: a copy, or a note when they are too large. */
-function loggedParams(params: unknown): unknown {
-  const copy = deepClone(params);
-  let size = 0;
-  try {
-    size = JSON.stringify(copy, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item))?.length ?? 0;
-  } catch {
-    // A copy JSON cannot write (a cycle) is kept as is: its size is not the budget's concern.
-  }
-  return size > MAX_LOGGED_PARAMS_BYTES ? `[params of ${size} bytes, not logged]` : copy;
-}
-
-/** Whether `value` nests objects deeper than `limit` (iterative: the value may be deeper than the stack). */
-function deeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  const seen = new Set<unknown>();
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (typeof item !== "object" || item === null || seen.has(item)) continue;
-    if (depth >= limit) return true;
-    seen.add(item);
-    try {
-      for (const child of Object.values(item)) stack.push([child, depth + 1]);
-    } catch {
-      // A throwing getter or proxy: what can be read is all that gets cloned.
-    }
-  }
-  return false;
-}
-
-function deepClone(value: unknown): unknown {
-  if (deeperThan(value, MAX_LOGGED_DEPTH)) return `[nested deeper than ${MAX_LOGGED_DEPTH} levels]`;
-  try {
-    return structuredClone(value);
-  } catch {
-    // Functions and other uncloneable values: keep what JSON keeps (nothing, for a symbol or a function).
-    try {
-      const text = JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
-      return text === undefined ? undefined : (JSON.parse(text) as unknown);
-    } catch {
-      // Cycles through functions, throwing getters: the log still records that a request came.
-      return Object.prototype.toString.call(value);
-    }
-  }
-}
-
-function errorOutcome(error: unknown): RequestOutcome {
-  const json = (isRpcError(error) ? error : internalError(error)).toJSON();
-  return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
-}
 
 export class Wallet {
   readonly policy: WalletPolicy;
@@ -176,11 +40,11 @@ export class Wallet {
   #requireConnection: boolean;
   readonly #chains = new Map<Hex, KnownChain>();
   /** Simulated chains by id, including ones the wallet does not list yet. */
-  readonly #simulators = new Map<Hex, MethodContext>();
+  readonly #simulators = new Map<Hex, WalletContext>();
   readonly #assets = new Map<string, WatchedAsset[]>();
   readonly #keys: readonly DevAccount[];
   readonly #options: WalletOptions;
-  readonly ownContext: MethodContext;
+  readonly ownContext: WalletContext;
   #activeChainId: Hex;
   #permissions: Permission[] = [];
 
@@ -384,7 +248,7 @@ export class Wallet {
   }
 
   /** The context node methods run in: the active chain's, or undefined for a URL-only chain. */
-  activeNode(): MethodContext | undefined {
+  activeNode(): WalletContext | undefined {
     // A connection's wallet: node methods always run on the served node, whatever the active chain.
     if (this.#options.shared !== undefined) return this.ownContext;
     return this.#simulators.get(this.#activeChainId);

@@ -1,0 +1,66 @@
+/**
+ * Dry runs on a block's state: resolving the block a request names, the block a call executes in,
+ * eth_call and gas estimation, each within the RPC's gas cap and EVM time budget.
+ */
+import { bigIntToHex } from "@ethereumjs/util";
+
+import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/dryRun.ts";
+import { estimateGas } from "../../node/estimate.ts";
+import { withTimeBudget } from "../../node/evmBudget.ts";
+import { applyStateOverrides } from "../../node/stateOverrides.ts";
+import { unknownBlock } from "../errors.ts";
+import { LATEST } from "../schema.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { ResolvedBlock } from "../../node/chain.ts";
+import type { StateOverrides } from "../../node/stateOverrides.ts";
+import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
+import type { NodeContext } from "./context.ts";
+
+export function resolveOrThrow(ctx: NodeContext, selector: BlockSelector): ResolvedBlock {
+  const resolved = ctx.chain.resolve(selector);
+  if (resolved === undefined) {
+    throw unknownBlock(selector.kind === "hash" ? selector.hash : selector.kind === "number" ? (bigIntToHex(selector.number) as Hex) : selector.tag);
+  }
+  return resolved;
+}
+
+/** The block a dry run executes in: the open block's header, or a sealed block's. */
+export function executionBlockOf(ctx: NodeContext, resolved: ResolvedBlock): Block {
+  if (resolved.kind === "sealed") return resolved.sealed.block;
+  // Base's node runs pending calls at the latest canonical header over the pre-confirmed state
+  // (base/base crates/execution/flashblocks/src/rpc/eth.rs, `call` and `estimate_gas`).
+  return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
+}
+
+/** eth_call: the call's return data, or its revert as an error. */
+export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+  const resolved = resolveOrThrow(ctx, selector ?? LATEST);
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(ctx, resolved), request);
+      const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+      if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+      // The overrides live in a checkpoint of their own, reverted whatever the call does.
+      await vm.stateManager.checkpoint();
+      try {
+        await applyStateOverrides(vm, overrides);
+        return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+      } finally {
+        await vm.stateManager.revert();
+      }
+    }),
+  );
+}
+
+/** eth_estimateGas, and the gas eth_sendTransaction fills in. */
+export async function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
+  const resolved = resolveOrThrow(ctx, selector ?? LATEST);
+  return ctx.chain.withState(resolved, (vm) =>
+    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+      const block = callBlock(executionBlockOf(ctx, resolved), request);
+      const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+      return gas;
+    }),
+  );
+}

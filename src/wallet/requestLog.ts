@@ -1,0 +1,83 @@
+/**
+ * The wallet's request log: what it keeps of each request (a bounded copy of the params) and of
+ * its outcome, so that a client can neither grow it for ever nor crash it with odd params.
+ */
+import { internalError, isRpcError } from "../rpc/errors.ts";
+
+import type { Hex } from "../rpc/schema.ts";
+import type { Decision } from "./policy.ts";
+
+export type RequestOutcome = "pending" | { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** One entry of `wallet.requests`. */
+export interface WalletRequestRecord {
+  id: number;
+  method: string;
+  /** Deep clone of the params as sent. */
+  params: unknown;
+  /** Active chain when the request arrived. */
+  chainId: Hex;
+  time: number;
+  /** The policy's decision; absent when the request never reached the policy (invalid, or no prompt needed). */
+  decision?: Decision;
+  outcome: RequestOutcome;
+}
+
+/** Deeper params are logged as a note: cloning them (and the log, on every read) would overflow the stack. */
+const MAX_LOGGED_DEPTH = 64;
+/** The request log keeps the newest this many requests: a client must not grow it for ever. */
+export const MAX_LOGGED_REQUESTS = 1000;
+/** Params larger than this (as JSON) are logged as a note of their size. */
+export const MAX_LOGGED_PARAMS_BYTES = 16 * 1024;
+
+/** What the log keeps of a request's params: a copy, or a note when they are too large. */
+export function loggedParams(params: unknown): unknown {
+  const copy = deepClone(params);
+  let size = 0;
+  try {
+    size = JSON.stringify(copy, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item))?.length ?? 0;
+  } catch {
+    // A copy JSON cannot write (a cycle) is kept as is: its size is not the budget's concern.
+  }
+  return size > MAX_LOGGED_PARAMS_BYTES ? `[params of ${size} bytes, not logged]` : copy;
+}
+
+/** Whether `value` nests objects deeper than `limit` (iterative: the value may be deeper than the stack). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null || seen.has(item)) continue;
+    if (depth >= limit) return true;
+    seen.add(item);
+    try {
+      for (const child of Object.values(item)) stack.push([child, depth + 1]);
+    } catch {
+      // A throwing getter or proxy: what can be read is all that gets cloned.
+    }
+  }
+  return false;
+}
+
+export function deepClone(value: unknown): unknown {
+  if (deeperThan(value, MAX_LOGGED_DEPTH)) return `[nested deeper than ${MAX_LOGGED_DEPTH} levels]`;
+  try {
+    return structuredClone(value);
+  } catch {
+    // Functions and other uncloneable values: keep what JSON keeps (nothing, for a symbol or a function).
+    try {
+      const text = JSON.stringify(value, (_, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
+      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      // Cycles through functions, throwing getters: the log still records that a request came.
+      return Object.prototype.toString.call(value);
+    }
+  }
+}
+
+export function errorOutcome(error: unknown): RequestOutcome {
+  const json = (isRpcError(error) ? error : internalError(error)).toJSON();
+  return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
+}
+
