@@ -25,7 +25,7 @@ import type { MethodTable } from "../src/rpc/table.ts";
 
 export const METHODS_DOC = fileURLToPath(new URL("../docs/methods.md", import.meta.url));
 
-/** The families of the table, in the order methods.ts merges them (a later family wins a name). */
+/** The families of the table, in the order methods.ts builds it (each name belongs to one family). */
 const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   {
     title: "Node",
