@@ -10,6 +10,8 @@ import { ChainScope } from "../src/rpc/services/chainScope.ts";
 import { buildMethodTable, method, positional } from "../src/rpc/table.ts";
 import { createTestChain } from "./helpers/chain.ts";
 
+import type { MethodFamily } from "../src/rpc/table.ts";
+
 const STRANGER = "0x1234567890123456789012345678901234567890";
 
 describe("method table", () => {
@@ -17,7 +19,7 @@ describe("method table", () => {
     const answer = (value: string) => method(positional(), () => value);
 
     it("refuses a method name that two families define, naming the method and both sources", () => {
-      const families = [
+      const families: MethodFamily[] = [
         { source: "rpc/eth.ts", methods: { eth_chainId: answer("node"), eth_blockNumber: answer("0x0") } },
         { source: "rpc/wallet.ts", methods: { eth_chainId: answer("wallet") } },
       ];

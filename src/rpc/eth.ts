@@ -5,7 +5,7 @@ import { z } from "zod";
 import { keccak256 } from "../node/crypto.ts";
 import { stateOverrides } from "../node/stateOverrides.ts";
 import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from "./format.ts";
-import { address, blockSelector, bytes, callRequest, hash, LATEST, quantity, smallQuantity, storageSlot } from "./schema.ts";
+import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";
 import { call, estimate, resolveOrThrow } from "./services/calls.ts";
 import { logFilter, queryLogs } from "./services/logs.ts";
 import { suggestedTip } from "./services/send.ts";
