@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 
 import { mnemonicProblem } from "../node/bip39.ts";
 import { PROFILE_NAMES } from "../node/profiles.ts";
-import { ETHER } from "../options.ts";
+import { ETHER } from "../node/defaults.ts";
 import { parseOrigins } from "../server/origins.ts";
 
 import type { ProfileName } from "../node/profiles.ts";
@@ -203,7 +203,10 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
 /** `--allowed-hosts`: "*" or comma-separated host names. */
 function hostList(value: string | undefined): "*" | string[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
   return names.includes("*") ? "*" : names;
 }
 
@@ -211,4 +214,3 @@ function hostList(value: string | undefined): "*" | string[] | undefined {
 export function defined<T extends object>(options: T): T {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
 }
-

@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 
 import { createPreconfProvider, InvalidOptionsError } from "../index.ts";
 import { PROFILES } from "../node/profiles.ts";
-import { ETHER } from "../options.ts";
+import { ETHER } from "../node/defaults.ts";
 import { startServer } from "../server/http.ts";
 import { defined } from "./args.ts";
 
@@ -77,9 +77,13 @@ export async function runNode(command: NodeCommand): Promise<number> {
   out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
   const fork = provider.chain.fork;
   if (fork !== undefined) out(`Forking ${fork.client.origin} at block ${fork.blockNumber} (${fork.block.hash})`);
-  out(`Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`);
+  out(
+    `Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`,
+  );
   if (provider.chain.op !== undefined) {
-    out(`Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`);
+    out(
+      `Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`,
+    );
   }
   out("");
   out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
@@ -137,9 +141,10 @@ async function optionsFromFiles(files: NodeCommand["files"]): Promise<PreconfPro
     }
   };
   const options: PreconfProviderOptions = {};
-  if (files.genesis !== undefined) options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
+  if (files.genesis !== undefined)
+    options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
   if (files.import !== undefined) options.chain = new Uint8Array(await read("--import", files.import));
-  if (files.loadState !== undefined) options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
+  if (files.loadState !== undefined)
+    options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
   return options;
 }
-

@@ -7,6 +7,7 @@
 import { Account, bigIntToHex, createAddressFromString, hexToBytes, setLengthLeft, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
+import { BYTES32_PATTERN } from "../node/hex.ts";
 import { L1_INFO_GAS } from "../node/opstack/predeploys.ts";
 import { MAX_TIMESTAMP } from "../node/time.ts";
 import { impersonate, stopImpersonating } from "../node/impersonation.ts";

@@ -2,7 +2,7 @@
  * The method table: each JSON-RPC method is a params schema and one handler. `dispatch` is the
  * only place params are validated and unknown failures become `-32603`, for every transport.
  */
-import { z } from "zod";
+import type { z } from "zod";
 
 import { internalError, invalidParams, isRpcError, methodNotFound } from "./errors.ts";
 import { fieldOf } from "./params.ts";

@@ -48,7 +48,10 @@ export function allowedOrigin(allowed: "*" | readonly string[], origin: string |
 
 /** `--cors` / `allowedOrigins` from text: "*" or a comma-separated list of origins. */
 export function parseOrigins(text: string): "*" | string[] {
-  const items = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const items = text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
   if (items.includes("*")) return "*";
   for (const item of items) {
     let url: URL;

@@ -80,4 +80,3 @@ export function errorOutcome(error: unknown): RequestOutcome {
   const json = (isRpcError(error) ? error : internalError(error)).toJSON();
   return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
 }
-

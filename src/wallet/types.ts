@@ -74,4 +74,3 @@ export interface SimulatedChainOptions {
   chainName?: string;
   nativeCurrency?: KnownChain["nativeCurrency"];
 }
-

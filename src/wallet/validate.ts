@@ -7,6 +7,7 @@ import { isValidChecksumAddress, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
 import { invalidParams } from "../rpc/errors.ts";
+import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.ts";
 import { fieldOf, positional } from "../rpc/params.ts";
 
 import type { Hex } from "../rpc/schema.ts";

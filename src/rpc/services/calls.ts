@@ -14,13 +14,13 @@ import { LATEST } from "../schema.ts";
 import type { Block } from "@ethereumjs/block";
 import type { ResolvedBlock } from "../../node/chain.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
-import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
+import type { BlockSelector, CallRequest } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
 export function resolveOrThrow(ctx: NodeContext, selector: BlockSelector): ResolvedBlock {
   const resolved = ctx.chain.resolve(selector);
   if (resolved === undefined) {
-    throw unknownBlock(selector.kind === "hash" ? selector.hash : selector.kind === "number" ? (bigIntToHex(selector.number) as Hex) : selector.tag);
+    throw unknownBlock(selector.kind === "hash" ? selector.hash : selector.kind === "number" ? bigIntToHex(selector.number) : selector.tag);
   }
   return resolved;
 }

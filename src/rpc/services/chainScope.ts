@@ -33,7 +33,7 @@ export class ChainScope {
   readonly #senders = new Map<string, SenderQueue>();
 
   get instanceId(): Hex {
-    this.#era.instanceId ??= bytesToHex(crypto.getRandomValues(new Uint8Array(32))) as Hex;
+    this.#era.instanceId ??= bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
     return this.#era.instanceId;
   }
 

@@ -13,7 +13,10 @@ export const logFilter = z
     toBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),
     blockHash: hash.optional(),
     address: z.union([address, z.array(address)]).optional(),
-    topics: z.array(z.union([hash, z.array(hash), z.null()])).max(4).optional(),
+    topics: z
+      .array(z.union([hash, z.array(hash), z.null()]))
+      .max(4)
+      .optional(),
   })
   .refine((filter) => filter.blockHash === undefined || (filter.fromBlock === undefined && filter.toBlock === undefined), {
     message: "blockHash cannot be combined with fromBlock or toBlock",

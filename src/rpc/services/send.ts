@@ -8,6 +8,7 @@ import { createTx } from "@ethereumjs/tx";
 import { hexToBytes } from "@ethereumjs/util";
 
 import { admitWithSender } from "../../node/admission.ts";
+import { SUGGESTED_TIP } from "../../node/defaults.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
@@ -21,14 +22,24 @@ import type { Chain } from "../../node/chain.ts";
 import type { Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
-/** The suggested tip, as Hardhat and anvil answer eth_maxPriorityFeePerGas. */
-export const SUGGESTED_TIP = 1_000_000_000n;
-
 /** The tip eth_maxPriorityFeePerGas suggests and eth_sendTransaction fills in: op-geth's oracle on OP-stack profiles. */
 export const suggestedTip = (chain: Chain): bigint => (chain.op === undefined ? SUGGESTED_TIP : suggestOptimismPriorityFee(chain.latest));
 
 const sendTransactionRequest = transactionFields
-  .pick({ to: true, gas: true, gasPrice: true, maxFeePerGas: true, maxPriorityFeePerGas: true, value: true, data: true, input: true, nonce: true, type: true, chainId: true, accessList: true })
+  .pick({
+    to: true,
+    gas: true,
+    gasPrice: true,
+    maxFeePerGas: true,
+    maxPriorityFeePerGas: true,
+    value: true,
+    data: true,
+    input: true,
+    nonce: true,
+    type: true,
+    chainId: true,
+    accessList: true,
+  })
   .extend({ from: address })
   .superRefine(checkTransactionFields);
 
@@ -87,7 +98,9 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
     }
     let signed: Uint8Array;
     try {
-      signed = createTx({ type, ...fields }, { common: ctx.chain.common }).sign(hexToBytes(signer.privateKey)).serialize();
+      signed = createTx({ type, ...fields }, { common: ctx.chain.common })
+        .sign(hexToBytes(signer.privateKey))
+        .serialize();
     } catch (error) {
       throw txConstructionError(error);
     }

@@ -31,20 +31,16 @@ export interface SubscriptionMessage {
 export const logSubscriptionFilter = z
   .object({
     address: z.union([address, z.array(address)]).optional(),
-    topics: z.array(z.union([hash, z.array(hash), z.null()])).max(4).optional(),
+    topics: z
+      .array(z.union([hash, z.array(hash), z.null()]))
+      .max(4)
+      .optional(),
   })
   .optional();
 
 export type LogSubscriptionFilter = z.output<typeof logSubscriptionFilter>;
 
-export const SUBSCRIPTION_KINDS = [
-  "newHeads",
-  "logs",
-  "newPendingTransactions",
-  "newFlashblocks",
-  "newFlashblockTransactions",
-  "pendingLogs",
-] as const;
+export const SUBSCRIPTION_KINDS = ["newHeads", "logs", "newPendingTransactions", "newFlashblocks", "newFlashblockTransactions", "pendingLogs"] as const;
 
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
@@ -107,7 +103,6 @@ function formatHead(sealed: SealedBlock, sizes: BlockSizes): Record<string, unkn
 }
 
 export class SubscriptionManager {
-  readonly #chain: Chain;
   readonly #sizes: BlockSizes;
   readonly #deliver: (message: SubscriptionMessage) => void;
   readonly #subscriptions = new Map<Hex, Subscription>();
@@ -118,7 +113,6 @@ export class SubscriptionManager {
   /** `max`: most live subscriptions (0: no limit); one more is -32005. */
   /** `sizes`: the chain's block sizes (its ChainScope), for the heads' `size`. */
   constructor(chain: Chain, sizes: BlockSizes, deliver: (message: SubscriptionMessage) => void, max = 0) {
-    this.#chain = chain;
     this.#sizes = sizes;
     this.#deliver = deliver;
     const onFlashblock = (flashblock: Flashblock) => this.#guard(() => this.#onFlashblock(flashblock));
