@@ -22,7 +22,6 @@ import type { ChainData, WatchedAssetParams } from "./validate.ts";
 export { MAX_LOGGED_PARAMS_BYTES, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
 export type { RequestOutcome, WalletRequestRecord } from "./requestLog.ts";
 export type { KnownChain, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
-export type { NodeContext } from "../rpc/services/context.ts";
 
 /** A context to run methods in with this wallet: one chain's services and the wallet (rpc/context.ts's MethodContext). */
 export type WalletContext = NodeContext & { wallet: Wallet };
