@@ -16,6 +16,8 @@ interface Results {
   machine: { cpu: string; cores: number; memoryGb: number; node: string; platform: string; load: number[] };
   versions: Record<string, string>;
   reps: number;
+  /** Untimed runs per workload and peer before the repetitions (absent in older results: none). */
+  warmup?: number;
   quick: boolean;
   workloads: { id: string; title: string; ops: number; samplesMs: Record<string, number[]>; extra: Record<string, Record<string, number[]>> }[];
   scaling?: { size: number; admitMs: number; fragmentMs: number; sealMs: number }[];
@@ -78,7 +80,7 @@ export function renderBenchmarksPage(results: Results, notes: string): string {
     "bench. Row W6d starts a fresh Node process per sample (process start → import → first provider → first answer).",
     "",
     `- Command: \`${results.command ?? "npm run bench"}\``,
-    `- Date: ${results.date}; ${results.reps} repetition(s)${results.quick ? " (quick run)" : ""}`,
+    `- Date: ${results.date}; ${results.reps} repetition(s) after ${results.warmup ?? 0} untimed warm-up run(s) per workload and peer${results.quick ? " (quick run)" : ""}`,
     `- Machine: ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGb} GB, ${results.machine.platform}, Node ${results.machine.node}; load average at the end of the run ${results.machine.load.join(" / ")}`,
     `- Versions: ${Object.entries(results.versions)
       .map(([id, version]) => `${id} = ${version}`)

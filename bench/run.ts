@@ -3,7 +3,7 @@
  * ganache 7, tevm), in one process, alternating ours, peer A, peer B, ... within every repetition;
  * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
  *
- *   npm run bench -- [--quick] [--reps N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json] [--write-docs]
+ *   npm run bench -- [--quick] [--reps N] [--warmup N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json] [--write-docs]
  *
  * Prints medians and ratios ours / peer (< 1: we are faster) and writes every raw sample to
  * bench/results/latest.json (not committed: figures belong to the machine that made them);
@@ -35,9 +35,14 @@ function argument(name: string): string | undefined {
 
 const quick = process.argv.includes("--quick");
 const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
-const only = argument("--only")
-  ?.split(",")
-  .map((item) => item.trim().toUpperCase());
+/**
+ * Untimed runs of each workload on each peer before its timed repetitions (default 1): a peer
+ * written in JavaScript (ours, ganache, tevm) runs its first repetition mostly in the
+ * interpreter, while V8 compiles the hot paths, and EDR runs native code from the start. The
+ * first run is what a single short script feels (row W6); the rows W1-W5 time the steady state.
+ */
+const warmup = Number(argument("--warmup") ?? (quick ? 0 : 1));
+const only = argument("--only")?.split(",").map((item) => item.trim().toUpperCase());
 const peerIds: PeerId[] = [
   "ours",
   ...(
@@ -125,9 +130,9 @@ if (selected("W6a", "W6")) {
 for (const workload of workloads) {
   if (!selected(workload.id, workload.group)) continue;
   const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, extra: {} };
-  for (let rep = 0; rep < reps; rep++) {
+  for (let rep = -warmup; rep < reps; rep++) {
     for (const peer of peers) {
-      if (rep >= (peer.maxReps ?? reps)) continue;
+      if (rep >= (peer.maxReps ?? reps) || (rep < 0 && peer.maxReps !== undefined)) continue;
       gc();
       let sample: Sample | undefined;
       try {
@@ -143,6 +148,10 @@ for (const workload of workloads) {
         continue;
       }
       if (sample === undefined) continue;
+      if (rep < 0) {
+        log(`${workload.id} warm-up ${peer.id.padEnd(7)} ${sample.ms.toFixed(1)} ms (not counted)`);
+        continue;
+      }
       (row.samples[peer.id] ??= []).push(sample.ms);
       for (const [name, value] of Object.entries(sample.extra ?? {})) ((row.extra[peer.id] ??= {})[name] ??= []).push(value);
       log(`${workload.id} rep ${rep + 1}/${reps} ${peer.id.padEnd(7)} ${sample.ms.toFixed(1)} ms`);
@@ -217,9 +226,7 @@ console.log(
   `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, node ${machine.node}, load ${machine.load.join(" ")}`,
 );
 console.log(`versions: ${peers.map((peer) => `${peer.label} ${peer.version}`).join("; ")}`);
-console.log(
-  `median of ${reps} repetition(s) per cell, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`,
-);
+console.log(`median of ${reps} repetition(s) per cell after ${warmup} untimed warm-up run(s) per workload and peer, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`);
 printTable(header, table);
 
 const oursExtra = rows.flatMap((row) => Object.entries(row.extra.ours ?? {}).map(([name, values]) => `${row.id} ${name}: ${fmt(median(values))}`));
@@ -266,6 +273,7 @@ writeFileSync(
       machine,
       versions,
       reps,
+      warmup,
       quick,
       workloads: rows.map((row) => ({ id: row.id, title: row.title, ops: row.ops, samplesMs: row.samples, extra: row.extra })),
       scaling,
