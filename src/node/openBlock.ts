@@ -2,16 +2,16 @@
  * The block being built: a header fixed when it opens, and the txs that fragments pre-confirm
  * into it. Each tx runs once, with `runTx` against the same header (O(1) per tx; ethereumjs'
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
- * are computed once, in `seal`.
+ * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
-import { Block, createBlock, createBlockHeader, genRequestsRoot, genTransactionsTrieRoot, paramsBlock } from "@ethereumjs/block";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
+import { Block, createBlock, createBlockHeader, genRequestsRoot, paramsBlock } from "@ethereumjs/block";
 import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { encodeDepositReceipt } from "./opstack/deposit.ts";
+import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "./sharedCommon.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
@@ -186,8 +186,18 @@ export class OpenBlock {
   async seal(stateRoot: Uint8Array): Promise<Block> {
     const common = this.#common;
     const txs = this.#transactions.map((record) => record.tx);
-    const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
-    const receiptTrie = await this.#receiptTrie();
+    const keccak256 = common.customCrypto.keccak256 ?? keccak_256;
+    const transactionsTrie = orderedTrieRoot(
+      txs.map((tx) => tx.serialize()),
+      keccak256,
+    );
+    const receiptTrie = orderedTrieRoot(
+      // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
+      this.#transactions.map((record) =>
+        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce),
+      ),
+      keccak256,
+    );
     return buildBlock(
       common,
       this.#headerData(),
@@ -207,18 +217,6 @@ export class OpenBlock {
       { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n },
       [],
     );
-  }
-
-  async #receiptTrie(): Promise<Uint8Array> {
-    if (this.#transactions.length === 0) return KECCAK256_RLP;
-    const trie = new MerklePatriciaTrie({ common: this.#common });
-    for (const record of this.#transactions) {
-      // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
-      const encoded =
-        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce);
-      await trie.put(RLP.encode(record.index), encoded);
-    }
-    return trie.root();
   }
 
   #headerData(): HeaderData {
