@@ -1,5 +1,6 @@
 /**
- * Sums a V8 .cpuprofile (from `node --cpu-prof` or bench/profile.ts): self time per function, per
+ * Sums a V8 .cpuprofile (from `node --cpu-prof` or bench/profile.ts), in samples × the sampling
+ * interval (CPU time, robust to the process being descheduled): self time per function, per
  * module (an npm package such as @ethereumjs/mpt, or a directory of ours such as src/node), per
  * file, and inclusive time (the function or anything it called) per function, with each entry's
  * share of all samples.
@@ -54,8 +55,15 @@ export function summarizeProfile(profile: Profile): Summary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  // Each sample counts one sampling interval (the median gap between samples), not its own gap: on
+  // a loaded machine the process is descheduled between samples, and the gap of the sample taken
+  // when it runs again (often hundreds of ms) would be charged to whatever function it lands in.
+  // The shares are what to read; the sampler thread also waits for a core there, so the
+  // milliseconds under-count (bench/profile.ts prints the process' CPU time beside them).
+  const gaps = profile.timeDeltas.filter((delta) => delta > 0).sort((a, b) => a - b);
+  const interval = gaps[Math.floor(gaps.length / 2)] ?? 1000;
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const id of profile.samples) selfUs.set(id, (selfUs.get(id) ?? 0) + interval);
 
   const keyOf = (node: Node) => {
     const { functionName, url, lineNumber } = node.callFrame;

@@ -9,6 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { loadavg } from "node:os";
 
 import { summarize } from "./profile-summary.ts";
 
@@ -18,6 +19,7 @@ import type { Profile } from "./profile-summary.ts";
 const [idArg = "W1", runsArg, topArg] = process.argv.slice(2);
 const id = idArg.toUpperCase();
 let printMethods = () => {};
+let cpuStart = process.cpuUsage();
 const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
@@ -72,6 +74,7 @@ if (id === "W6A") {
   for (const workload of selected) await workload.run(peer); // warm-up: JIT, caches, pre-signed txs
   await session.post("Profiler.start");
   counting = true;
+  cpuStart = process.cpuUsage();
   for (let run = 0; run < Number(runsArg ?? 3); run++) {
     for (const workload of selected) {
       const sample = await workload.run(peer);
@@ -79,7 +82,9 @@ if (id === "W6A") {
     }
   }
 }
+const cpu = process.cpuUsage(cpuStart);
 const { profile } = await session.post("Profiler.stop");
+console.log(`\nCPU time of this process while profiling: ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (load average ${loadavg().map((load) => load.toFixed(1)).join(" ")})`);
 printMethods();
 const dir = new URL("../scratch/profiles/", import.meta.url);
 mkdirSync(dir, { recursive: true });
