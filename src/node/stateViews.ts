@@ -1,7 +1,8 @@
 /**
  * Read-only views of sealed blocks' states: a VM whose state manager sits at the block's state
  * root. The trie database is shared with the live state, so a view costs a shallow copy, made on
- * first use and kept for the few most recent blocks. Each view runs one read at a time, because
+ * first use and kept for the few most recent blocks; past those, the least recently used idle view's
+ * VM is pointed at the new block's root instead of copying another. Each view runs one read at a time, because
  * dry runs checkpoint and revert its journal. Pruning (prune.ts) keeps the roots of every cached
  * view and of every read still in flight (`roots`).
  *
@@ -84,14 +85,27 @@ export class StateViews {
     if (view !== undefined) {
       this.#views.delete(key);
     } else {
-      view = { block, vm: this.#createVm(block), queue: new SerialQueue(), reads: 0 };
+      let vm: Promise<VM> | undefined;
       if (this.#views.size >= MAX_VIEWS) {
         const [oldestKey, oldest] = this.#views.entries().next().value!;
         this.#evict(oldestKey, oldest);
+        // An idle view's VM moves to the new block: a copy of the VM costs ~1 ms (a new EVM and
+        // its opcode table), pointing a state manager at another root costs a trie lookup.
+        if (oldest.reads === 0) vm = this.#retarget(oldest.vm, block);
       }
+      view = { block, vm: vm ?? this.#createVm(block), queue: new SerialQueue(), reads: 0 };
     }
     this.#views.set(key, view);
     return view;
+  }
+
+  /** `previous` (an idle view's VM) at `block`'s state, or a new copy when the live VM's hardfork has moved on since. */
+  async #retarget(previous: Promise<VM>, block: Block): Promise<VM> {
+    const vm = await previous.catch(() => undefined);
+    if (vm === undefined || vm.common.hardfork() !== this.#live.common.hardfork()) return this.#createVm(block);
+    // Clears the caches too: nothing read at the old root survives (the slot memo is keyed by storage root).
+    await vm.stateManager.setStateRoot(block.header.stateRoot);
+    return vm;
   }
 
   async #createVm(block: Block): Promise<VM> {
