@@ -79,7 +79,7 @@ export function summarizeProfile(profile: Profile): Summary {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.url === "node:inspector") return true;
     return false;
   };
-  for (const [id, us] of selfUs) if (profilerOwn(id)) selfUs.delete(id);
+  for (const id of [...selfUs.keys()]) if (profilerOwn(id)) selfUs.delete(id);
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   for (const [id, us] of selfUs) {
     const node = byId.get(id)!;

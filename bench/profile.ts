@@ -68,7 +68,9 @@ if (id === "W6A") {
     const total = [...perMethod.values()].reduce((sum, entry) => sum + entry.ms, 0);
     console.log(`\nwall time per JSON-RPC method, profiled runs (total ${total.toFixed(0)} ms)`);
     for (const [name, { calls, ms }] of [...perMethod].sort((a, b) => b[1].ms - a[1].ms)) {
-      console.log(`${((ms / total) * 100).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${String(calls).padStart(6)} calls  ${((ms * 1000) / calls).toFixed(0).padStart(6)} µs/call  ${name}`);
+      console.log(
+        `${((ms / total) * 100).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${String(calls).padStart(6)} calls  ${((ms * 1000) / calls).toFixed(0).padStart(6)} µs/call  ${name}`,
+      );
     }
   };
   for (const workload of selected) await workload.run(peer); // warm-up: JIT, caches, pre-signed txs
@@ -84,7 +86,11 @@ if (id === "W6A") {
 }
 const cpu = process.cpuUsage(cpuStart);
 const { profile } = await session.post("Profiler.stop");
-console.log(`\nCPU time of this process while profiling: ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (load average ${loadavg().map((load) => load.toFixed(1)).join(" ")})`);
+console.log(
+  `\nCPU time of this process while profiling: ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (load average ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" ")})`,
+);
 printMethods();
 const dir = new URL("../scratch/profiles/", import.meta.url);
 mkdirSync(dir, { recursive: true });

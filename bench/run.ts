@@ -42,7 +42,9 @@ const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
  * first run is what a single short script feels (row W6); the rows W1-W5 time the steady state.
  */
 const warmup = Number(argument("--warmup") ?? (quick ? 0 : 1));
-const only = argument("--only")?.split(",").map((item) => item.trim().toUpperCase());
+const only = argument("--only")
+  ?.split(",")
+  .map((item) => item.trim().toUpperCase());
 const peerIds: PeerId[] = [
   "ours",
   ...(
@@ -226,7 +228,9 @@ console.log(
   `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, node ${machine.node}, load ${machine.load.join(" ")}`,
 );
 console.log(`versions: ${peers.map((peer) => `${peer.label} ${peer.version}`).join("; ")}`);
-console.log(`median of ${reps} repetition(s) per cell after ${warmup} untimed warm-up run(s) per workload and peer, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`);
+console.log(
+  `median of ${reps} repetition(s) per cell after ${warmup} untimed warm-up run(s) per workload and peer, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`,
+);
 printTable(header, table);
 
 const oursExtra = rows.flatMap((row) => Object.entries(row.extra.ours ?? {}).map(([name, values]) => `${row.id} ${name}: ${fmt(median(values))}`));

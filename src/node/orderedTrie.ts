@@ -41,7 +41,8 @@ function nodeOf(entries: Entry[], depth: number, keccak256: (data: Uint8Array) =
   // The nibbles every key shares from `depth` on: an extension when there are any.
   const first = entries[0]!.key;
   let shared = 0;
-  while (depth + shared < first.length && entries.every((entry) => depth + shared < entry.key.length && entry.key[depth + shared] === first[depth + shared])) shared++;
+  while (depth + shared < first.length && entries.every((entry) => depth + shared < entry.key.length && entry.key[depth + shared] === first[depth + shared]))
+    shared++;
   if (shared > 0) return [hexPrefix(first.subarray(depth, depth + shared), false), reference(nodeOf(entries, depth + shared, keccak256), keccak256)];
 
   const branch: (Node | Uint8Array)[] = new Array(17).fill(EMPTY);
