@@ -5,6 +5,7 @@ import { createVM } from "@ethereumjs/vm";
 
 import { writeGenesisState } from "./genesis.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
+import { createGenesisBlock, LightBlockchain } from "./lightBlockchain.ts";
 import { nowSeconds } from "./nextBlock.ts";
 import { AccountIndex } from "./accountIndex.ts";
 import { restoreState } from "./dumpRestore.ts";
@@ -42,12 +43,12 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
   // Before anything is written: the index must see every account and slot (accountIndex.ts).
   const index = AccountIndex.attach(stateManager);
   const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);
-  const blockchain = await createBlockchain({
-    common,
-    genesisStateRoot: stateRoot,
-    validateBlocks: false,
-    validateConsensus: false,
-  });
+  // Imported blocks are validated against their parents by runBlock, through the blockchain's
+  // validateHeader: @ethereumjs/blockchain's. A new chain needs none of it (lightBlockchain.ts).
+  const blockchain =
+    config.chainRlp === undefined
+      ? (new LightBlockchain(createGenesisBlock(common, stateRoot)) as unknown as Blockchain)
+      : await createBlockchain({ common, genesisStateRoot: stateRoot, validateBlocks: false, validateConsensus: false });
   const vm = await createVM({ common, stateManager, blockchain });
   const genesis = await blockchain.getBlock(0n);
   // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
