@@ -8,7 +8,7 @@ import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
 import { DEFAULT_BLOCK_GAS_LIMIT, ETHER, GWEI } from "./node/defaults.ts";
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
-import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
+import { PROFILE_NAMES, PROFILES, profileOfChainId } from "./node/profiles.ts";
 import { L1_INFO_GAS, SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
@@ -245,18 +245,29 @@ export class InvalidOptionsError extends Error {
   }
 }
 
-export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOptions {
+/**
+ * `upstreamChainId`: a fork's upstream chain id, once known. The fork then runs with the profile
+ * of that chain id when it is a known one (docs/forking.md), unless `profile` says otherwise.
+ */
+export function resolveOptions(options: PreconfProviderOptions = {}, upstreamChainId?: bigint): ResolvedOptions {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new InvalidOptionsError(issue.path.join(".") || "(root)", issue.message);
   }
   const value = parsed.data;
+  if (value.fork !== undefined && upstreamChainId !== undefined) value.profile = forkProfile(options.profile, upstreamChainId);
   if (value.state !== undefined && (value.genesis !== undefined || value.chain !== undefined)) {
     throw new InvalidOptionsError("state", "a dump brings its own genesis and blocks: leave out genesis and chain");
   }
   const profile = PROFILES[value.profile];
-  if (profile.op !== undefined && (value.state !== undefined || value.genesis !== undefined || value.chain !== undefined)) {
+  if (profile.op !== undefined && value.fork !== undefined && value.state !== undefined) {
+    throw new InvalidOptionsError(
+      "state",
+      `state dumps are not supported on the ${value.profile} profile (OP-stack blocks hold deposit txs that a dump cannot load back)`,
+    );
+  }
+  if (profile.op !== undefined && value.fork === undefined && (value.state !== undefined || value.genesis !== undefined || value.chain !== undefined)) {
     throw new InvalidOptionsError(
       "profile",
       `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`,
@@ -265,9 +276,6 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
   if (value.fork !== undefined) {
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
-    // Not yet: an OP-stack profile's per-block deposit and fees on top of the upstream's predeploys are untested.
-    if (value.profile !== "dev")
-      throw new InvalidOptionsError("fork", `the ${value.profile} profile cannot be used with a fork yet: a fork runs with the dev profile's rules`);
   }
   // Every OP-stack block opens with the L1-attributes deposit: a block must have room for it.
   if (profile.op !== undefined && value.blockGasLimit < L1_INFO_GAS) {
@@ -295,6 +303,20 @@ export function resolveOptions(options: PreconfProviderOptions = {}): ResolvedOp
     state: value.state,
     fork: value.fork,
   };
+}
+
+/**
+ * A fork's profile: the one its upstream's chain id names (Base's 8453: `base`), `dev` for any
+ * other chain. `dev` may be asked for on any fork (the dev chain's rules over the upstream's state);
+ * an OP-stack profile only on a fork of that profile's chain (its predeploys and its L1 fees).
+ */
+function forkProfile(asked: ProfileName | undefined, upstreamChainId: bigint): ProfileName {
+  const known = profileOfChainId(upstreamChainId) ?? "dev";
+  if (asked === undefined || asked === "dev" || asked === known) return asked ?? known;
+  throw new InvalidOptionsError(
+    "profile",
+    `the ${asked} profile is chain ${PROFILES[asked].chainId}, but the fork upstream is chain ${upstreamChainId}: leave out profile to run with ${known === "dev" ? "the dev profile" : `the ${known} profile`}`,
+  );
 }
 
 function isGethGenesis(value: unknown): value is GethGenesis {

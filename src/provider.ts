@@ -228,16 +228,19 @@ export class PreconfProvider extends EventEmitter {
  * ```
  */
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
-  const resolved = resolveOptions(options);
-  // A fork is the upstream's chain: its id, and its gas limit and base fee at the fork block.
+  let resolved = resolveOptions(options);
+  // A fork is the upstream's chain: its id, its profile when the id is a known one, and its gas
+  // limit and base fee at the fork block.
   const fork = resolved.fork === undefined ? undefined : await ForkSource.open(resolved.fork);
   if (fork !== undefined) {
+    resolved = resolveOptions(options, fork.chainId);
     resolved.chainId = fork.chainId;
     resolved.blockGasLimit = BigInt(fork.block.gasLimit as string);
   }
   const profile = PROFILES[resolved.profile];
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
-  if (profile.op !== undefined) for (const [address, account] of predeployAlloc()) alloc.set(address, account);
+  // A fork's predeploys are the upstream's (code, storage and the vaults' balances).
+  if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc()) alloc.set(address, account);
   const op = profile.op === undefined ? undefined : new OpStack(profile.op);
   const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
@@ -280,6 +283,8 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     throw error;
   });
   if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
+  // A fork's L1 fees go on from those the upstream's L1Block holds at the fork block.
+  if (op !== undefined && fork !== undefined) await chain.exclusive((vm) => op.adoptL1Fees(vm.stateManager));
   // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
   chain.baseRpc = profile.pendingRules === "base";
   chain.fragmentGasSchedule = profile.fragmentGasSchedule;

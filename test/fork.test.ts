@@ -445,7 +445,7 @@ describe("fork", function () {
     thrown = undefined;
     await createTestChain({ fork: { url: server.url }, profile: "base" }).catch((error: Error) => (thrown = error));
     expect((thrown as Error | undefined)?.message).to.equal(
-      "Invalid hardhat-preconf option fork: the base profile cannot be used with a fork yet: a fork runs with the dev profile's rules",
+      `Invalid hardhat-preconf option profile: the base profile is chain 8453, but the fork upstream is chain ${CHAIN_ID}: leave out profile to run with the dev profile`,
     );
   });
 

@@ -170,8 +170,11 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
 /** The provider options of a resolved block (the fake clock, if any, is made per connection). */
 export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainType?: string): Omit<PreconfProviderOptions, "clock"> {
   return {
-    // network.connect({ chainType: "op" }) on a network that names no profile: OP-stack execution too.
-    profile: config.profile ?? (connectionChainType === "op" ? "optimism" : "dev"),
+    // network.connect({ chainType: "op" }) on a network that names no profile: OP-stack execution
+    // too. A fork that names none runs with its upstream chain's (docs/forking.md).
+    ...((config.profile !== undefined || connectionChainType === "op" || config.forking === undefined) && {
+      profile: config.profile ?? (connectionChainType === "op" ? "optimism" : "dev"),
+    }),
     // A fork's chain id is its upstream's.
     ...(config.forking === undefined
       ? { chainId: config.chainId }

@@ -174,3 +174,11 @@ export function nextBaseFee(parent: { gasLimit: bigint; gasUsed: bigint; baseFee
   }
   return next < minBaseFee ? minBaseFee : next;
 }
+
+/**
+ * The OP-stack profile whose chain id `chainId` is (a fork of Base mainnet runs as `base`), or
+ * undefined for any other chain (`dev`'s 31337 included: it names no live chain).
+ */
+export function profileOfChainId(chainId: bigint): ProfileName | undefined {
+  return PROFILE_NAMES.find((name) => PROFILES[name].op !== undefined && PROFILES[name].chainId === chainId);
+}

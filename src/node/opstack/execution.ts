@@ -58,7 +58,7 @@ export class OpStack {
   l1: L1FeeParams;
   /** Deposits sent with eth_sendRawTransaction, executed at the start of the next fragment. */
   #queued: DepositTx[] = [];
-  readonly #initial: L1FeeParams;
+  #initial: L1FeeParams;
 
   constructor(params: OpStackParams) {
     this.#initial = { ...params.l1 };
@@ -102,7 +102,24 @@ export class OpStack {
     return this.#queued.length;
   }
 
-  /** Back to the profile's start (hardhat_reset): no queued deposit, the profile's L1 fees. */
+  /**
+   * From now on (and after a reset) the L1 fees are those L1Block holds in `state`: a fork goes
+   * on with its upstream's L1 fees at the fork block rather than the profile's.
+   */
+  async adoptL1Fees(state: StateManagerInterface): Promise<void> {
+    const fees = await readL1BlockFees(state);
+    this.#initial = {
+      baseFee: fees.l1BaseFee,
+      blobBaseFee: fees.l1BlobBaseFee,
+      baseFeeScalar: Number(fees.baseFeeScalar),
+      blobBaseFeeScalar: Number(fees.blobBaseFeeScalar),
+      operatorFeeScalar: Number(fees.operatorFeeScalar),
+      operatorFeeConstant: fees.operatorFeeConstant,
+    };
+    this.l1 = { ...this.#initial };
+  }
+
+  /** Back to the start (hardhat_reset): no queued deposit, the profile's (or the fork's) L1 fees. */
   clear(): void {
     this.#queued = [];
     this.l1 = { ...this.#initial };
