@@ -10,6 +10,8 @@ import { z } from "zod";
 
 import { ForkSource } from "../node/fork/source.ts";
 import { invalidParams } from "./errors.ts";
+import { resolveOrThrow } from "./services/calls.ts";
+import { queryLogs } from "./services/logs.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
@@ -94,7 +96,10 @@ const forked: Record<string, Forked> = {
     if (answer !== null) return answer;
     return fork.cached<{ blockNumber?: string } | null>("eth_getTransactionReceipt", params).then((receipt) => withinFork(fork, receipt));
   }) as Forked,
-  eth_getLogs: ((params: [LogFilter], ctx, fork, local) => forkedLogs(params[0], ctx, fork, local)) as Forked,
+  eth_getLogs: ((params: [LogFilter], ctx, fork) => forkedLogs(params[0], ctx, fork)) as Forked,
+  // A log filter's logs are eth_getLogs' with its criteria (its changes are new blocks: the chain's own).
+  eth_getFilterLogs: ((params: [string], ctx, fork) => forkedLogs(ctx.filters.logFilter(params[0]), ctx, fork)) as Forked,
+  eth_feeHistory: ((params: [number, BlockSelector, number[] | undefined], ctx, fork, local) => forkedFeeHistory(params, ctx, fork, local)) as Forked,
   eth_getBalance: accountRead("eth_getBalance"),
   eth_getCode: accountRead("eth_getCode"),
   eth_getTransactionCount: accountRead("eth_getTransactionCount"),
@@ -106,12 +111,16 @@ const forked: Record<string, Forked> = {
   }) as Forked,
 };
 
-/** Logs at or below the fork block come from the upstream, the later ones from the chain. */
-async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSource, local: Handler): Promise<unknown[]> {
+/**
+ * Logs at or below the fork block come from the upstream (one eth_getLogs over that part of the
+ * range), the later ones from the chain, which reads only its own blocks.
+ */
+async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSource): Promise<unknown[]> {
+  const local = (range: LogFilter) => queryLogs(ctx.chain, range);
   const criteria = { ...(filter.address !== undefined && { address: filter.address }), ...(filter.topics !== undefined && { topics: filter.topics }) };
   if (filter.blockHash !== undefined) {
     const sealed = ctx.chain.sealedByHash(filter.blockHash);
-    if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local([filter], ctx) as unknown[];
+    if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local(filter);
     return fork.cached<unknown[]>("eth_getLogs", [{ blockHash: filter.blockHash, ...criteria }]);
   }
   const head = ctx.chain.latest.block.header.number;
@@ -125,8 +134,48 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
       : [];
   if (to <= fork.blockNumber) return upstream;
   const after = fork.blockNumber + 1n;
-  const own = local([{ ...filter, fromBlock: from > after ? from : after, toBlock: filter.toBlock ?? "latest" }], ctx) as unknown[];
+  const own = local({ ...filter, fromBlock: from > after ? from : after, toBlock: filter.toBlock ?? "latest" });
   return [...upstream, ...own];
+}
+
+/** The newest block of a local range (as eth_feeHistory reads it: `pending` is the latest). */
+function newestOf(ctx: MethodContext, selector: BlockSelector): bigint {
+  const resolved = resolveOrThrow(ctx, selector);
+  return resolved.kind === "open" ? ctx.chain.latest.block.header.number : resolved.sealed.block.header.number;
+}
+
+interface FeeHistory {
+  oldestBlock: Hex;
+  baseFeePerGas: Hex[];
+  gasUsedRatio: number[];
+  reward?: Hex[][];
+}
+
+/**
+ * eth_feeHistory over a range that reaches the fork block or below: that part is the upstream's
+ * answer, the rest the chain's, merged into one history of the range asked (anvil's rule,
+ * crates/anvil/tests/it/fork.rs `test_fork_fee_history_across_fork_boundary`). A range all at or
+ * below the fork block is the upstream's answer as it is.
+ */
+async function forkedFeeHistory(params: [number, BlockSelector, number[] | undefined], ctx: MethodContext, fork: ForkSource, local: Handler): Promise<unknown> {
+  const [count, selector, percentiles] = params;
+  const newest = upstreamNumber(ctx, fork, selector, false) ?? newestOf(ctx, selector);
+  const blocks = BigInt(Math.min(count, 1024)) < newest + 1n ? BigInt(Math.min(count, 1024)) : newest + 1n;
+  const oldest = newest - blocks + 1n;
+  if (oldest > fork.blockNumber) return local(params, ctx);
+  const upstreamNewest = newest < fork.blockNumber ? newest : fork.blockNumber;
+  const asked = [q(upstreamNewest - oldest + 1n), q(upstreamNewest), ...(percentiles === undefined ? [] : [percentiles])];
+  const upstream = await fork.cached<FeeHistory>("eth_feeHistory", asked);
+  if (newest <= fork.blockNumber) return upstream;
+  // The upstream's last base fee is its next block's; here the next block is the chain's own.
+  const own = (await local([Number(newest - fork.blockNumber), selector, percentiles], ctx)) as FeeHistory;
+  const upstreamBlocks = upstream.gasUsedRatio.length;
+  return {
+    oldestBlock: upstream.oldestBlock,
+    baseFeePerGas: [...upstream.baseFeePerGas.slice(0, upstreamBlocks), ...own.baseFeePerGas],
+    gasUsedRatio: [...upstream.gasUsedRatio, ...own.gasUsedRatio],
+    ...(percentiles !== undefined && { reward: [...(upstream.reward ?? []), ...(own.reward ?? [])] }),
+  };
 }
 
 /**

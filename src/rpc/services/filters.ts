@@ -109,10 +109,15 @@ export class FilterManager {
 
   /** Every log a log filter matches (eth_getLogs with its criteria). */
   logs(id: string): unknown[] {
+    return queryLogs(this.#chain, this.logFilter(id));
+  }
+
+  /** A log filter's criteria, as polled (a fork answers its logs with the upstream's too: rpc/fork.ts). */
+  logFilter(id: string): LogFilter {
     const filter = this.#get(id);
     if (filter.kind !== "logs") throw filterNotFound();
     filter.lastPoll = this.#clock.now();
-    return queryLogs(this.#chain, filter.filter);
+    return filter.filter;
   }
 
   uninstall(id: string): boolean {
