@@ -141,6 +141,11 @@ describe("fork of an OP-stack chain", function () {
       await dev.preconf.seal();
       const block = (await dev.request({ method: "eth_getBlockByNumber", params: ["0x3", false] })) as { transactions: Hex[] };
       expect(block.transactions).to.deep.equal([]);
+      // A dump of it loads into a dev-profile fork only: OP-stack profiles have no state dumps.
+      const dump = await dev.request({ method: "preconf_dumpState" });
+      let refused: Error | undefined;
+      await createTestChain({ fork: { url: server.url, blockNumber: 2 }, state: dump as never }).catch((error: Error) => (refused = error));
+      expect(refused?.message).to.equal("Invalid hardhat-preconf option state: state dumps are not supported on the base profile (OP-stack blocks hold deposit txs that a dump cannot load back)");
     } finally {
       await dev.close();
     }
