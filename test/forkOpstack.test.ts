@@ -3,10 +3,16 @@
  * 127.0.0.1, is forked by a chain that picks the profile from the upstream's chain id and goes on
  * with the L1-attributes deposit and the L1 fees the upstream's L1Block holds at the fork block.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
 import { expect } from "chai";
 import { parseGwei, serializeTransaction, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
+import { main } from "../src/cli.ts";
+import { providerOptionsOf, resolvePreconfConfig } from "../src/hardhat/config.ts";
 import { startServer } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 
@@ -154,6 +160,23 @@ describe("fork of an OP-stack chain", function () {
     expect(thrown?.message).to.equal(
       "Invalid hardhat-preconf option profile: the optimism profile is chain 10, but the fork upstream is chain 8453: leave out profile to run with the base profile",
     );
+  });
+
+  it("Hardhat's forking block and preconf node --fork-url leave the profile to the upstream", async () => {
+    expect(providerOptionsOf(resolvePreconfConfig({ forking: { url: server.url } }, undefined)).profile).to.equal(undefined);
+    expect(providerOptionsOf(resolvePreconfConfig({ forking: { url: server.url }, profile: "dev" }, undefined)).profile).to.equal("dev");
+    // --dump-state is refused once the upstream turns out to be an OP-stack chain.
+    const dir = mkdtempSync(join(tmpdir(), "fork-op-"));
+    let stderr = "";
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+    try {
+      expect(await main(["node", "--port", "0", "--fork-url", server.url, "--dump-state", join(dir, "state.json")])).to.equal(1);
+    } finally {
+      process.stderr.write = write;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(stderr).to.equal("Invalid hardhat-preconf option --dump-state: not supported on the base profile: OP-stack blocks hold deposit txs that a dump cannot load back\n");
   });
 
   it("a reset to another block of the fork goes on with the L1 fees of that block", async () => {

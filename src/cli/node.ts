@@ -70,6 +70,14 @@ export async function runNode(command: NodeCommand): Promise<number> {
   });
   if (command.files.dumpState !== undefined) await checkWritable(command.files.dumpState);
   const provider = await createPreconfProvider(defined({ ...command.provider, ...(await optionsFromFiles(command.files)) }));
+  // A fork of an OP-stack chain takes its profile from the upstream: known only now.
+  if (command.files.dumpState !== undefined && provider.chain.op !== undefined) {
+    await provider.close();
+    throw new InvalidOptionsError(
+      "--dump-state",
+      `not supported on the ${provider.options.profile} profile: OP-stack blocks hold deposit txs that a dump cannot load back`,
+    );
+  }
   // A non-loopback host gets a warning on stderr (startServer's default `warn`).
   const server = await startServer(provider, { host: command.host, port: command.port, ...command.server });
   const out = (line: string) => process.stdout.write(`${line}\n`);
