@@ -283,8 +283,6 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     throw error;
   });
   if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
-  // A fork's L1 fees go on from those the upstream's L1Block holds at the fork block.
-  if (op !== undefined && fork !== undefined) await chain.exclusive((vm) => op.adoptL1Fees(vm.stateManager));
   // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
   chain.baseRpc = profile.pendingRules === "base";
   chain.fragmentGasSchedule = profile.fragmentGasSchedule;

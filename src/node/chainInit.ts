@@ -24,6 +24,8 @@ export async function initialState(config: ChainConfig, common: Common): Promise
     return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
   // A fork starts from the upstream's block; a fresh chain from its genesis (every block has its state).
   const engine = config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc) : await build(config, common);
+  // A fork of an OP-stack chain goes on with the L1 fees its upstream's L1Block holds at the fork block.
+  if (config.fork !== undefined) await config.op?.adoptL1Fees(engine.vm.stateManager);
   return {
     ...engine,
     open: undefined,

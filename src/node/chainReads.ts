@@ -75,7 +75,9 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
 export function* logs(core: ChainCore, from: bigint, to: bigint, includeOpen: boolean): Generator<{ log: LogRecord; record: TxRecord }> {
   const { store } = core;
   const last = to < store.headNumber ? to : store.headNumber;
-  for (let number = from; number <= last; number++) {
+  // A fork holds no block below its first (the fork block): those numbers are not walked.
+  const first = store.first.block.header.number;
+  for (let number = from > first ? from : first; number <= last; number++) {
     // A reserved run has no logs: skip it whole.
     const runEnd = store.unbuiltRunEnd(number);
     if (runEnd !== undefined) {
