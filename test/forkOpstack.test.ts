@@ -151,7 +151,9 @@ describe("fork of an OP-stack chain", function () {
       const dump = await dev.request({ method: "preconf_dumpState" });
       let refused: Error | undefined;
       await createTestChain({ fork: { url: server.url, blockNumber: 2 }, state: dump as never }).catch((error: Error) => (refused = error));
-      expect(refused?.message).to.equal("Invalid hardhat-preconf option state: state dumps are not supported on the base profile (OP-stack blocks hold deposit txs that a dump cannot load back)");
+      expect(refused?.message).to.equal(
+        "Invalid hardhat-preconf option state: state dumps are not supported on the base profile (OP-stack blocks hold deposit txs that a dump cannot load back)",
+      );
     } finally {
       await dev.close();
     }
@@ -169,14 +171,19 @@ describe("fork of an OP-stack chain", function () {
     const dir = mkdtempSync(join(tmpdir(), "fork-op-"));
     let stderr = "";
     const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      stderr += chunk;
+      return true;
+    }) as typeof process.stderr.write;
     try {
       expect(await main(["node", "--port", "0", "--fork-url", server.url, "--dump-state", join(dir, "state.json")])).to.equal(1);
     } finally {
       process.stderr.write = write;
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(stderr).to.equal("Invalid hardhat-preconf option --dump-state: not supported on the base profile: OP-stack blocks hold deposit txs that a dump cannot load back\n");
+    expect(stderr).to.equal(
+      "Invalid hardhat-preconf option --dump-state: not supported on the base profile: OP-stack blocks hold deposit txs that a dump cannot load back\n",
+    );
   });
 
   it("a reset to another block of the fork goes on with the L1 fees of that block", async () => {
