@@ -50,7 +50,7 @@ export function preconfChainOf(provider: PreconfProvider, rpcUrl?: string): Prec
 }
 
 /**
- * One definition per profile (`preconfChains.dev`, `.base`, `["base-sepolia"]`, `.optimism`,
+ * One definition per profile (`preconfChains.dev`, `.base`, `["base-sepolia"]`, `["base-denim"]`, `.optimism`,
  * `.unichain`), with the profile's chain id and fragment cadence, for a node on the default URL.
  */
 export const preconfChains = Object.fromEntries(

@@ -42,7 +42,7 @@ export interface ExplicitAccount {
 export interface PreconfProviderOptions {
   /**
    * What the chain simulates (docs/profiles.md): `dev` (default), or an OP-stack chain — `base`,
-   * `base-sepolia`, `optimism`, `unichain` — with its chain id, fragment cadence, fee parameters,
+   * `base-sepolia`, `base-denim`, `optimism`, `unichain` — with its chain id, fragment cadence, fee parameters,
    * predeploys, L1 data fee and deposit txs. Options given explicitly override the profile's.
    */
   profile?: ProfileName;

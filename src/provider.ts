@@ -240,8 +240,8 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
   const profile = PROFILES[resolved.profile];
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
   // A fork's predeploys are the upstream's (code, storage and the vaults' balances).
-  if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc()) alloc.set(address, account);
-  const op = profile.op === undefined ? undefined : new OpStack(profile.op);
+  if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc(profile.denim)) alloc.set(address, account);
+  const op = profile.op === undefined ? undefined : new OpStack(profile.op, profile.denim);
   const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
   const genesis =
@@ -286,6 +286,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
   // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
   chain.baseRpc = profile.pendingRules === "base";
   chain.fragmentGasSchedule = profile.fragmentGasSchedule;
+  chain.feed.flashblocksRetired = profile.denim;
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);
 }

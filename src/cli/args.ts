@@ -15,7 +15,7 @@ export const USAGE = `Usage: preconf node [options]
 
   --host <address>              interface to bind (127.0.0.1)
   --port <number>               port, 0 for any free one (8545)
-  --profile <name>              dev, base, base-sepolia, optimism or unichain: the chain simulated (dev)
+  --profile <name>              dev, base, base-sepolia, base-denim, optimism or unichain: the chain simulated (dev)
   --chain-id <number>           chain id (the profile's; dev: 31337)
   --fragment-interval <ms>      time between pre-confirmation fragments (the profile's; dev: 200)
   --fragments-per-block <n>     fragments before a block seals (the profile's; dev: 10)

@@ -21,7 +21,7 @@ export type PreconfMiningMode = "interval" | "manual" | "auto";
 
 export interface PreconfNetworkUserConfig {
   /**
-   * The chain simulated (docs/profiles.md): `dev`, or an OP-stack chain (`base`, `base-sepolia`,
+   * The chain simulated (docs/profiles.md): `dev`, or an OP-stack chain (`base`, `base-sepolia`, `base-denim`,
    * `optimism`, `unichain`). Default: `optimism` on a network with `chainType: "op"`, else `dev`.
    */
   profile?: ProfileName;

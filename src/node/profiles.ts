@@ -9,7 +9,7 @@ import { DEFAULT_HARDFORK } from "./genesis.ts";
 
 import type { SupportedHardfork } from "./genesis.ts";
 
-export const PROFILE_NAMES = ["dev", "base", "base-sepolia", "optimism", "unichain"] as const;
+export const PROFILE_NAMES = ["dev", "base", "base-sepolia", "base-denim", "optimism", "unichain"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** EIP-1559 base-fee parameters: the fee moves by at most 1/denominator per block around gasLimit/elasticity. */
@@ -58,6 +58,12 @@ export interface Profile {
   pendingRules: "geth" | "base";
   /** Whether fragment j may fill the block only up to j/(n-1) of its gas limit (Base's builder; docs/flashblocks.md). */
   fragmentGasSchedule: boolean;
+  /**
+   * Base's Denim upgrade: one block per 200 ms fragment, blocks sharing whole-second timestamps,
+   * the BaseTime predeploy and its deposit (opstack/baseTime.ts), and the flashblock RPCs retired
+   * (docs/flashblocks.md "base-denim").
+   */
+  denim: boolean;
 }
 
 /**
@@ -80,6 +86,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     op: undefined,
     pendingRules: "geth",
     fragmentGasSchedule: false,
+    denim: false,
   },
   base: {
     name: "base",
@@ -100,6 +107,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
     pendingRules: "base",
     fragmentGasSchedule: true,
+    denim: false,
   },
   "base-sepolia": {
     name: "base-sepolia",
@@ -116,6 +124,28 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
     pendingRules: "base",
     fragmentGasSchedule: true,
+    denim: false,
+  },
+  "base-denim": {
+    name: "base-denim",
+    // Base mainnet after its Denim upgrade (docs.base.org "Denim" overview: activated on Base
+    // mainnet on November 5, 2026): the same chain, 8453.
+    chainId: 8453n,
+    // Five canonical blocks per second (docs.base.org upgrades/denim/200ms-blocks): each 200 ms
+    // fragment is a whole block, sealed at once.
+    fragmentIntervalMs: 200,
+    fragmentsPerBlock: 1,
+    // Base's SystemConfig values, as on `base` (our choice: the Denim pages name no change).
+    eip1559: { denominator: 100n, elasticity: 5n },
+    minBaseFee: 0n,
+    maxTxGas: EIP7825_MAX_TX_GAS,
+    hardfork: "prague",
+    opHardfork: "isthmus",
+    op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
+    pendingRules: "base",
+    // One fragment per block: it may fill the block.
+    fragmentGasSchedule: false,
+    denim: true,
   },
   optimism: {
     name: "optimism",
@@ -134,6 +164,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     op: { l1: { ...QUIET_L1, baseFeeScalar: 5227, blobBaseFeeScalar: 1_014_213 } },
     pendingRules: "geth",
     fragmentGasSchedule: true,
+    denim: false,
   },
   unichain: {
     name: "unichain",
@@ -153,6 +184,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     op: { l1: { ...QUIET_L1, baseFeeScalar: 2000, blobBaseFeeScalar: 900_000 } },
     pendingRules: "geth",
     fragmentGasSchedule: true,
+    denim: false,
   },
 };
 

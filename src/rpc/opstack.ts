@@ -39,7 +39,7 @@ function opOf(ctx: MethodContext, name: string) {
   if (op === undefined)
     throw new RpcError(ErrorCode.methodNotFound, "Method not found", {
       method: name,
-      reason: "only on OP-stack profiles (base, base-sepolia, optimism, unichain)",
+      reason: "only on OP-stack profiles (base, base-sepolia, base-denim, optimism, unichain)",
     });
   return op;
 }

@@ -24,7 +24,11 @@ export const MAX_SYNC_TIMEOUT_MS = 6000;
 
 export type TransactionStatus = { status: "queued" | "pending" | "unknown" } | { status: "preconfirmed" | "sealed"; blockNumber: Hex; fragmentIndex: Hex };
 
-/** Where a tx is: executed (open or sealed block), pooled (executable or behind a nonce gap), or nowhere. */
+/**
+ * Where a tx is: executed (open or sealed block), pooled (executable or behind a nonce gap), or
+ * nowhere. The sequencer's own view, like base_transactionStatus: an injected stall or feed reset
+ * (docs/flashblocks.md "Fault injection") freezes clients' pending view, not this.
+ */
 export async function transactionStatus(chain: Chain, txHash: Hex): Promise<TransactionStatus> {
   const record = chain.transaction(txHash);
   if (record !== undefined) return executedStatus(record);
@@ -82,12 +86,17 @@ const syncTimeout = z
 async function sendRawTransactionSync(ctx: MethodContext, raw: Uint8Array, timeoutMs: number): Promise<Record<string, unknown>> {
   const txHash = await ctx.chain.sendRawTransaction(raw);
   const record = await waitForPreconfirmation(ctx.chain, ctx.options.clock, txHash, timeoutMs);
+  // With flashblocks retired (base-denim) a fragment is a whole block, sealed in the same step: the
+  // receipt is then the block's, with its hash, as EIP-7966 answers on a chain without pre-confirmations.
+  if (ctx.chain.feed.flashblocksRetired && record.blockHash === undefined) await ctx.chain.idle();
   return formatReceipt(record);
 }
 
 export const statusMethods: MethodTable = {
   // Base's answer is whether its txpool holds the tx (pooled or queued): Unknown again once
-  // pre-confirmed or included (base/base crates/execution/txpool-rpc/src/rpc.rs).
+  // pre-confirmed or included (base/base crates/execution/txpool-rpc/src/rpc.rs). Base's RPC nodes
+  // forward it to the sequencer (the same file, `sequencer_url`), whose pool a stalled feed does
+  // not touch: it answers live under a stall.
   base_transactionStatus: method(positional(hash), ([txHash], ctx) => ({
     status: ctx.chain.pool.get(txHash) !== undefined ? "Known" : "Unknown",
   })),

@@ -27,7 +27,7 @@ export default async (): Promise<Partial<ConfigHooks>> => ({
       if (network.chainType === "op" && profile === "dev") {
         errors.push({
           path: [...path, "profile"],
-          message: `is "dev" but the network's chainType is "op": use an OP-stack profile (base, base-sepolia, optimism, unichain)`,
+          message: `is "dev" but the network's chainType is "op": use an OP-stack profile (base, base-sepolia, base-denim, optimism, unichain)`,
         });
       }
       if (network.chainType === "l1" && profile !== undefined && profile !== "dev") {

@@ -15,6 +15,7 @@ import { assertSender, runTxAllowingAssertedSender } from "../assertedSender.ts"
 import { keccak256 } from "../crypto.ts";
 import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
 import { callBlock } from "../dryRun.ts";
+import { BASE_TIME_GAS, baseTimeDeposit } from "./baseTime.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
 import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, L1_INFO_GAS, OPERATOR_FEE_VAULT } from "./predeploys.ts";
@@ -39,6 +40,13 @@ const BASE_FEE_VAULT_ADDRESS = createAddressFromString(BASE_FEE_VAULT);
 const OPERATOR_FEE_VAULT_ADDRESS = createAddressFromString(OPERATOR_FEE_VAULT);
 const DEPOSITOR = createAddressFromString(DEPOSITOR_ACCOUNT);
 
+/** What the deposits opening a block need of it: its number, second and (with BaseTime) millisecond part. */
+export interface BlockTime {
+  number: bigint;
+  timestamp: bigint;
+  millisPart?: number | undefined;
+}
+
 export interface DepositRun {
   result: RunTxResult;
   /** The sender's nonce before the deposit (the receipt's depositNonce). */
@@ -59,10 +67,18 @@ export class OpStack {
   /** Deposits sent with eth_sendRawTransaction, executed at the start of the next fragment. */
   #queued: DepositTx[] = [];
   #initial: L1FeeParams;
+  /** Whether every block carries Base's BaseTime deposit after its L1-attributes one (the `base-denim` profile). */
+  readonly baseTime: boolean;
 
-  constructor(params: OpStackParams) {
+  constructor(params: OpStackParams, baseTime = false) {
     this.#initial = { ...params.l1 };
     this.l1 = { ...params.l1 };
+    this.baseTime = baseTime;
+  }
+
+  /** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
+  get systemGas(): bigint {
+    return L1_INFO_GAS + (this.baseTime ? BASE_TIME_GAS : 0n);
   }
 
   /** evm_snapshot / evm_revert cover the simulated L1 and the queued deposits. */
@@ -83,12 +99,12 @@ export class OpStack {
   }
 
   /**
-   * Queues a deposit sent over RPC. One whose gas could never fit a block beside the L1-attributes
-   * deposit is refused (geth's txpool text): run, it would push the block past its gas limit and
-   * the block could not be sealed.
+   * Queues a deposit sent over RPC. One whose gas could never fit a block beside the deposits that
+   * open every block is refused (geth's txpool text): run, it would push the block past its gas
+   * limit and the block could not be sealed.
    */
   queueDeposit(deposit: DepositTx, blockGasLimit: bigint): void {
-    if (deposit.gasLimit > blockGasLimit - L1_INFO_GAS) {
+    if (deposit.gasLimit > blockGasLimit - this.systemGas) {
       throw admissionError(AdmissionMessage.gasLimit, { gas: bigIntToHex(deposit.gasLimit), blockGasLimit: bigIntToHex(blockGasLimit) });
     }
     this.#queued.push(deposit);
@@ -126,13 +142,18 @@ export class OpStack {
   }
 
   /**
-   * The deposits a fragment starts with: the L1-attributes deposit first in a block's first
-   * fragment, then the queued ones, in order, as long as they fit the block's `remainingGas`; the
-   * rest wait for the next block.
+   * The deposits a fragment starts with: in a block's first fragment the L1-attributes deposit,
+   * then (with BaseTime) the deposit of the block's millisecond part, as Base's tx[0] and tx[1];
+   * then the queued ones, in order, as long as they fit the block's `remainingGas`; the rest wait
+   * for the next block.
    */
-  async fragmentDeposits(state: StateManagerInterface, timestamp: bigint, firstOfBlock: boolean, remainingGas: bigint): Promise<DepositTx[]> {
-    const deposits = firstOfBlock ? [await this.#l1InfoDeposit(state, timestamp)] : [];
-    let gas = remainingGas - (firstOfBlock ? L1_INFO_GAS : 0n);
+  async fragmentDeposits(state: StateManagerInterface, block: BlockTime, firstOfBlock: boolean, remainingGas: bigint): Promise<DepositTx[]> {
+    const deposits: DepositTx[] = [];
+    if (firstOfBlock) {
+      deposits.push(await this.#l1InfoDeposit(state, block.timestamp));
+      if (this.baseTime) deposits.push(baseTimeDeposit(block.number, block.millisPart ?? 0));
+    }
+    let gas = remainingGas - (firstOfBlock ? this.systemGas : 0n);
     let taken = 0;
     for (const deposit of this.#queued) {
       if (deposit.gasLimit > gas) break;

@@ -18,6 +18,8 @@ export const L1_FEE_VAULT = predeploy("1a");
 export const OPERATOR_FEE_VAULT = predeploy("1b");
 export const WETH9 = predeploy("06");
 export const L2_TO_L1_MESSAGE_PASSER = predeploy("16");
+/** Base's BaseTime (Denim): the millisecond part of the block's timestamp (opstack/baseTime.ts). */
+export const BASE_TIME = predeploy("30");
 /** The L1 attributes depositor account (specs/protocol/deposits.md). */
 export const DEPOSITOR_ACCOUNT = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001" as Hex;
 /** Gas of the L1-attributes deposit that opens every block, since Regolith (specs/protocol/deposits.md). */
@@ -46,9 +48,18 @@ export const PREDEPLOYS: Readonly<Record<Hex, keyof typeof PREDEPLOY_CODE>> = {
   [predeploy("21")]: "EAS",
 };
 
-/** The predeploys as genesis accounts (no balance; nonce 1, as deployed contracts have since EIP-161). */
-export function predeployAlloc(): Map<Hex, GenesisAccount> {
+/** Predeploys only some chains have: Base's BaseTime exists from its Denim upgrade on. */
+export const DENIM_PREDEPLOYS: Readonly<Record<Hex, keyof typeof PREDEPLOY_CODE>> = {
+  [BASE_TIME]: "BaseTime",
+};
+
+/**
+ * The predeploys as genesis accounts (no balance; nonce 1, as deployed contracts have since
+ * EIP-161), with Denim's on a profile that has it.
+ */
+export function predeployAlloc(denim = false): Map<Hex, GenesisAccount> {
   const alloc = new Map<Hex, GenesisAccount>();
-  for (const [address, name] of Object.entries(PREDEPLOYS)) alloc.set(address as Hex, { balance: 0n, nonce: 1n, code: PREDEPLOY_CODE[name] });
+  const installed = denim ? { ...PREDEPLOYS, ...DENIM_PREDEPLOYS } : PREDEPLOYS;
+  for (const [address, name] of Object.entries(installed)) alloc.set(address as Hex, { balance: 0n, nonce: 1n, code: PREDEPLOY_CODE[name] });
   return alloc;
 }
