@@ -29,6 +29,11 @@ export interface OpenBlockHeader {
   coinbase: Hex;
   prevRandao: Hex;
   excessBlobGas: bigint | undefined;
+  /**
+   * The millisecond part of the block's time where blocks share seconds (base-denim: 0, 200, …,
+   * 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
+   */
+  millisPart?: number | undefined;
 }
 
 /** The shared Common of the headers built here (sharedCommon.ts): automine builds two per tx. */
