@@ -9,6 +9,7 @@ import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
 import { OpStack } from "./node/opstack/execution.ts";
 import { predeployAlloc } from "./node/opstack/predeploys.ts";
+import { DENIM_BLOCK_MS } from "./node/opstack/baseTime.ts";
 import { nextBaseFee, PROFILES } from "./node/profiles.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
@@ -265,6 +266,7 @@ export async function createPreconfProvider(options: PreconfProviderOptions = {}
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
+    subsecondBlockMs: profile.denim ? DENIM_BLOCK_MS : undefined,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
     chainRlp: resolved.chain,

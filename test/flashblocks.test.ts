@@ -356,6 +356,32 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
     expect(await nonce()).to.equal(1);
   });
 
+  it("under a stall, Base's pending nonce is the frozen view's; base_transactionStatus and preconf_transactionStatus stay live (the sequencer's)", async () => {
+    await onBase();
+    const nonce = async () => Number(await request("eth_getTransactionCount", [sender(), "pending"]));
+    await provider.preconf.advance(); // fragment 0: the deposits only
+    await provider.preconf.injectFault({ kind: "stall", durationMs: 600 });
+    const hash = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 1n }));
+    await provider.preconf.advance();
+    // Pre-confirmed by the sequencer, not in the pending view Base's RPC node serves from its feed.
+    expect(await request("eth_getTransactionReceipt", [hash])).to.equal(null);
+    expect(await nonce()).to.equal(0);
+    // Base's RPC nodes ask the sequencer, whose pool no longer holds it.
+    expect(await request("base_transactionStatus", [hash])).to.deep.equal({ status: "Unknown" });
+    expect(await request("preconf_transactionStatus", [hash])).to.include({ status: "preconfirmed" });
+    await provider.preconf.advance(2);
+    expect(await nonce()).to.equal(1);
+  });
+
+  it("under a stall, geth's pending nonce (dev) counts the node's own pre-confirmed and pooled txs: live", async () => {
+    await provider.preconf.advance();
+    await provider.preconf.injectFault({ kind: "stall", durationMs: 600 });
+    await send(provider, await signTx(provider, 0, { nonce: 0 }));
+    await provider.preconf.advance();
+    await send(provider, await signTx(provider, 0, { nonce: 1 }));
+    expect(await request("eth_getTransactionCount", [sender(), "pending"])).to.equal("0x2");
+  });
+
   it("Base's rules (base profile): pending calls run with the latest sealed header over the pre-confirmed state", async () => {
     await onBase();
     await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 3n }));
