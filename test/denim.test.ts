@@ -146,6 +146,19 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
     expect(await readBaseTime(TIMESTAMP_MILLIS_PART, "latest")).to.equal(0n);
   });
 
+  it("faults: a reorg discards nothing (no block is half-built); under a stall pending is still latest", async () => {
+    await send(provider, await transfer(0));
+    await provider.preconf.advance();
+    expect(await provider.preconf.injectFault({ kind: "reorg" })).to.deep.equal({ kind: "reorg", discarded: [] });
+    await provider.preconf.injectFault({ kind: "stall", durationMs: 1000 });
+    await send(provider, await transfer(1));
+    await provider.preconf.advance(2);
+    const latest = await block("latest");
+    expect(latest.number).to.equal("0x3");
+    expect(await block("pending")).to.deep.equal(latest);
+    expect(await request("eth_getTransactionCount", [provider.accounts[0]!.address, "pending"])).to.equal("0x2");
+  });
+
   it("preconfChains['base-denim']: Base's chain id, 200 ms blocks", () => {
     expect(preconfChains["base-denim"]).to.include({ id: 8453, blockTime: 200, experimental_preconfirmationTime: 200 });
   });
