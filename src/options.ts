@@ -9,7 +9,8 @@ import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_M
 import { DEFAULT_BLOCK_GAS_LIMIT, ETHER, GWEI } from "./node/defaults.ts";
 import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
 import { PROFILE_NAMES, PROFILES, profileOfChainId } from "./node/profiles.ts";
-import { L1_INFO_GAS, SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
+import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts";
+import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
@@ -277,9 +278,9 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
   }
-  // Every OP-stack block opens with the L1-attributes deposit: a block must have room for it.
-  if (profile.op !== undefined && value.blockGasLimit < L1_INFO_GAS) {
-    throw new InvalidOptionsError("blockGasLimit", `must be at least ${L1_INFO_GAS} on the ${value.profile} profile (the L1-attributes deposit's gas)`);
+  // Every OP-stack block opens with the L1-attributes deposit (and BaseTime's on base-denim): a block must have room for them.
+  if (profile.op !== undefined && value.blockGasLimit < systemDepositGas(profile.denim)) {
+    throw new InvalidOptionsError("blockGasLimit", `must be at least ${systemDepositGas(profile.denim)} on the ${value.profile} profile (${systemDepositsName(profile.denim)})`);
   }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))

@@ -31,7 +31,7 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
   let provider: PreconfProvider;
   const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
   const block = (tag: Hex | "latest" | "pending") => request("eth_getBlockByNumber", [tag, false]) as Promise<Block>;
-  const readBaseTime = async (data: Hex, at: Hex) => BigInt((await request("eth_call", [{ to: BASE_TIME, data }, at])) as Hex);
+  const readBaseTime = async (data: Hex, at: Hex | "latest") => BigInt((await request("eth_call", [{ to: BASE_TIME, data }, at])) as Hex);
   const transfer = (nonce: number, value = 1n) => signTx(provider, 0, { chainId: 8453, nonce, to: RECIPIENT, value });
 
   beforeEach(async () => {
@@ -157,6 +157,23 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
     expect(latest.number).to.equal("0x3");
     expect(await block("pending")).to.deep.equal(latest);
     expect(await request("eth_getTransactionCount", [provider.accounts[0]!.address, "pending"])).to.equal("0x2");
+  });
+
+  it("a block gas limit must leave room for both deposits (2,000,000 gas), as an option and with evm_setBlockGasLimit", async () => {
+    const error = await createTestChain({ profile: "base-denim", blockGasLimit: 1_999_999 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(String(error)).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 2000000 on the base-denim profile (the L1-attributes and BaseTime deposits' gas)",
+    );
+    expect(await rpcError(provider, "evm_setBlockGasLimit", ["0x1e847f"])).to.deep.include({
+      code: -32000,
+      message: "Block gas limit must be at least 2000000 on an OP-stack profile (the L1-attributes and BaseTime deposits' gas)",
+    });
+    expect(await request("evm_setBlockGasLimit", ["0x1e8480"])).to.equal(true);
+    await provider.preconf.advance(2);
+    expect((await block("latest")).transactions).to.have.length(2);
   });
 
   it("preconfChains['base-denim']: Base's chain id, 200 ms blocks", () => {

@@ -8,7 +8,7 @@ import { Account, bigIntToHex, createAddressFromString, hexToBytes, setLengthLef
 import { z } from "zod";
 
 import { BYTES32_PATTERN } from "../node/hex.ts";
-import { L1_INFO_GAS } from "../node/opstack/predeploys.ts";
+import { systemDepositsName } from "../node/opstack/baseTime.ts";
 import { MAX_TIMESTAMP } from "../node/time.ts";
 import { impersonate, stopImpersonating } from "../node/impersonation.ts";
 import { CLIENT_VERSION } from "./eth.ts";
@@ -245,9 +245,10 @@ const hardhatMethods: MethodTable = {
     if (gasLimit === 0n) throw devMethodError("Block gas limit must be greater than 0", { field: "params[0]" });
     // Hardhat takes a u64; ethereumjs' header field is a u64 as well.
     if (gasLimit > 0xffffffffffffffffn) throw invalidParams("params[0]", "gas limit exceeds 2^64 - 1");
-    // Every OP-stack block opens with the L1-attributes deposit's gas (docs/profiles.md): a lower limit could seal no block.
-    if (ctx.chain.op !== undefined && gasLimit < L1_INFO_GAS) {
-      throw devMethodError(`Block gas limit must be at least ${L1_INFO_GAS} on an OP-stack profile (the L1-attributes deposit's gas)`, { field: "params[0]" });
+    // Every OP-stack block opens with the L1-attributes deposit's gas (and BaseTime's on base-denim; docs/profiles.md): a lower limit could seal no block.
+    const op = ctx.chain.op;
+    if (op !== undefined && gasLimit < op.systemGas) {
+      throw devMethodError(`Block gas limit must be at least ${op.systemGas} on an OP-stack profile (${systemDepositsName(op.baseTime)})`, { field: "params[0]" });
     }
     await ctx.chain.setBlockFields({}, { gasLimit });
     return true;

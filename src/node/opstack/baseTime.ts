@@ -21,6 +21,10 @@ export const DENIM_BLOCK_MS = 200;
 export const SET_TIMESTAMP_MILLIS_PART = Uint8Array.of(0x86, 0xbd, 0xf3, 0x94);
 /** Gas of the BaseTime deposit: the same constant as the L1-attributes deposit's (REGOLITH_SYSTEM_TX_GAS). */
 export const BASE_TIME_GAS = L1_INFO_GAS;
+/** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
+export const systemDepositGas = (baseTime: boolean): bigint => L1_INFO_GAS + (baseTime ? BASE_TIME_GAS : 0n);
+/** What those deposits are, for messages. */
+export const systemDepositsName = (baseTime: boolean): string => (baseTime ? "the L1-attributes and BaseTime deposits' gas" : "the L1-attributes deposit's gas");
 /** The deposit source-hash domain of BaseTime deposits (0 user, 1 L1 info, 2 upgrade). */
 const BASE_TIME_SOURCE_DOMAIN = 3n;
 

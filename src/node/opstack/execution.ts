@@ -15,7 +15,7 @@ import { assertSender, runTxAllowingAssertedSender } from "../assertedSender.ts"
 import { keccak256 } from "../crypto.ts";
 import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
 import { callBlock } from "../dryRun.ts";
-import { BASE_TIME_GAS, baseTimeDeposit } from "./baseTime.ts";
+import { baseTimeDeposit, systemDepositGas } from "./baseTime.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
 import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, L1_INFO_GAS, OPERATOR_FEE_VAULT } from "./predeploys.ts";
@@ -78,7 +78,7 @@ export class OpStack {
 
   /** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
   get systemGas(): bigint {
-    return L1_INFO_GAS + (this.baseTime ? BASE_TIME_GAS : 0n);
+    return systemDepositGas(this.baseTime);
   }
 
   /** evm_snapshot / evm_revert cover the simulated L1 and the queued deposits. */
