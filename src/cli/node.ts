@@ -92,6 +92,8 @@ export async function runNode(command: NodeCommand): Promise<number> {
     out(
       `Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`,
     );
+    if (PROFILES[provider.options.profile].denim)
+      out("Base's Denim: a block per fragment, five sharing each second (BaseTime at 0x4200…0030 has the milliseconds); flashblocks retired");
   }
   out("");
   out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
