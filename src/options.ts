@@ -280,7 +280,10 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
   }
   // Every OP-stack block opens with the L1-attributes deposit (and BaseTime's on base-denim): a block must have room for them.
   if (profile.op !== undefined && value.blockGasLimit < systemDepositGas(profile.denim)) {
-    throw new InvalidOptionsError("blockGasLimit", `must be at least ${systemDepositGas(profile.denim)} on the ${value.profile} profile (${systemDepositsName(profile.denim)})`);
+    throw new InvalidOptionsError(
+      "blockGasLimit",
+      `must be at least ${systemDepositGas(profile.denim)} on the ${value.profile} profile (${systemDepositsName(profile.denim)})`,
+    );
   }
   const accounts = Array.isArray(value.accounts)
     ? value.accounts.map(({ privateKey, balance }) => ({ ...accountFromPrivateKey(privateKey as Hex), balance }))

@@ -581,7 +581,9 @@ describe("OP-stack profiles: the CLI flag and oversized deposits", () => {
     const { parseNodeArgs } = await import("../src/cli.ts");
     const command = parseNodeArgs(["--profile", "unichain"]);
     expect(command !== "help" && command.provider.profile).to.equal("unichain");
-    expect(() => parseNodeArgs(["--profile", "arbitrum"])).to.throw('--profile must be one of dev, base, base-sepolia, base-denim, optimism, unichain, got "arbitrum"');
+    expect(() => parseNodeArgs(["--profile", "arbitrum"])).to.throw(
+      '--profile must be one of dev, base, base-sepolia, base-denim, optimism, unichain, got "arbitrum"',
+    );
     expect(() => parseNodeArgs(["--profile", "base", "--dump-state", "x.json"])).to.throw("--dump-state is not supported with --profile base");
   });
 

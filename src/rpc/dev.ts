@@ -248,7 +248,9 @@ const hardhatMethods: MethodTable = {
     // Every OP-stack block opens with the L1-attributes deposit's gas (and BaseTime's on base-denim; docs/profiles.md): a lower limit could seal no block.
     const op = ctx.chain.op;
     if (op !== undefined && gasLimit < op.systemGas) {
-      throw devMethodError(`Block gas limit must be at least ${op.systemGas} on an OP-stack profile (${systemDepositsName(op.baseTime)})`, { field: "params[0]" });
+      throw devMethodError(`Block gas limit must be at least ${op.systemGas} on an OP-stack profile (${systemDepositsName(op.baseTime)})`, {
+        field: "params[0]",
+      });
     }
     await ctx.chain.setBlockFields({}, { gasLimit });
     return true;

@@ -214,7 +214,9 @@ export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "hea
 
 /** OP-stack profiles: their blocks hold deposit txs, which a dump could not load back. */
 export const stateDumpUnsupported = () =>
-  new RpcError(ErrorCode.server, "state dumps are not supported on OP-stack profiles", { profiles: ["base", "base-sepolia", "base-denim", "optimism", "unichain"] });
+  new RpcError(ErrorCode.server, "state dumps are not supported on OP-stack profiles", {
+    profiles: ["base", "base-sepolia", "base-denim", "optimism", "unichain"],
+  });
 
 /** A block older than the state dump the chain was loaded from: its state was not dumped (geth's wording). */
 export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) =>

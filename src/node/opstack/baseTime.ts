@@ -24,7 +24,8 @@ export const BASE_TIME_GAS = L1_INFO_GAS;
 /** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
 export const systemDepositGas = (baseTime: boolean): bigint => L1_INFO_GAS + (baseTime ? BASE_TIME_GAS : 0n);
 /** What those deposits are, for messages. */
-export const systemDepositsName = (baseTime: boolean): string => (baseTime ? "the L1-attributes and BaseTime deposits' gas" : "the L1-attributes deposit's gas");
+export const systemDepositsName = (baseTime: boolean): string =>
+  baseTime ? "the L1-attributes and BaseTime deposits' gas" : "the L1-attributes deposit's gas";
 /** The deposit source-hash domain of BaseTime deposits (0 user, 1 L1 info, 2 upgrade). */
 const BASE_TIME_SOURCE_DOMAIN = 3n;
 
