@@ -119,7 +119,9 @@ export async function preconfirmedNonce(core: ChainCore, address: Hex): Promise<
     );
     // A seal during the read: the open block counted must be the one after that canonical block.
     if (core.store.latest !== latest) continue;
-    const open = core.feed.pendingOverride()?.kind === "sealed" ? [] : core.open.transactions;
+    // Under a stall, the pre-confirmed txs of clients' frozen pending view (Base's node reads them from its feed).
+    const override = core.feed.pendingOverride();
+    const open = override === undefined ? core.open.transactions : override.kind === "open" ? override.open.transactions : [];
     return canonical + BigInt(open.filter((record) => record.from === address).length);
   }
 }

@@ -36,6 +36,8 @@ export interface ChainConfig {
   fork?: ForkSource | undefined;
   /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
   allowBlocksWithSameTimestamp?: boolean | undefined;
+  /** Blocks this many ms apart share whole-second timestamps, with a millisecond part (base-denim; time.ts). */
+  subsecondBlockMs?: number | undefined;
   /** The pool's bounds (geth's legacypool defaults when absent). */
   poolLimits?: PoolLimits | undefined;
 }

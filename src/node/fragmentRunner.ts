@@ -126,7 +126,7 @@ export class FragmentRunner {
   /** Runs the fragment's deposits (opstack/execution.ts); true when this is the block's first fragment. */
   async #runDeposits(op: OpStack, executed: TxRecord[], open: OpenBlock): Promise<boolean> {
     const first = open.fragments.length === 0;
-    for (const deposit of await op.fragmentDeposits(this.#host.vm.stateManager, open.header.timestamp, first, open.remainingGas)) {
+    for (const deposit of await op.fragmentDeposits(this.#host.vm.stateManager, open.header, first, open.remainingGas)) {
       const { result, depositNonce } = await op.runDeposit(this.#host.vm, deposit, open.executionBlock, open.gasUsed);
       const record = recordOf(deposit.asTyped(), flatHex(deposit.from.bytes), result, open);
       record.depositNonce = depositNonce;

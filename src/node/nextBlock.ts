@@ -7,6 +7,8 @@ import { bytesToHex } from "@ethereumjs/util";
 
 import { keccak256 } from "./crypto.ts";
 import { OpenBlock } from "./openBlock.ts";
+import { millisPartOf } from "./opstack/baseTime.ts";
+import { subsecondTimeAfter } from "./time.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
@@ -30,6 +32,8 @@ export interface NextBlockPlan {
 export interface NextBlockConfig {
   clock: Clock;
   allowBlocksWithSameTimestamp?: boolean | undefined;
+  /** Blocks this many ms apart share whole-second timestamps, with a millisecond part (base-denim; time.ts). */
+  subsecondBlockMs?: number | undefined;
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
 }
 
@@ -69,9 +73,9 @@ export class NextBlock {
     return this.#defaults;
   }
 
-  /** Whether a block may have its parent's timestamp. */
+  /** Whether a block may have its parent's timestamp (always where blocks share seconds). */
   get allowsSameTimestamp(): boolean {
-    return this.#config.allowBlocksWithSameTimestamp === true;
+    return this.#config.allowBlocksWithSameTimestamp === true || this.#config.subsecondBlockMs !== undefined;
   }
 
   /**
@@ -150,7 +154,13 @@ export class NextBlock {
    */
   build(parent: Block, requested: bigint | undefined, offset: bigint, fields: NextBlockFields, defaults: Required<BlockDefaults>): OpenBlock {
     const parentHeader = parent.header;
-    const timestamp = this.timestampAfter(parentHeader.timestamp, requested, offset);
+    const blockMs = this.#config.subsecondBlockMs;
+    // Where blocks share seconds, the parent's millisecond part is in its BaseTime deposit (tx[1]), as Base's node reads it.
+    const subsecond =
+      blockMs === undefined
+        ? undefined
+        : subsecondTimeAfter({ timestamp: parentHeader.timestamp, millisPart: millisPartOf(parent) }, this.#config.clock.now(), offset, blockMs, requested);
+    const timestamp = subsecond?.timestamp ?? this.timestampAfter(parentHeader.timestamp, requested, offset);
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
     this.#common.setHardforkBy({ blockNumber: parentHeader.number + 1n, timestamp });
@@ -164,6 +174,7 @@ export class NextBlock {
       // Reproducible "randomness": the hash of the parent's hash.
       prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),
       excessBlobGas: this.#common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.#common) : undefined,
+      millisPart: subsecond?.millisPart,
     });
   }
 }
