@@ -3,17 +3,21 @@
  * a block every 200 ms, five sharing one whole-second timestamp, the millisecond part in the
  * BaseTime predeploy written by tx[1], and the flashblock RPCs retired. On a fake clock.
  */
+import { once } from "node:events";
+
 import { expect } from "chai";
-import { concat, keccak256, numberToHex, pad, toFunctionSelector } from "viem";
+import { concat, createPublicClient, custom, keccak256, numberToHex, pad, toFunctionSelector } from "viem";
+
+import WebSocket from "ws";
 
 import { preconfChains } from "../src/index.ts";
 import { subsecondTimeAfter } from "../src/node/time.ts";
 
-import { createTestChain, rpcError, START_MS } from "./helpers/chain.ts";
+import { createTestChain, rpcError, START_MS, serveEachTest } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
 import type { Hex } from "viem";
-import type { PreconfProvider, SubscriptionMessage } from "../src/index.ts";
+import type { PreconfProvider, RunningServer, SubscriptionMessage } from "../src/index.ts";
 
 const BASE_TIME = "0x4200000000000000000000000000000000000030";
 const L1_BLOCK = "0x4200000000000000000000000000000000000015";
@@ -176,8 +180,44 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
     expect((await block("latest")).transactions).to.have.length(2);
   });
 
-  it("preconfChains['base-denim']: Base's chain id, 200 ms blocks", () => {
+  it("preconfChains['base-denim']: Base's chain id, 200 ms blocks; a viem client sees a transfer one block later, latest and pending alike", async () => {
     expect(preconfChains["base-denim"]).to.include({ id: 8453, blockTime: 200, experimental_preconfirmationTime: 200 });
+    const client = createPublicClient({ chain: preconfChains["base-denim"], transport: custom(provider), cacheTime: 0 });
+    await send(provider, await transfer(0, 1000n));
+    await provider.preconf.advance();
+    expect(await client.getBalance({ address: RECIPIENT })).to.equal(1000n);
+    expect(await client.getBalance({ address: RECIPIENT, blockTag: "latest" })).to.equal(1000n);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).to.equal(1n);
+  });
+});
+
+describe("base-denim over the server: the raw /ws feed sends nothing", () => {
+  let provider: PreconfProvider;
+  let server: RunningServer;
+  serveEachTest(
+    (p, s) => {
+      provider = p;
+      server = s;
+    },
+    async () => (await createTestChain({ profile: "base-denim" })).provider,
+  );
+
+  it("connects, and stays silent while blocks are sealed", async () => {
+    const socket = new WebSocket(`${server.url.replace(/^http/, "ws")}/ws`);
+    const received: unknown[] = [];
+    socket.on("message", (data) => received.push(data));
+    await once(socket, "open");
+    await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 1n }));
+    await provider.preconf.advance(3);
+    // A round trip on a JSON-RPC socket of the same server: anything /ws had sent would be in by now.
+    const rpc = new WebSocket(server.wsUrl);
+    await once(rpc, "open");
+    rpc.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }));
+    const [answer] = (await once(rpc, "message")) as [Buffer];
+    expect(JSON.parse(answer.toString("utf8"))).to.include({ result: "0x3" });
+    expect(received).to.have.length(0);
+    rpc.close();
+    socket.close();
   });
 });
 
