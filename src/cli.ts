@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { USAGE, UsageError, parseNodeArgs } from "./cli/args.ts";
 import { runNode } from "./cli/node.ts";
 import { InvalidOptionsError } from "./index.ts";
-import { ForkUpstreamError } from "./node/fork/upstream.ts";
+import { isRpcError } from "./rpc/errors.ts";
 import { runFixtureCommand } from "./scenario/cli.ts";
 
 import type { NodeCommand } from "./cli/args.ts";
@@ -54,8 +54,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runNode(parsed);
   } catch (error) {
-    // A fork upstream that is down or refuses the fork block: its message says which and why.
-    if (error instanceof InvalidOptionsError || error instanceof ForkUpstreamError) {
+    // A fork upstream that is down or refuses the fork block (-32603): its message says which and why.
+    if (error instanceof InvalidOptionsError || isRpcError(error)) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

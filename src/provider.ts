@@ -16,7 +16,7 @@ import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
-import { disconnected, invalidRequest, unauthorized } from "./rpc/errors.ts";
+import { disconnected, engineErrorAsRpc, invalidRequest, unauthorized } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
 import { isWalletControlMethod, routeContext } from "./rpc/wallet.ts";
@@ -137,7 +137,7 @@ export class PreconfProvider extends EventEmitter {
       setMining: (mode) => sequencer.setMode(mode),
       fragmentIntervalMs: options.fragmentIntervalMs,
       fragmentsPerBlock: options.fragmentsPerBlock,
-      dumpState: () => chain.dumpState(),
+      dumpState: () => chain.dumpState().catch((error: unknown) => Promise.reject(engineErrorAsRpc(error))),
       loadState: async (dump) => {
         await this.request({ method: "preconf_loadState", params: [dump] });
       },
@@ -229,6 +229,15 @@ export class PreconfProvider extends EventEmitter {
  * ```
  */
 export async function createPreconfProvider(options: PreconfProviderOptions = {}): Promise<PreconfProvider> {
+  try {
+    return await createProvider(options);
+  } catch (error) {
+    // The engine's refusals (a fork upstream that is down) reach callers as JSON-RPC errors.
+    throw engineErrorAsRpc(error);
+  }
+}
+
+async function createProvider(options: PreconfProviderOptions): Promise<PreconfProvider> {
   let resolved = resolveOptions(options);
   // A fork is the upstream's chain: its id, its profile when the id is a known one, and its gas
   // limit and base fee at the fork block.

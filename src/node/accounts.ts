@@ -10,7 +10,7 @@ import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 
 import { keccak256, publicKeyOf } from "./crypto.ts";
 
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 export const DEFAULT_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEFAULT_HD_PATH = "m/44'/60'/0'/0";

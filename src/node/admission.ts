@@ -7,13 +7,21 @@
 import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 
-import { sharedCommon } from "./sharedCommon.ts";
+import { sharedCommon } from "./ethereumjs/sharedCommon.ts";
 
-import { AdmissionMessage, admissionError, alreadyKnown, gasCapError, insufficientFunds, nonceTooLow, replacementUnderpriced } from "../rpc/errors.ts";
+import {
+  AdmissionMessage,
+  AlreadyKnownError,
+  gasCapError,
+  InsufficientFundsError,
+  NonceTooLowError,
+  ReplacementUnderpricedError,
+  TxRejectedError,
+} from "./errors.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
 
 /** go-ethereum's txMaxSize: four 32 KiB slots (core/txpool/legacypool). */
@@ -47,7 +55,7 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
   const tx = decode(raw, ctx.common);
   // internal/ethapi: unprotected legacy txs are refused before they reach the pool.
   if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection) && !ctx.allowUnprotectedTxs) {
-    throw admissionError(AdmissionMessage.unprotected);
+    throw new TxRejectedError(AdmissionMessage.unprotected);
   }
   return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
 }
@@ -59,36 +67,36 @@ export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: Admissio
 
 async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
   const hash = bytesToHex(tx.hash());
-  if (ctx.pool.get(hash) !== undefined) throw alreadyKnown();
+  if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
   if (size > MAX_TX_SIZE) {
-    throw admissionError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
+    throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }
   if (tx.gasLimit > ctx.blockGasLimit) {
-    throw admissionError(AdmissionMessage.gasLimit, { gas: hexOf(tx.gasLimit), blockGasLimit: hexOf(ctx.blockGasLimit) });
+    throw new TxRejectedError(AdmissionMessage.gasLimit, { gas: tx.gasLimit, blockGasLimit: ctx.blockGasLimit });
   }
   const { feeCap, tipCap } = feesOf(tx);
-  if (tipCap > feeCap) throw admissionError(AdmissionMessage.tipAboveFeeCap);
+  if (tipCap > feeCap) throw new TxRejectedError(AdmissionMessage.tipAboveFeeCap);
   const sender = senderOf();
   const intrinsic = tx.getIntrinsicGas();
   if (tx.gasLimit < intrinsic) {
-    throw admissionError(AdmissionMessage.intrinsicGas, { gas: hexOf(tx.gasLimit), intrinsicGas: hexOf(intrinsic) });
+    throw new TxRejectedError(AdmissionMessage.intrinsicGas, { gas: tx.gasLimit, intrinsicGas: intrinsic });
   }
   const minimum = tx.getMinimumGasLimit();
   if (tx.gasLimit < minimum) {
-    throw admissionError(AdmissionMessage.floorDataGas, { gas: hexOf(tx.gasLimit), floorDataGas: hexOf(minimum) });
+    throw new TxRejectedError(AdmissionMessage.floorDataGas, { gas: tx.gasLimit, floorDataGas: minimum });
   }
   if (tipCap < ctx.minTip) {
-    throw admissionError(AdmissionMessage.underpriced, { tip: hexOf(tipCap), minTip: hexOf(ctx.minTip) });
+    throw new TxRejectedError(AdmissionMessage.underpriced, { tip: tipCap, minTip: ctx.minTip });
   }
 
   // ValidateTransactionWithState.
   const account = await ctx.account(sender);
-  if (tx.nonce < account.nonce) throw nonceTooLow(account.nonce, tx.nonce);
+  if (tx.nonce < account.nonce) throw new NonceTooLowError(account.nonce, tx.nonce);
   const cost = txCost(tx) + (ctx.l1Fee === undefined ? 0n : await ctx.l1Fee(tx));
   const needed = cost + ctx.pool.costOfOthers(sender, tx.nonce);
-  if (account.balance < needed) throw insufficientFunds(account.balance, needed);
+  if (account.balance < needed) throw new InsufficientFundsError(account.balance, needed);
 
   // legacypool.add: a tx with the same sender and nonce must bump both fees by PRICE_BUMP_PERCENT.
   const existing = ctx.pool.at(sender, tx.nonce);
@@ -96,19 +104,19 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
     const minFee = bumped(existing.feeCap);
     const minTip = bumped(existing.tipCap);
     if (feeCap < minFee || tipCap < minTip || feeCap <= existing.feeCap || tipCap <= existing.tipCap) {
-      throw replacementUnderpriced(minFee, minTip);
+      throw new ReplacementUnderpricedError(minFee, minTip);
     }
   }
   // The pool's bounds (legacypool.add): a sender's queue, then the global slots.
   const { limits } = ctx;
   if (existing === undefined && limits.accountQueue > 0 && tx.nonce > account.nonce + BigInt(ctx.pool.contiguousCount(sender, account.nonce))) {
     if (ctx.pool.queuedCount(sender, account.nonce) >= limits.accountQueue) {
-      throw admissionError(AdmissionMessage.accountLimit, { queued: limits.accountQueue, limit: limits.accountQueue });
+      throw new TxRejectedError(AdmissionMessage.accountLimit, { queued: limits.accountQueue, limit: limits.accountQueue });
     }
   }
   const entry: PooledTx = { tx, hash, sender, nonce: tx.nonce, feeCap, tipCap, cost, seq: ctx.pool.nextSeq() };
   const evicts = ctx.pool.evictionFor(entry, limits.slots);
-  if (evicts === undefined) throw admissionError(AdmissionMessage.underpriced, { reason: "txpool is full", slots: limits.slots });
+  if (evicts === undefined) throw new TxRejectedError(AdmissionMessage.underpriced, { reason: "txpool is full", slots: limits.slots });
   return { entry, replaces: existing, evicts };
 }
 
@@ -116,7 +124,7 @@ function recoverSender(tx: TypedTransaction): Hex {
   try {
     return tx.getSenderAddress().toString();
   } catch {
-    throw admissionError(AdmissionMessage.invalidSender);
+    throw new TxRejectedError(AdmissionMessage.invalidSender);
   }
 }
 
@@ -141,28 +149,26 @@ function blobCost(tx: TypedTransaction): bigint {
   return tx.maxFeePerBlobGas * tx.common.param("blobGasPerBlob") * BigInt(tx.blobVersionedHashes.length);
 }
 
-const hexOf = (value: bigint) => `0x${value.toString(16)}`;
-
 /** The shared Common of every tx built on `common` (sharedCommon.ts). */
 export const txCommonOf = (common: Common): Common => sharedCommon(common, paramsTx);
 
 /** Decodes the raw bytes; maps ethereumjs' construction errors onto go-ethereum's messages. */
 function decode(raw: Uint8Array, common: Common): TypedTransaction {
   const first = raw[0];
-  if (first === undefined) throw admissionError("typed transaction too short");
-  if (first <= 0x7f && !isSupportedType(first, common)) throw admissionError(AdmissionMessage.typeNotSupported);
+  if (first === undefined) throw new TxRejectedError("typed transaction too short");
+  if (first <= 0x7f && !isSupportedType(first, common)) throw new TxRejectedError(AdmissionMessage.typeNotSupported);
   try {
     return createTxFromRLP(raw, { common: txCommonOf(common) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    if (/chain ?id|EIP155-based V/i.test(reason)) throw admissionError(AdmissionMessage.invalidSender, { reason });
-    if (/initcode size/i.test(reason)) throw admissionError(AdmissionMessage.maxInitCodeSize, { reason });
+    if (/chain ?id|EIP155-based V/i.test(reason)) throw new TxRejectedError(AdmissionMessage.invalidSender, { reason });
+    if (/initcode size/i.test(reason)) throw new TxRejectedError(AdmissionMessage.maxInitCodeSize, { reason });
     const capped = gasCapError(reason);
     if (capped !== undefined) throw capped;
     if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(reason)) {
-      throw admissionError(AdmissionMessage.tipAboveFeeCap);
+      throw new TxRejectedError(AdmissionMessage.tipAboveFeeCap);
     }
-    throw admissionError("rlp: invalid transaction encoding", { reason });
+    throw new TxRejectedError("rlp: invalid transaction encoding", { reason });
   }
 }
 

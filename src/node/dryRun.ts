@@ -9,15 +9,23 @@ import { createTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { txCommonOf } from "./admission.ts";
-import { assertSender, runTxAllowingAssertedSender } from "./assertedSender.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
-import { AdmissionMessage, ErrorCode, callReverted, insufficientFunds, insufficientFundsForTransfer, RpcError, txConstructionError } from "../rpc/errors.ts";
+import { assertSender, runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import {
+  AdmissionMessage,
+  ExecutionFailedError,
+  ExecutionRevertedError,
+  InsufficientFundsError,
+  InsufficientFundsForTransferError,
+  TxRejectedError,
+  txConstructionFailure,
+} from "./errors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
-import type { CallRequest } from "../rpc/schema.ts";
+import type { CallRequest } from "./types.ts";
 
 export interface DryRun {
   result: RunTxResult;
@@ -117,7 +125,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     tx = createTx({ ...data, type }, { common: txCommonOf(vm.common), freeze: false });
   } catch (error) {
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
-    throw txConstructionError(error);
+    throw txConstructionFailure(error);
   }
   const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
@@ -139,7 +147,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block): P
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
   const withFees = hasFeeFields(request);
-  if (!withFees && (request.value ?? 0n) > balance) throw insufficientFundsForTransfer();
+  if (!withFees && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   await warmCaches(vm, tx, block);
   return {
@@ -196,22 +204,23 @@ function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
 }
 
 /** A gas limit below the intrinsic gas (or the EIP-7623 floor): go-ethereum's ErrIntrinsicGas. */
-export const isIntrinsicGasError = (error: unknown): boolean => error instanceof RpcError && error.message === AdmissionMessage.intrinsicGas;
+export const isIntrinsicGasError = (error: unknown): boolean =>
+  error instanceof TxRejectedError && error.message === AdmissionMessage.intrinsicGas;
 
-/** The JSON-RPC error of a dry run that failed (not one that ran and reverted). */
-function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): RpcError {
+/** The engine error of a dry run that failed (not one that ran and reverted). */
+function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): Error {
   // runTx appends "(vm -> block -> tx)" context to its messages; the reason alone is enough.
   const message = (error instanceof Error ? error.message : String(error)).replace(/ \([^()]*->.*$/s, "");
   if (/INTRINSIC_GAS_TOO_LOW|lower than the minimum gas limit/.test(message)) {
-    return new RpcError(ErrorCode.server, AdmissionMessage.intrinsicGas, { reason: message });
+    return new TxRejectedError(AdmissionMessage.intrinsicGas, { reason: message });
   }
   if (/enough funds|upfront cost|balance/i.test(message)) {
-    return insufficientFunds(balance, tx.getUpfrontCost());
+    return new InsufficientFundsError(balance, tx.getUpfrontCost());
   }
   if (/maxFeePerGas|base fee/i.test(message)) {
-    return new RpcError(ErrorCode.server, "max fee per gas less than block base fee", { reason: message });
+    return new TxRejectedError("max fee per gas less than block base fee", { reason: message });
   }
-  return new RpcError(ErrorCode.server, message);
+  return new ExecutionFailedError(message);
 }
 
 /** eth_call's answer: the return data, or the revert / execution error. */
@@ -219,6 +228,6 @@ export function callOutcome(run: DryRun): string {
   const { execResult } = run.result;
   const failure = execResult.exceptionError;
   if (failure === undefined) return bytesToHex(execResult.returnValue);
-  if (failure.error === "revert") throw callReverted(bytesToHex(execResult.returnValue));
-  throw new RpcError(ErrorCode.server, failure.error);
+  if (failure.error === "revert") throw new ExecutionRevertedError(bytesToHex(execResult.returnValue), "call");
+  throw new ExecutionFailedError(failure.error);
 }

@@ -13,14 +13,14 @@
  */
 import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
-import { executionReverted, gasRequiredExceedsAllowance, insufficientFundsForTransfer, RpcError, ErrorCode } from "../rpc/errors.ts";
+import { ExecutionFailedError, ExecutionRevertedError, GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
-import type { CallRequest } from "../rpc/schema.ts";
+import type { CallRequest } from "./types.ts";
 import type { DryRun, PreparedCall } from "./dryRun.ts";
 
 /** params.TxGas: the cost of a plain value transfer. */
@@ -163,18 +163,18 @@ async function upperBound(vm: VM, request: CallRequest, block: Block): Promise<b
   const balance = (await vm.stateManager.getAccount(from))?.balance ?? 0n;
   const value = request.value ?? 0n;
   // geth refuses value >= balance here: nothing would be left to pay for any gas.
-  if (value >= balance) throw insufficientFundsForTransfer();
+  if (value >= balance) throw new InsufficientFundsForTransferError();
   const allowance = (balance - value) / feeCap;
   return allowance < hi ? allowance : hi;
 }
 
 /** geth: a revert (or other EVM error) is reported as is; out of gas at the cap is the allowance error. */
-function firstRunError(run: DryRun | undefined, hi: bigint): RpcError {
+function firstRunError(run: DryRun | undefined, hi: bigint): Error {
   const failure = run?.result.execResult;
   const error = failure?.exceptionError?.error;
-  if (failure === undefined || error === undefined || /out of gas/i.test(error)) return gasRequiredExceedsAllowance(hi);
-  if (error === "revert") return executionReverted(bytesToHex(failure.returnValue));
-  return new RpcError(ErrorCode.server, error);
+  if (failure === undefined || error === undefined || /out of gas/i.test(error)) return new GasRequiredExceedsAllowanceError(hi);
+  if (error === "revert") return new ExecutionRevertedError(bytesToHex(failure.returnValue), "estimate");
+  return new ExecutionFailedError(error);
 }
 
 /** Opcodes past which a frame's path may depend on its gas: GAS, and anything that opens a frame (counted apart). */

@@ -11,15 +11,16 @@
  * Every unbounded execution runs backward JUMP/JUMPI or nests calls/creates, so those opcodes are
  * where the clock is read: one counter per such opcode, a clock read every CHECK_EVERY of them.
  *
- * The hook: EVM#getActiveOpcodes builds each EVM's opcode table (at creation and at every fork
- * change); the patched version wraps those opcodes' handlers and marks them async so that the
- * interpreter awaits the wait. Pinned to @ethereumjs/evm 10.1.3; test/budgets.test.ts fails if the
- * hook stops working (a looping call would then never answer the timeout).
+ * The hook before those opcodes is src/node/ethereumjs/opcodeHooks.ts (a patch of @ethereumjs/evm
+ * 10.1.3); test/budgets.test.ts fails if it stops working (a looping call would then never answer
+ * the timeout).
  */
-import { EVM, EVMError } from "@ethereumjs/evm";
+import { EVMError } from "@ethereumjs/evm";
 
-import { ErrorCode, RpcError } from "../rpc/errors.ts";
+import { ExecutionTimeoutError } from "./errors.ts";
+import { hookOpcodes } from "./ethereumjs/opcodeHooks.ts";
 
+import type { EVM } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 
 /** Longest the interpreter holds the event loop before it yields, in ms. */
@@ -89,29 +90,7 @@ function checkpoint(evm: Budgeted): Promise<void> | undefined {
 /** The exceptional halt that unwinds an aborted dry run (never seen by clients). */
 const TIMEOUT_HALT = "execution timeout" as ConstructorParameters<typeof EVMError>[0];
 
-type OpHandler = (runState: unknown, common: unknown) => unknown;
-interface OpcodeEntry {
-  opcodeInfo: { isAsync: boolean; isInvalid: boolean };
-  opHandler: OpHandler;
-}
-
-const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
-EVM.prototype.getActiveOpcodes = function (this: EVM) {
-  const opcodes = getActiveOpcodes.call(this);
-  const table = (this as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
-  for (const code of CHECKED_OPCODES) {
-    const entry = table[code];
-    if (entry === undefined || entry.opcodeInfo.isInvalid) continue;
-    const handler = entry.opHandler;
-    entry.opHandler = (runState, common) => {
-      const wait = checkpoint(this);
-      return wait === undefined ? handler(runState, common) : wait.then(() => handler(runState, common));
-    };
-    // Opcode objects are frozen: a copy that the interpreter awaits.
-    if (!entry.opcodeInfo.isAsync) entry.opcodeInfo = Object.freeze({ ...entry.opcodeInfo, isAsync: true });
-  }
-  return opcodes;
-};
+hookOpcodes(CHECKED_OPCODES, (evm) => checkpoint(evm as Budgeted));
 
 /** Go's time.Duration text for whole milliseconds ("5s", "500ms", "1m30s"), as geth prints it. */
 export function goDuration(ms: number): string {
@@ -123,7 +102,7 @@ export function goDuration(ms: number): string {
 }
 
 /** go-ethereum's answer to a dry run stopped by `--rpc.evmtimeout`. */
-export const executionTimeout = (ms: number) => new RpcError(ErrorCode.server, `execution aborted (timeout = ${goDuration(ms)})`);
+export const executionTimeout = (ms: number) => new ExecutionTimeoutError(ms, goDuration(ms));
 
 /**
  * Runs `work` (every dry run of one eth_call or eth_estimateGas) on `vm` with a wall-time budget

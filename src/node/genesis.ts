@@ -10,7 +10,7 @@ import { Account, bigIntToHex, bytesToBigInt, createAddressFromString, hexToByte
 import type { Common, CustomCrypto, GethGenesis, ParamsDict } from "@ethereumjs/common";
 import type { KZG } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 export interface GenesisAccount {
   balance: bigint;

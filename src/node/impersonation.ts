@@ -7,12 +7,12 @@
 import { createTx } from "@ethereumjs/tx";
 import { createAddressFromString } from "@ethereumjs/util";
 
-import { assertSender } from "./assertedSender.ts";
+import { assertSender } from "./ethereumjs/assertedSender.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Chain } from "./chain.ts";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 // The impersonated addresses are the chain's own (`Chain.impersonated`): hardhat_reset starts them over.
 

@@ -24,7 +24,7 @@ import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, TxReceipt, VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
 
 export class ChainImportError extends Error {

@@ -4,7 +4,7 @@
  * sender's pre-confirmed nonce, so promotion when a gap fills needs no bookkeeping (docs/behaviour.md).
  */
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 export interface PooledTx {
   tx: TypedTransaction;

@@ -12,12 +12,12 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { encodeDepositReceipt } from "./opstack/deposit.ts";
 import { orderedTrieRoot } from "./orderedTrie.ts";
-import { sharedCommon } from "./sharedCommon.ts";
+import { sharedCommon } from "./ethereumjs/sharedCommon.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
 
 export interface OpenBlockHeader {

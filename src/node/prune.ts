@@ -6,37 +6,18 @@
  * account's storage trie and code) and deletes every other entry.
  *
  * The pass is synchronous from the first mark to the last delete: no read of any view can run in
- * between, so a read only needs its root to be among the kept ones.
+ * between, so a read only needs its root to be among the kept ones. The store and the open
+ * storage tries are ethereumjs internals, read in src/node/ethereumjs/internals.ts.
  */
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToUnprefixedHex, hexToBytes } from "@ethereumjs/util";
 
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
-
-/** MapDB's store: unprefixed hex key → node (bytes, or hex where a trie copy encodes strings). */
-type NodeStore = Map<string, Uint8Array | string>;
+import type { NodeStore } from "./ethereumjs/internals.ts";
 
 /** `c`, MerkleStateManager's prefix of code keys (its default `prefixCodeHashes`). */
 const CODE_PREFIX = "63";
 
 type RawNode = Uint8Array | RawNode[];
-
-interface MerkleInternals {
-  _trie: { database(): { db: { _database?: NodeStore } } };
-  _storageTries: Record<string, { root(): Uint8Array }>;
-}
-
-/** The node map behind a state manager; undefined when it is not the in-memory MapDB. */
-export function nodeStoreOf(stateManager: MerkleStateManager): NodeStore | undefined {
-  // The store is internal to ethereumjs; every copy of the trie shares this one Map.
-  const store = (stateManager as unknown as MerkleInternals)._trie.database().db._database;
-  return store instanceof Map ? store : undefined;
-}
-
-/** Storage-trie roots the state manager holds open (they must survive even if unreachable). */
-export function openStorageRoots(stateManager: MerkleStateManager): Uint8Array[] {
-  return Object.values((stateManager as unknown as MerkleInternals)._storageTries).map((trie) => trie.root());
-}
 
 export interface PruneResult {
   kept: number;
@@ -112,3 +93,6 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   }
   return { kept: marked.size, deleted };
 }
+
+// Until chain.ts reads them from their own module (src/node/ethereumjs/internals.ts).
+export { nodeStoreOf, openStorageRoots } from "./ethereumjs/internals.ts";

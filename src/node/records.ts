@@ -2,7 +2,7 @@
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { TxReceipt } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 
 export const ZERO_HASH = `0x${"00".repeat(32)}` as Hex;

@@ -7,10 +7,10 @@
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { address, bytes, hash, quantity, uint64 } from "../rpc/schema.ts";
+import { address, bytes, hash, quantity, uint64 } from "./values.ts";
 
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 const storage = z.record(hash, hash);
 

@@ -11,24 +11,21 @@
  * cached slot, and the account's storage trie object, rebuilt per call with a debug logger and a
  * path walk). A slot's value under a storage root never changes, so the views share a memo from
  * (storage root, slot) to the slot's RLP; it is only consulted where the package would read the
- * trie (after its own cache, for an existing account), so writes inside a call still win.
+ * trie (after its own cache, for an existing account), so writes inside a call still win
+ * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts).
  */
-import { RLP } from "@ethereumjs/rlp";
-import { bytesToHex, bytesToUnprefixedHex } from "@ethereumjs/util";
+import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "./serialQueue.ts";
-import { isPlainMerkleStateManager, writeStorageToCacheOnly } from "./stateManager.ts";
+import { memoiseStorage, writeStorageToCacheOnly } from "./ethereumjs/stateManager.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Address } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 
 const MAX_VIEWS = 8;
 /** Slots the storage memo holds before it starts over (~100 bytes each). */
 const MAX_MEMO_SLOTS = 100_000;
-/** RLP of an empty slot, as the package caches a slot the trie does not have. */
-const EMPTY_SLOT = Uint8Array.of(0x80);
 
 interface View {
   block: Block;
@@ -113,42 +110,7 @@ export class StateViews {
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
-    this.#memoiseStorage(vm.stateManager as MerkleStateManager);
+    memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
     return vm;
   }
-
-  /** getStorage of @ethereumjs/statemanager 10.1.3 (merkleStateManager.js), with the memo in front of the trie. */
-  #memoiseStorage(stateManager: MerkleStateManager): void {
-    const internals = stateManager as unknown as StateManagerInternals;
-    const cache = internals._caches?.storage;
-    // Not for a subclass (a fork's state reads slots it lacks from upstream in its own getStorage).
-    if (cache === undefined || typeof internals._getStorageTrie !== "function" || !isPlainMerkleStateManager(stateManager)) return;
-    const slots = this.#slots;
-    const getStorage = async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
-      const cached = cache.get(address, key);
-      if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-      const account = await stateManager.getAccount(address);
-      if (account === undefined) return new Uint8Array();
-      const memoKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
-      let value = slots.get(memoKey);
-      if (value === undefined) {
-        value = (await internals._getStorageTrie(address, account).get(key)) ?? EMPTY_SLOT;
-        if (slots.size >= MAX_MEMO_SLOTS) slots.clear();
-        slots.set(memoKey, value);
-      }
-      cache.put(address, key, value);
-      return RLP.decode(value) as Uint8Array;
-    };
-    stateManager.getStorage = getStorage;
-    // SSTORE's gas reads the slot's value at the start of the tx through this cache's own reference.
-    internals.originalStorageCache.getStorage = getStorage;
-  }
-}
-
-/** The members of @ethereumjs/statemanager 10.1.3's MerkleStateManager the storage memo uses. */
-interface StateManagerInternals {
-  _caches?: { storage?: { get(address: Address, key: Uint8Array): Uint8Array | undefined; put(address: Address, key: Uint8Array, value: Uint8Array): void } };
-  _getStorageTrie(address: Address, account: { storageRoot: Uint8Array }): { get(key: Uint8Array): Promise<Uint8Array | null> };
-  originalStorageCache: { getStorage: (address: Address, key: Uint8Array) => Promise<Uint8Array> };
 }

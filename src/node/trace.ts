@@ -5,7 +5,7 @@
  */
 import { bytesToHex } from "@ethereumjs/util";
 
-import { errorStringOf } from "../rpc/errors.ts";
+import { errorStringOf } from "./errors.ts";
 
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";

@@ -1,8 +1,35 @@
 /**
  * The only place JSON-RPC and EIP-1193 error codes and messages live. Messages of the interface
- * are used exactly; machine-readable details go in `data` (docs/behaviour.md).
+ * are used exactly; machine-readable details go in `data` (docs/behaviour.md). The engine's own
+ * errors (src/node/errors.ts) get their code, message and data here, in one table (ENGINE_ERRORS).
  */
 import { bigIntToHex } from "@ethereumjs/util";
+
+import {
+  AlreadyKnownError,
+  errorStringOf,
+  ExecutionFailedError,
+  ExecutionRevertedError,
+  ExecutionTimeoutError,
+  ForkUpstreamError,
+  GasCapError,
+  GasRequiredExceedsAllowanceError,
+  HistoricalStateUnavailableError,
+  InsufficientFundsError,
+  InsufficientFundsForTransferError,
+  InvalidTransactionError,
+  NodeError,
+  NonceTooLowError,
+  ReplacementUnderpricedError,
+  StateDumpUnsupportedError,
+  TxRejectedError,
+  txConstructionFailure,
+} from "../node/errors.ts";
+
+import type { Facts } from "../node/errors.ts";
+
+// The engine's admission texts and revert decoding, for the method tables and tests.
+export { AdmissionMessage, errorStringOf } from "../node/errors.ts";
 
 export const ErrorCode = {
   parseError: -32700,
@@ -56,7 +83,9 @@ export class RpcError extends Error {
   }
 
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -64,12 +93,15 @@ export const isRpcError = (error: unknown): error is RpcError => error instanceo
 
 // ── JSON-RPC 2.0 ────────────────────────────────────────────────────────────────────────────────
 
-export const parseError = (reason?: string) => new RpcError(ErrorCode.parseError, "Parse error", reason === undefined ? undefined : { reason });
+export const parseError = (reason?: string) =>
+  new RpcError(ErrorCode.parseError, "Parse error", reason === undefined ? undefined : { reason });
 
-export const invalidRequest = (reason: string) => new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
+export const invalidRequest = (reason: string) =>
+  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
 
 /** go-ethereum's "batch too large" (-32600), with our limit in `data`. */
-export const batchTooLarge = (limit: number) => new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
+export const batchTooLarge = (limit: number) =>
+  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
 
 /** go-ethereum's -32002 (rpc/errors.go): a batch's calls not run before its deadline. */
 export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "request timed out");
@@ -80,10 +112,12 @@ export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "
 /** EIP-1474's -32005: `reason` names the budget, `limit` its size. */
 export const limitExceeded = (reason: string, limit: number) => new RpcError(ErrorCode.limitExceeded, "limit exceeded", { reason, limit });
 
-export const methodNotFound = (method: string) => new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
+export const methodNotFound = (method: string) =>
+  new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
 
 /** `field` is a path such as `params[0].maxFeePerGas` or `options.symbol`. */
-export const invalidParams = (field: string, reason: string) => new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
+export const invalidParams = (field: string, reason: string) =>
+  new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
 
 /**
  * A dev method (hardhat_, evm_, anvil_) refusing a value it parsed: Hardhat's human text in the
@@ -97,11 +131,16 @@ export const internalError = (cause: unknown) =>
     reason: cause instanceof Error ? cause.message : String(cause),
   });
 
-// ── Node errors (docs/behaviour.md#node-errors) ─────────────────────────────────────────────────────
+// ── Engine errors (docs/behaviour.md#engine-errors) ─────────────────────────────────────────────
 
 const quantity = (value: bigint) => bigIntToHex(value);
 
-export const executionReverted = (returnData: string) => new RpcError(ErrorCode.server, "execution reverted", returnData);
+/** An engine refusal's facts as `data`: quantities as hex, the rest as they are. */
+const factsData = (facts: Facts | undefined) =>
+  facts === undefined ? undefined : Object.fromEntries(Object.entries(facts).map(([key, value]) => [key, typeof value === "bigint" ? quantity(value) : value]));
+
+export const executionReverted = (returnData: string) =>
+  new RpcError(ErrorCode.server, "execution reverted", returnData);
 
 /**
  * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
@@ -123,104 +162,68 @@ export function asRevertError(error: unknown): unknown {
   return callReverted(error.data);
 }
 
-/** The `Error(string)` selector, keccak256("Error(string)")[0..4]. */
-const ERROR_STRING_SELECTOR = "0x08c379a0";
-
-/** The reason of `Error(string)` revert data (ABI: offset, length, bytes); undefined for anything else. */
-export function errorStringOf(returnData: string): string | undefined {
-  if (!returnData.toLowerCase().startsWith(ERROR_STRING_SELECTOR) || returnData.length < 10 + 128) return undefined;
-  const body = Buffer.from(returnData.slice(10), "hex");
-  const word = (at: number) => (at + 32 <= body.length ? BigInt(`0x${body.subarray(at, at + 32).toString("hex")}`) : undefined);
-  const offset = word(0);
-  if (offset === undefined || offset > BigInt(body.length)) return undefined;
-  const length = word(Number(offset));
-  const start = Number(offset) + 32;
-  if (length === undefined || BigInt(start) + length > BigInt(body.length)) return undefined;
-  return new TextDecoder().decode(body.subarray(start, start + Number(length)));
-}
-
-export const nonceTooLow = (nextNonce: bigint, txNonce: bigint) =>
-  new RpcError(ErrorCode.server, "nonce too low", { nextNonce: quantity(nextNonce), txNonce: quantity(txNonce) });
-
-export const insufficientFunds = (balance: bigint, cost: bigint) =>
-  new RpcError(ErrorCode.server, "insufficient funds for gas * price + value", {
-    balance: quantity(balance),
-    cost: quantity(cost),
-  });
-
-export const alreadyKnown = () => new RpcError(ErrorCode.server, "already known");
-
-export const replacementUnderpriced = (minMaxFeePerGas: bigint, minMaxPriorityFeePerGas: bigint) =>
-  new RpcError(ErrorCode.server, "replacement transaction underpriced", {
-    minMaxFeePerGas: quantity(minMaxFeePerGas),
-    minMaxPriorityFeePerGas: quantity(minMaxPriorityFeePerGas),
-  });
-
-/** go-ethereum's other admission errors, in the order it checks them (docs/behaviour.md#node-errors). */
-export const AdmissionMessage = {
-  unprotected: "only replay-protected (EIP-155) transactions allowed over RPC",
-  typeNotSupported: "transaction type not supported",
-  oversizedData: "oversized data",
-  maxInitCodeSize: "max initcode size exceeded",
-  gasLimit: "exceeds block gas limit",
-  tipAboveFeeCap: "max priority fee per gas higher than max fee per gas",
-  invalidSender: "invalid sender",
-  intrinsicGas: "intrinsic gas too low",
-  floorDataGas: "insufficient gas for floor data gas cost",
-  underpriced: "transaction underpriced",
-  /** legacypool: a sender's queue (txs behind a nonce gap) is full. */
-  accountLimit: "account limit exceeded",
-} as const;
-
-export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);
-
-/** EIP-7825's per-tx gas cap (go-ethereum core.ErrGasLimitTooHigh, as its txpool and state transition word it). */
-export const gasLimitTooHigh = (cap: bigint, gas: bigint) =>
-  new RpcError(ErrorCode.server, `transaction gas limit too high (cap: ${cap}, tx: ${gas})`, { cap: quantity(cap), gas: quantity(gas) });
-
-const EIP7825_REFUSAL = /Transaction gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/;
-
-/** ethereumjs refuses to build a tx above EIP-7825's cap: go-ethereum's error, or undefined for another reason. */
-export function gasCapError(reason: string): RpcError | undefined {
-  const match = EIP7825_REFUSAL.exec(reason);
-  return match === null ? undefined : gasLimitTooHigh(BigInt(match[2]!), BigInt(match[1]!));
-}
-
-export const gasRequiredExceedsAllowance = (cap: bigint) => new RpcError(ErrorCode.server, `gas required exceeds allowance (${cap})`);
-
-export const insufficientFundsForTransfer = () => new RpcError(ErrorCode.server, "insufficient funds for transfer");
+type EngineErrorClass<E extends NodeError> = abstract new (...args: never[]) => E;
+type Mapping<E extends NodeError> = readonly [EngineErrorClass<E>, (error: E) => RpcError];
+const mapping = <E extends NodeError>(type: EngineErrorClass<E>, toRpc: (error: E) => RpcError): Mapping<NodeError> =>
+  [type, toRpc as (error: NodeError) => RpcError] as const;
 
 /**
- * What ethereumjs' refusal to build a tx from call or send params means for the caller: a value
- * no tx can hold is `-32602`; a nonce at 2^64 - 1 (reachable with hardhat_setNonce) and oversized
- * initcode are go-ethereum's -32000 errors. Anything else is a bug (-32603).
+ * Every engine error (src/node/errors.ts) as JSON-RPC answers it: the one place codes are attached,
+ * as go-ethereum's internal/ethapi/errors.go. Subclasses come before their base class.
  */
-export function txConstructionError(error: unknown, field = "params[0]"): RpcError {
-  if (isRpcError(error)) return error;
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/ \(tx type=.*$/s, "");
-  const capped = gasCapError(reason);
-  if (capped !== undefined) return capped;
-  if (/nonce cannot equal or exceed MAX_UINT64/.test(reason)) return new RpcError(ErrorCode.server, "nonce has max value", { reason });
-  if (/initcode size/i.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.maxInitCodeSize, { reason });
-  if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(reason)) return new RpcError(ErrorCode.server, AdmissionMessage.tipAboveFeeCap);
-  if (/cannot exceed MAX_INTEGER|cannot exceed MAX_UINT64|Invalid EIP-7702 transaction/.test(reason)) return invalidParams(field, reason);
+const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
+  mapping(NonceTooLowError, (e) => new RpcError(ErrorCode.server, e.message, { nextNonce: quantity(e.nextNonce), txNonce: quantity(e.txNonce) })),
+  mapping(InsufficientFundsError, (e) => new RpcError(ErrorCode.server, e.message, { balance: quantity(e.balance), cost: quantity(e.cost) })),
+  mapping(AlreadyKnownError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(ReplacementUnderpricedError, (e) =>
+    new RpcError(ErrorCode.server, e.message, { minMaxFeePerGas: quantity(e.minMaxFeePerGas), minMaxPriorityFeePerGas: quantity(e.minMaxPriorityFeePerGas) }),
+  ),
+  mapping(GasCapError, (e) => new RpcError(ErrorCode.server, e.message, { cap: quantity(e.cap), gas: quantity(e.gas) })),
+  // go-ethereum's other admission errors: its text, the facts as data (docs/behaviour.md#node-errors).
+  mapping(TxRejectedError, (e) => new RpcError(ErrorCode.server, e.message, factsData(e.facts))),
+  mapping(InvalidTransactionError, (e) => invalidParams(e.field, e.reason)),
+  mapping(ExecutionRevertedError, (e) => (e.operation === "call" ? callReverted(e.returnData) : executionReverted(e.returnData))),
+  mapping(ExecutionFailedError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(InsufficientFundsForTransferError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(GasRequiredExceedsAllowanceError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(ExecutionTimeoutError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(HistoricalStateUnavailableError, (e) => new RpcError(ErrorCode.server, e.message, { block: quantity(e.block), loadedAt: quantity(e.loadedAt) })),
+  mapping(StateDumpUnsupportedError, (e) => new RpcError(ErrorCode.server, e.message, { profiles: [...e.profiles] })),
+  // The fork's upstream failing is not the caller's mistake: -32603, with what went wrong.
+  mapping(ForkUpstreamError, (e) => new RpcError(ErrorCode.internalError, e.message, e.data)),
+];
+
+/** The JSON-RPC error of an engine error; an engine error without a row is a bug (-32603). */
+function fromEngine(error: NodeError): RpcError {
+  for (const [type, toRpc] of ENGINE_ERRORS) if (error instanceof type) return toRpc(error);
   return internalError(error);
 }
+
+/** Any failure as JSON-RPC answers it: RpcErrors as they are, engine errors by the table, anything else -32603. */
+export function toRpcError(error: unknown): RpcError {
+  if (isRpcError(error)) return error;
+  if (error instanceof NodeError) return fromEngine(error);
+  return internalError(error);
+}
+
+/** An engine error as its RpcError; anything else unchanged (for callers that pass other errors on). */
+export const engineErrorAsRpc = (error: unknown): unknown => (error instanceof NodeError ? fromEngine(error) : error);
+
+/** ethereumjs' refusal to build a tx from call or send params, as JSON-RPC answers it (src/node/errors.ts). */
+export const txConstructionError = (error: unknown, field = "params[0]"): RpcError => toRpcError(txConstructionFailure(error, field));
+
+/** go-ethereum's admission refusal `message` (an AdmissionMessage or its own text), with `data`. */
+export const admissionError = (message: string, data?: unknown) => new RpcError(ErrorCode.server, message, data);
 
 export const transactionTimeout = (hash: string, timeoutMs: number) =>
   new RpcError(ErrorCode.timeout, `The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, hash);
 
+// Until chain.ts throws the engine's errors itself.
+export const alreadyKnown = () => new AlreadyKnownError();
+export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) => new HistoricalStateUnavailableError(block, loadedAt);
+export const stateDumpUnsupported = () => new StateDumpUnsupportedError(["base", "base-sepolia", "base-denim", "optimism", "unichain"]);
+
 export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
-
-/** OP-stack profiles: their blocks hold deposit txs, which a dump could not load back. */
-export const stateDumpUnsupported = () =>
-  new RpcError(ErrorCode.server, "state dumps are not supported on OP-stack profiles", {
-    profiles: ["base", "base-sepolia", "base-denim", "optimism", "unichain"],
-  });
-
-/** A block older than the state dump the chain was loaded from: its state was not dumped (geth's wording). */
-export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) =>
-  new RpcError(ErrorCode.server, "historical state not available", { block: bigIntToHex(block), loadedAt: bigIntToHex(loadedAt) });
 
 // ── Filters and subscriptions (go-ethereum's texts) ─────────────────────────────────────────────
 
@@ -237,7 +240,8 @@ export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod,
  * A page that was not granted an account asks to sign or send with it: MetaMask's answer
  * (`providerErrors.unauthorized()` in @metamask/eth-json-rpc-middleware's validateAndNormalizeKeyholder).
  */
-export const unauthorized = () => new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
+export const unauthorized = () =>
+  new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
 /** MetaMask's refusal of typed data whose domain names another chain (its text; -32603, see rpc/wallet.ts). */
 export const typedDataChainMismatch = (provided: bigint, active: bigint) =>
   new RpcError(ErrorCode.internalError, `Provided chainId "${provided}" must match the active chainId "${active}"`);

@@ -3,22 +3,17 @@
  * leading zeros, even-length byte strings, addresses, hashes and block tags. Parsed values are
  * what the services use (bigint, Uint8Array, lower-case hex), so handlers never re-check input.
  */
-import { hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { ADDRESS_PATTERN, BYTES_PATTERN, BYTES32_PATTERN, QUANTITY_PATTERN } from "../node/hex.ts";
+import { NAMED_TAGS } from "../node/types.ts";
+import { address, bytes, hash, quantity, uint64 } from "../node/values.ts";
 
-export type Hex = `0x${string}`;
+import type { BlockSelector, CallRequest } from "../node/types.ts";
 
-/** An unsigned integer up to 2^256 - 1, as a 0x-prefixed hex string without leading zeros. */
-export const quantity = z
-  .string({ invalid_type_error: "expected a hex quantity string" })
-  .regex(QUANTITY_PATTERN, "expected a 0x-prefixed hex quantity without leading zeros")
-  .refine((value) => value.length <= 66, "quantity exceeds 256 bits")
-  .transform((value) => BigInt(value));
-
-/** A quantity of at most 64 bits (gas, as go-ethereum's hexutil.Uint64). */
-export const uint64 = quantity.refine((value) => value <= 0xffffffffffffffffn, "quantity exceeds 64 bits");
+// The value types and their parsers are the engine's vocabulary (src/node/types.ts, src/node/values.ts).
+export type { BlockSelector, CallRequest, Hex, NamedTag } from "../node/types.ts";
+export { LATEST, NAMED_TAGS, PENDING } from "../node/types.ts";
+export { address, bytes, hash, quantity, uint64 } from "../node/values.ts";
 
 /** A tx nonce: below 2^64 - 1 (EIP-2681). */
 export const txNonce = quantity.refine((value) => value < 0xffffffffffffffffn, "nonce must be below 2^64 - 1 (EIP-2681)");
@@ -35,56 +30,27 @@ export const storageSlot = z
   .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a 0x-prefixed hex storage slot of at most 32 bytes")
   .transform((value) => BigInt(value));
 
-export const bytes = z
-  .string({ invalid_type_error: "expected a hex data string" })
-  .regex(BYTES_PATTERN, "expected 0x-prefixed hex data of even length")
-  .transform((value) => hexToBytes(value as Hex));
-
-export const address = z
-  .string({ invalid_type_error: "expected an address string" })
-  .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte address")
-  .transform((value) => value.toLowerCase() as Hex);
-
-export const hash = z
-  .string({ invalid_type_error: "expected a hash string" })
-  .regex(BYTES32_PATTERN, "expected a 0x-prefixed 32-byte hash")
-  .transform((value) => value.toLowerCase() as Hex);
-
-export const NAMED_TAGS = ["latest", "pending", "earliest", "safe", "finalized"] as const;
-export type NamedTag = (typeof NAMED_TAGS)[number];
-
-/** What a block parameter resolves to before the chain looks it up. */
-export type BlockSelector = { kind: "tag"; tag: NamedTag } | { kind: "number"; number: bigint } | { kind: "hash"; hash: Hex; requireCanonical: boolean };
-
 /** A block number, a named tag, or an EIP-1898 object (`{ blockNumber }` / `{ blockHash }`). */
-export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union(
-  [
-    z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
-    // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
-    hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
-    quantity.transform((number): BlockSelector => ({ kind: "number", number })),
-    z
-      .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
-      .strict()
-      .transform(
-        ({ blockNumber }): BlockSelector => (typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber }),
-      ),
-    z
-      .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
-      .strict()
-      .transform(
-        ({ blockHash, requireCanonical }): BlockSelector => ({
-          kind: "hash",
-          hash: blockHash,
-          requireCanonical: requireCanonical ?? false,
-        }),
-      ),
-  ],
-  { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) },
-);
-
-export const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
-export const PENDING: BlockSelector = { kind: "tag", tag: "pending" };
+export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union([
+  z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
+  // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
+  hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
+  quantity.transform((number): BlockSelector => ({ kind: "number", number })),
+  z
+    .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
+    .strict()
+    .transform(({ blockNumber }): BlockSelector =>
+      typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber },
+    ),
+  z
+    .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
+    .strict()
+    .transform(({ blockHash, requireCanonical }): BlockSelector => ({
+      kind: "hash",
+      hash: blockHash,
+      requireCanonical: requireCanonical ?? false,
+    })),
+], { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) });
 
 const accessListItem = z.object({ address, storageKeys: z.array(hash) });
 
@@ -150,9 +116,8 @@ export function checkTransactionFields(
   }
 }
 
-export const callRequest = transactionFields.superRefine(checkTransactionFields);
-
-export type CallRequest = z.output<typeof callRequest>;
+/** The engine's CallRequest (src/node/types.ts): the annotation keeps the schema and the type in step. */
+export const callRequest: z.ZodType<CallRequest, z.ZodTypeDef, unknown> = transactionFields.superRefine(checkTransactionFields);
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);

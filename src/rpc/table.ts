@@ -1,10 +1,11 @@
 /**
  * The method table: each JSON-RPC method is a params schema and one handler. `dispatch` is the
- * only place params are validated and unknown failures become `-32603`, for every transport.
+ * only place params are validated, engine errors get their codes (errors.ts) and unknown failures
+ * become `-32603`, for every transport.
  */
 import type { z } from "zod";
 
-import { internalError, invalidParams, isRpcError, methodNotFound } from "./errors.ts";
+import { invalidParams, methodNotFound, toRpcError } from "./errors.ts";
 import { fieldOf } from "./params.ts";
 
 import type { MethodContext } from "./context.ts";
@@ -64,7 +65,6 @@ export async function dispatch(table: MethodTable, ctx: MethodContext, name: str
   try {
     return await spec.handler(parsed.data, ctx);
   } catch (error) {
-    if (isRpcError(error)) throw error;
-    throw internalError(error);
+    throw toRpcError(error);
   }
 }

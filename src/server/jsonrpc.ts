@@ -4,7 +4,7 @@
  * response), batches are answered in order, and nothing a handler throws escapes as anything but
  * a JSON-RPC error.
  */
-import { batchTooLarge, internalError, invalidRequest, isRpcError, parseError, requestTimedOut, responseTooLarge } from "../rpc/errors.ts";
+import { batchTooLarge, invalidRequest, isRpcError, parseError, requestTimedOut, responseTooLarge, toRpcError } from "../rpc/errors.ts";
 
 export type JsonRpcId = number | string | null;
 
@@ -51,7 +51,7 @@ export function toJsonRpcError(error: unknown): JsonRpcError {
     const { code, message, data } = error as { code: number; message: string; data?: unknown };
     return data === undefined ? { code, message } : { code, message, data };
   }
-  return internalError(error).toJSON();
+  return toRpcError(error).toJSON();
 }
 
 export const errorResponse = (id: JsonRpcId, error: unknown): JsonRpcResponse => ({

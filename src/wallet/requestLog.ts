@@ -2,7 +2,7 @@
  * The wallet's request log: what it keeps of each request (a bounded copy of the params) and of
  * its outcome, so that a client can neither grow it for ever nor crash it with odd params.
  */
-import { internalError, isRpcError } from "../rpc/errors.ts";
+import { toRpcError } from "../rpc/errors.ts";
 
 import type { Hex } from "../rpc/schema.ts";
 import type { Decision } from "./policy.ts";
@@ -77,6 +77,6 @@ export function deepClone(value: unknown): unknown {
 }
 
 export function errorOutcome(error: unknown): RequestOutcome {
-  const json = (isRpcError(error) ? error : internalError(error)).toJSON();
+  const json = toRpcError(error).toJSON();
   return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
 }

@@ -17,7 +17,7 @@ import type { HeaderData } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../../rpc/schema.ts";
+import type { Hex } from "../types.ts";
 import type { SealedBlock } from "../records.ts";
 import type { ForkSource, RpcBlock } from "./source.ts";
 

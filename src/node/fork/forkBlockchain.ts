@@ -9,7 +9,7 @@
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
-import type { Hex } from "../../rpc/schema.ts";
+import type { Hex } from "../types.ts";
 import type { ForkSource } from "./source.ts";
 
 export class ForkBlockchain {

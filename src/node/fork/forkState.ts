@@ -20,7 +20,8 @@ import { Account, bytesToHex, concatBytes, createAddressFromString, hexToBytes, 
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { keccak256 } from "../crypto.ts";
-import { dropStorageTrie } from "../stateManager.ts";
+import { merkleInternals } from "../ethereumjs/internals.ts";
+import { dropStorageTrie } from "../ethereumjs/stateManager.ts";
 
 import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
 import type { Address } from "@ethereumjs/util";
@@ -32,14 +33,6 @@ export const FILLED_MARKERS = createAddressFromString(bytesToHex(keccak256(new T
 
 const LOCAL = Uint8Array.of(1);
 const LOCAL_WITH_STORAGE = Uint8Array.of(2);
-
-/** The ethereumjs members shallowCopy needs to hand on (merkleStateManager.js, `shallowCopy`). */
-interface CopyInternals {
-  _trie: MerkleStateManagerOpts["trie"];
-  _caches: MerkleStateManagerOpts["caches"];
-  _prefixCodeHashes: boolean;
-  _prefixStorageTrieKeys: boolean;
-}
 
 export class ForkStateManager extends MerkleStateManager {
   readonly source: ForkSource;
@@ -65,14 +58,16 @@ export class ForkStateManager extends MerkleStateManager {
   }
 
   override shallowCopy(downlevelCaches = true): ForkStateManager {
-    const copy = super.shallowCopy(downlevelCaches) as unknown as CopyInternals & MerkleStateManager;
+    // What ethereumjs' shallowCopy hands on (merkleStateManager.js), for a copy of this class.
+    const copy = super.shallowCopy(downlevelCaches);
+    const internals = merkleInternals(copy);
     return new ForkStateManager(
       {
         common: copy.common,
-        trie: copy._trie,
-        caches: copy._caches,
-        prefixCodeHashes: copy._prefixCodeHashes,
-        prefixStorageTrieKeys: copy._prefixStorageTrieKeys,
+        trie: internals._trie,
+        caches: internals._caches,
+        prefixCodeHashes: internals._prefixCodeHashes,
+        prefixStorageTrieKeys: internals._prefixStorageTrieKeys,
       },
       this.source,
     );

@@ -5,7 +5,10 @@
  * the network, times out or gets HTTP 429/5xx is retried with exponential backoff. Errors name the
  * upstream (its origin only: a URL's path and query often hold an API key) and what went wrong.
  */
-import { RpcError, ErrorCode } from "../../rpc/errors.ts";
+import { ForkUpstreamError } from "../errors.ts";
+
+// The upstream could not be reached or refused a call (src/rpc/errors.ts answers it -32603).
+export { ForkUpstreamError };
 
 export interface UpstreamOptions {
   url: string;
@@ -21,14 +24,6 @@ export interface UpstreamOptions {
   timeoutMs?: number;
   /** Calls per JSON-RPC batch (many providers cap batches: Alchemy and QuickNode at 100-1000). */
   maxBatch?: number;
-}
-
-/** The upstream could not be reached or refused a call: -32603 with the upstream and the reason. */
-export class ForkUpstreamError extends RpcError {
-  constructor(message: string, data?: unknown) {
-    super(ErrorCode.internalError, message, data);
-    this.name = "ForkUpstreamError";
-  }
 }
 
 interface PendingCall {

@@ -11,7 +11,7 @@ import { Address, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from "@ethe
 
 import { keccak256 } from "../crypto.ts";
 import { MAX_TX_SIZE } from "../admission.ts";
-import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
+import { AdmissionMessage, TxRejectedError } from "../errors.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { TxReceipt } from "@ethereumjs/vm";
@@ -106,7 +106,7 @@ export const isDeposit = (tx: unknown): tx is DepositTx => tx instanceof Deposit
 /** Decodes `0x7E || rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])`. */
 export function decodeDeposit(raw: Uint8Array): DepositTx {
   // The pool's size limit applies to deposits sent over RPC too.
-  if (raw.length > MAX_TX_SIZE) throw admissionError(AdmissionMessage.oversizedData, { size: raw.length, limit: MAX_TX_SIZE });
+  if (raw.length > MAX_TX_SIZE) throw new TxRejectedError(AdmissionMessage.oversizedData, { size: raw.length, limit: MAX_TX_SIZE });
   let fields: Uint8Array[];
   try {
     const decoded = RLP.decode(raw.subarray(1));
@@ -115,19 +115,10 @@ export function decodeDeposit(raw: Uint8Array): DepositTx {
     }
     fields = decoded as Uint8Array[];
   } catch (error) {
-    throw admissionError("rlp: invalid transaction encoding", { reason: error instanceof Error ? error.message : String(error) });
+    throw new TxRejectedError("rlp: invalid transaction encoding", { reason: error instanceof Error ? error.message : String(error) });
   }
-  const [sourceHash, from, to, mint, value, gas, isSystemTx, data] = fields as [
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-    Uint8Array,
-  ];
-  const bad = (reason: string) => admissionError("rlp: invalid transaction encoding", { reason });
+  const [sourceHash, from, to, mint, value, gas, isSystemTx, data] = fields as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  const bad = (reason: string) => new TxRejectedError("rlp: invalid transaction encoding", { reason });
   if (sourceHash.length !== 32) throw bad("sourceHash must be 32 bytes");
   if (from.length !== 20) throw bad("from must be 20 bytes");
   if (to.length !== 0 && to.length !== 20) throw bad("to must be 20 bytes or empty");
@@ -136,7 +127,7 @@ export function decodeDeposit(raw: Uint8Array): DepositTx {
   if (isSystemTx.length > 1 || (isSystemTx.length === 1 && isSystemTx[0] !== 1)) throw bad("isSystemTx must be a boolean");
   // Since Regolith a system deposit makes its block invalid (op-geth core/state_transition.go,
   // ErrSystemTxNotSupported): refused here, it never reaches a block.
-  if (isSystemTx.length === 1) throw admissionError(`system tx not supported: address ${new Address(from).toString()}`);
+  if (isSystemTx.length === 1) throw new TxRejectedError(`system tx not supported: address ${new Address(from).toString()}`);
   return new DepositTx({
     sourceHash,
     from: new Address(from),

@@ -7,13 +7,13 @@
  */
 import { Block } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
-import { Account, bigIntToBytes, bigIntToHex, bytesToBigInt, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToBigInt, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
 import { Bloom } from "@ethereumjs/vm";
 
 import { txCommonOf } from "../admission.ts";
-import { assertSender, runTxAllowingAssertedSender } from "../assertedSender.ts";
+import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
 import { keccak256 } from "../crypto.ts";
-import { AdmissionMessage, admissionError } from "../../rpc/errors.ts";
+import { AdmissionMessage, TxRejectedError } from "../errors.ts";
 import { callBlock } from "../dryRun.ts";
 import { baseTimeDeposit, systemDepositGas } from "./baseTime.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
@@ -24,7 +24,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxOpts, RunTxResult, VM } from "@ethereumjs/vm";
 import type { StateManagerInterface } from "@ethereumjs/common";
-import type { CallRequest } from "../../rpc/schema.ts";
+import type { CallRequest } from "../types.ts";
 import type { SnapshotPart } from "../chain.ts";
 import type { L1FeeParams, OpStackParams } from "../profiles.ts";
 import type { L1Cost } from "./l1Fee.ts";
@@ -105,7 +105,7 @@ export class OpStack {
    */
   queueDeposit(deposit: DepositTx, blockGasLimit: bigint): void {
     if (deposit.gasLimit > blockGasLimit - this.systemGas) {
-      throw admissionError(AdmissionMessage.gasLimit, { gas: bigIntToHex(deposit.gasLimit), blockGasLimit: bigIntToHex(blockGasLimit) });
+      throw new TxRejectedError(AdmissionMessage.gasLimit, { gas: deposit.gasLimit, blockGasLimit });
     }
     this.#queued.push(deposit);
   }

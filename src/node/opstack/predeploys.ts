@@ -5,7 +5,7 @@
  */
 import { PREDEPLOY_CODE } from "./predeployCode.ts";
 
-import type { Hex } from "../../rpc/schema.ts";
+import type { Hex } from "../types.ts";
 import type { GenesisAccount } from "../genesis.ts";
 
 const predeploy = (suffix: string) => `0x42000000000000000000000000000000000000${suffix}` as Hex;

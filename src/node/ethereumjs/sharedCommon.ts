@@ -4,6 +4,11 @@
  * copies and a params-cache rebuild, ~0.2 ms: more than recovering a sender natively), per tx on
  * admission, per dry run, twice per block at seal. They only read their Common, so they can share
  * one that already has the params; it is rebuilt when the chain's hardfork moves.
+ *
+ * Patch (@ethereumjs/common 10.1.3, `Common.copy` and `updateParams` on the shared instance):
+ * @ethereumjs/tx and @ethereumjs/block 10.1.3 call `common.copy()` and then `updateParams(...)` in
+ * their constructors; the shared Common answers both with itself. test/ethereumjs.test.ts fails if
+ * a tx stops building on the Common it is given this way.
  */
 import type { Common, ParamsDict } from "@ethereumjs/common";
 

@@ -1,0 +1,51 @@
+/**
+ * The private members of @ethereumjs/statemanager 10.1.3's MerkleStateManager
+ * (dist/esm/merkleStateManager.js) that the engine reads, in one interface. Every read of them goes
+ * through `merkleInternals`; test/ethereumjs.test.ts asserts each exists with the shape used here,
+ * so an upgrade that renames or reshapes one fails there first.
+ */
+import type { MerkleStateManager, MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import type { Address } from "@ethereumjs/util";
+
+/** MapDB's store: unprefixed hex key → node (bytes, or hex where a trie copy encodes strings). */
+export type NodeStore = Map<string, Uint8Array | string>;
+
+export interface StorageCache {
+  get(address: Address, key: Uint8Array): Uint8Array | undefined;
+  put(address: Address, key: Uint8Array, value: Uint8Array): void;
+}
+
+export interface MerkleInternals {
+  /** The account trie; its database is the MapDB every copy of the state shares (`db._database`, below). */
+  _trie: NonNullable<MerkleStateManagerOpts["trie"]>;
+  /** Storage tries opened so far, keyed by the unprefixed hex of keccak(address) (`_getStorageTrie`). */
+  _storageTries: Record<string, { root(): Uint8Array }>;
+  _caches?: MerkleStateManagerOpts["caches"] & { storage?: StorageCache };
+  _getStorageTrie(address: Address, account: { storageRoot: Uint8Array }): { get(key: Uint8Array): Promise<Uint8Array | null> };
+  /** The cache SSTORE's gas reads a slot's value at the start of the tx through (EIP-2200). */
+  originalStorageCache: { getStorage: (address: Address, key: Uint8Array) => Promise<Uint8Array> };
+  /** Open journal checkpoints: 0 when no tx or dry run is running. */
+  _checkpointCount: number;
+  _prefixCodeHashes: boolean;
+  _prefixStorageTrieKeys: boolean;
+  keccakFunction: (bytes: Uint8Array) => Uint8Array;
+}
+
+/** The private side of a MerkleStateManager (the members above, as 10.1.3 has them). */
+export const merkleInternals = (stateManager: MerkleStateManager): MerkleInternals => stateManager as unknown as MerkleInternals;
+
+/** Open checkpoints of the state manager (0: no tx or dry run is running on it). */
+export const checkpointDepth = (stateManager: MerkleStateManager): number => merkleInternals(stateManager)._checkpointCount;
+
+/** The node map behind a state manager; undefined when it is not the in-memory MapDB. */
+export function nodeStoreOf(stateManager: MerkleStateManager): NodeStore | undefined {
+  // Every copy of the trie (views, storage tries) shares this one Map.
+  const db = merkleInternals(stateManager)._trie.database().db as unknown as { _database?: unknown };
+  const store = db._database;
+  return store instanceof Map ? (store as NodeStore) : undefined;
+}
+
+/** Storage-trie roots the state manager holds open (they must survive pruning even if unreachable). */
+export function openStorageRoots(stateManager: MerkleStateManager): Uint8Array[] {
+  return Object.values(merkleInternals(stateManager)._storageTries).map((trie) => trie.root());
+}

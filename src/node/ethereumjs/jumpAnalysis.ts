@@ -1,0 +1,89 @@
+/**
+ * Jump-destination analysis, done once per contract code instead of once per call.
+ *
+ * @ethereumjs/evm 10.1.3 (interpreter.js) analyses a contract's code on every call frame that
+ * reaches a JUMP: `Interpreter._getValidJumpDestinations(code)` walks the whole code, building a
+ * JUMPDEST bitmap, the decoded PUSH immediates and the opcode table of every position. That is
+ * ~15 % of a small `eth_call` (a `balanceOf` on an ERC-20), and the answer depends only on the
+ * code and on the EVM's opcode table (which the hardfork decides). So the result is memoised per
+ * opcode table and code array: the state manager's code cache hands out the same Uint8Array for
+ * an account's code for as long as it holds it, and a new EVM or a hardfork change makes a new
+ * opcode table. The interpreter only reads the result (`validJumps`, `cachedPushes`, the opcode
+ * array), so one copy can serve every call.
+ *
+ * `Interpreter` is not exported by the package (its `exports` map only `.`), so it is reached
+ * through the files beside the package's entry points: dist/esm/interpreter.js (the module
+ * `evm.js` itself imports) and dist/cjs/interpreter.js (for a process that loads the CommonJS
+ * build, as a test runner may). Both are patched (the private `Interpreter._getValidJumpDestinations`
+ * and `_evm._opcodeMap`). test/jumpAnalysis.test.ts fails if an upgrade moves or renames them.
+ */
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+interface Analysis {
+  jumps: Uint8Array;
+  pushes: Record<number, bigint>;
+  opcodesCached: unknown[];
+}
+
+interface InterpreterInternals {
+  _evm: { _opcodeMap: object };
+  _getValidJumpDestinations(code: Uint8Array): Analysis;
+}
+
+interface InterpreterClass {
+  prototype: InterpreterInternals & { [ORIGINAL]?: (code: Uint8Array) => Analysis };
+}
+
+const ORIGINAL = Symbol("hardhat-preconf original jump analysis");
+
+/** Analyses actually computed (cache misses), for tests. */
+export const jumpAnalysisStats = { computed: 0 };
+
+const require = createRequire(import.meta.url);
+
+/** Where @ethereumjs/evm keeps its Interpreter: beside each build's entry point (dist/cjs, dist/esm). */
+export function interpreterModules(): { esm: string; cjs: string } {
+  const cjsEntry = require.resolve("@ethereumjs/evm");
+  const dist = dirname(dirname(cjsEntry));
+  return { esm: pathToFileURL(join(dist, "esm", "interpreter.js")).href, cjs: join(dist, "cjs", "interpreter.js") };
+}
+
+let installed: Promise<void> | undefined;
+
+/** Installs the memoised analysis in both builds (once per process; later calls return the same promise). */
+export function installJumpAnalysisCache(): Promise<void> {
+  installed ??= (async () => {
+    const { esm, cjs } = interpreterModules();
+    const builds = [(await import(esm)) as { Interpreter: InterpreterClass }, require(cjs) as { Interpreter: InterpreterClass }];
+    for (const { Interpreter } of builds) memoise(Interpreter);
+  })();
+  return installed;
+}
+
+function memoise(Interpreter: InterpreterClass): void {
+  const proto = Interpreter.prototype;
+  if (typeof proto._getValidJumpDestinations !== "function") {
+    throw new Error("@ethereumjs/evm: Interpreter._getValidJumpDestinations is gone; update src/node/ethereumjs/jumpAnalysis.ts");
+  }
+  if (proto[ORIGINAL] !== undefined) return;
+  const original = proto._getValidJumpDestinations;
+  const byTable = new WeakMap<object, WeakMap<Uint8Array, Analysis>>();
+  proto[ORIGINAL] = original;
+  proto._getValidJumpDestinations = function (this: InterpreterInternals, code: Uint8Array): Analysis {
+    const table = this._evm._opcodeMap;
+    let byCode = byTable.get(table);
+    if (byCode === undefined) {
+      byCode = new WeakMap();
+      byTable.set(table, byCode);
+    }
+    let analysis = byCode.get(code);
+    if (analysis === undefined) {
+      jumpAnalysisStats.computed++;
+      analysis = original.call(this, code);
+      byCode.set(code, analysis);
+    }
+    return analysis;
+  };
+}

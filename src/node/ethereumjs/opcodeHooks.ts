@@ -1,0 +1,43 @@
+/**
+ * Patch (@ethereumjs/evm 10.1.3, `EVM.prototype.getActiveOpcodes` and the private `_opcodeMap`):
+ * a hook that runs before chosen opcodes of every EVM. getActiveOpcodes builds each EVM's opcode
+ * table (at creation and at every fork change); the patched version wraps the chosen opcodes'
+ * handlers and marks them async, so that the interpreter awaits what the hook returns (the
+ * opcode objects are frozen: each gets an async copy). evmBudget.ts uses it to yield to the event
+ * loop and to stop dry runs past their time budget. test/ethereumjs.test.ts fails if the table's
+ * shape changes; test/budgets.test.ts if the hook stops working.
+ */
+import { EVM } from "@ethereumjs/evm";
+
+type OpHandler = (runState: unknown, common: unknown) => unknown;
+
+export interface OpcodeEntry {
+  opcodeInfo: { isAsync: boolean; isInvalid: boolean };
+  opHandler: OpHandler;
+}
+
+/** Before each of `opcodes` runs: undefined to go on at once, a promise to wait for, or a throw to halt. */
+export type OpcodeHook = (evm: EVM) => Promise<void> | undefined;
+
+/** The opcode table of an EVM (10.1.3's `_opcodeMap`: entries indexed by opcode). */
+export const opcodeTableOf = (evm: EVM): OpcodeEntry[] => (evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
+
+/** Installs `hook` before `opcodes` in every EVM's opcode table, once per process. */
+export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void {
+  const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
+  EVM.prototype.getActiveOpcodes = function (this: EVM) {
+    const active = getActiveOpcodes.call(this);
+    const table = opcodeTableOf(this);
+    for (const code of opcodes) {
+      const entry = table[code];
+      if (entry === undefined || entry.opcodeInfo.isInvalid) continue;
+      const handler = entry.opHandler;
+      entry.opHandler = (runState, common) => {
+        const wait = hook(this);
+        return wait === undefined ? handler(runState, common) : wait.then(() => handler(runState, common));
+      };
+      if (!entry.opcodeInfo.isAsync) entry.opcodeInfo = Object.freeze({ ...entry.opcodeInfo, isAsync: true });
+    }
+    return active;
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The state manager of a chain (live state and loaded dumps), and the patches of
+ * @ethereumjs/statemanager 10.1.3 it carries. Each patch is checked by test/engineInternals.test.ts
+ * or test/ethereumjs.test.ts, which fail if an upgrade changes what it relies on.
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToUnprefixedHex, unpadBytes } from "@ethereumjs/util";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+
+import { merkleInternals } from "./internals.ts";
+
+import type { Common } from "@ethereumjs/common";
+import type { Address } from "@ethereumjs/util";
+
+export function createStateManager(common: Common): MerkleStateManager {
+  const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+  const deleteAccount = stateManager.deleteAccount.bind(stateManager);
+  stateManager.deleteAccount = async (address: Address) => {
+    await deleteAccount(address);
+    dropStorageTrie(stateManager, address);
+  };
+  writeStorageToCacheOnly(stateManager);
+  return stateManager;
+}
+
+/** Whether `stateManager` is @ethereumjs' own class, not a subclass with its own reads and writes. */
+export const isPlainMerkleStateManager = (stateManager: unknown): boolean => Object.getPrototypeOf(stateManager) === MerkleStateManager.prototype;
+
+/**
+ * Patch (@ethereumjs/statemanager 10.1.3, `deleteAccount`): the package keeps a storage trie per
+ * account in `_storageTries` and `deleteAccount` leaves it there, so an account deleted (EIP-161
+ * touch, SELFDESTRUCT before Cancun) and created again would read its old storage, and the next
+ * state root would include it. Dropping the trie makes the account's storage read from its (empty)
+ * storage root again. A fork's state uses it too.
+ */
+export function dropStorageTrie(stateManager: MerkleStateManager, address: Address): void {
+  const internals = merkleInternals(stateManager);
+  // Keyed as _getStorageTrie keys it: the unprefixed hex of keccak(address).
+  delete internals._storageTries[bytesToUnprefixedHex(internals.keccakFunction(address.bytes))];
+}
+
+/**
+ * Patch (@ethereumjs/statemanager 10.1.3, `putStorage` and `dumpStorage`): `putStorage` writes
+ * every SSTORE twice: `caches.storage.put(...) ?? this._writeContractStorage(...)` runs the trie
+ * write too, because `put` returns undefined. That trie write (a storage-trie copy, a path walk,
+ * re-hashing, the account's new storage root) is most of an SSTORE's cost, and dry runs pay it only
+ * to revert it. With caches, the cache is the write the package means: `flush` (at the outermost
+ * commit or revert, and before every state root) writes cached slots to the tries. So the override
+ * puts into the cache only, with the same checks. `dumpStorage` reads the trie, so it flushes first
+ * when no checkpoint is open (a dev edit can leave slots in the cache until then). Also for copies:
+ * `shallowCopy` builds a plain MerkleStateManager (state views apply it to theirs).
+ */
+export function writeStorageToCacheOnly(stateManager: MerkleStateManager): void {
+  const internals = merkleInternals(stateManager);
+  const storageCache = internals._caches?.storage;
+  // Plain instances only: a subclass (a fork's state) has its own putStorage, which this would replace.
+  if (storageCache === undefined || !isPlainMerkleStateManager(stateManager)) return;
+  stateManager.putStorage = async (address: Address, key: Uint8Array, value: Uint8Array) => {
+    if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
+    if ((await stateManager.getAccount(address)) === undefined) throw new Error("putStorage() called on non-existing account");
+    storageCache.put(address, key, RLP.encode(unpadBytes(value)));
+  };
+  const dumpStorage = stateManager.dumpStorage.bind(stateManager);
+  stateManager.dumpStorage = async (address: Address) => {
+    if (internals._checkpointCount === 0) await stateManager.flush();
+    return dumpStorage(address);
+  };
+}
+
+/** RLP of an empty slot, as the package caches a slot the trie does not have. */
+const EMPTY_SLOT = Uint8Array.of(0x80);
+
+/**
+ * Patch (@ethereumjs/statemanager 10.1.3, `getStorage` in merkleStateManager.js and
+ * `originalStorageCache.getStorage`): a dry run reads inside a journal checkpoint that is always
+ * reverted, and the package drops what was read in it (the cached slot, and the account's storage
+ * trie object, rebuilt per call with a debug logger and a path walk). A slot's value under a
+ * storage root never changes, so state views share `slots`, a memo from (storage root, slot) to
+ * the slot's RLP, consulted only where the package would read the trie (after its own cache, for
+ * an existing account), so writes inside a call still win. `maxSlots` bounds the memo.
+ */
+export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<string, Uint8Array>, maxSlots: number): void {
+  const internals = merkleInternals(stateManager);
+  const cache = internals._caches?.storage;
+  // Not for a subclass (a fork's state reads slots it lacks from upstream in its own getStorage).
+  if (cache === undefined || typeof internals._getStorageTrie !== "function" || !isPlainMerkleStateManager(stateManager)) return;
+  const getStorage = async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
+    if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    const cached = cache.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    const account = await stateManager.getAccount(address);
+    if (account === undefined) return new Uint8Array();
+    const memoKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
+    let value = slots.get(memoKey);
+    if (value === undefined) {
+      value = (await internals._getStorageTrie(address, account).get(key)) ?? EMPTY_SLOT;
+      if (slots.size >= maxSlots) slots.clear();
+      slots.set(memoKey, value);
+    }
+    cache.put(address, key, value);
+    return RLP.decode(value) as Uint8Array;
+  };
+  stateManager.getStorage = getStorage;
+  // SSTORE's gas reads the slot's value at the start of the tx through this cache's own reference.
+  internals.originalStorageCache.getStorage = getStorage;
+}
