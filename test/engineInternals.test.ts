@@ -1,5 +1,5 @@
 /**
- * The @ethereumjs/statemanager 10.1.3 internals the engine relies on for speed (stateManager.ts:
+ * The @ethereumjs/statemanager 10.1.3 internals the engine relies on for speed (src/node/ethereumjs/stateManager.ts:
  * SSTOREs into the cache only; stateViews.ts: the storage memo of sealed-state views). These tests
  * fail when an upgrade changes what the overrides assume, and check that answers stay the same.
  */
@@ -12,7 +12,7 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/crypto.ts";
-import { createStateManager } from "../src/node/stateManager.ts";
+import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The jump-destination analysis cache (src/node/jumpAnalysis.ts) relies on @ethereumjs/evm
+ * The jump-destination analysis cache (src/node/ethereumjs/jumpAnalysis.ts) relies on @ethereumjs/evm
  * internals: these tests fail when an upgrade moves or renames them, or when the cache stops
  * serving repeated calls.
  */
@@ -8,7 +8,7 @@ import { encodeDeployData, encodeFunctionData, parseEther } from "viem";
 
 import { createRequire } from "node:module";
 
-import { installJumpAnalysisCache, interpreterModules, jumpAnalysisStats } from "../src/node/jumpAnalysis.ts";
+import { installJumpAnalysisCache, interpreterModules, jumpAnalysisStats } from "../src/node/ethereumjs/jumpAnalysis.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
 

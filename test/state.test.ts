@@ -162,7 +162,7 @@ describe("state dump and load", () => {
     });
 
     it("an account deleted (EIP-161 touch) and created again has no storage, live and after a load", async () => {
-      // @ethereumjs/statemanager keeps a deleted account's storage trie; src/node/stateManager.ts drops it.
+      // @ethereumjs/statemanager keeps a deleted account's storage trie; src/node/ethereumjs/stateManager.ts drops it.
       const { provider } = await chain();
       const slot = `0x${"00".repeat(32)}`;
       const zero = `0x${"00".repeat(32)}`;

@@ -149,7 +149,7 @@ function blobCost(tx: TypedTransaction): bigint {
   return tx.maxFeePerBlobGas * tx.common.param("blobGasPerBlob") * BigInt(tx.blobVersionedHashes.length);
 }
 
-/** The shared Common of every tx built on `common` (sharedCommon.ts). */
+/** The shared Common of every tx built on `common` (ethereumjs/sharedCommon.ts). */
 export const txCommonOf = (common: Common): Common => sharedCommon(common, paramsTx);
 
 /** Decodes the raw bytes; maps ethereumjs' construction errors onto go-ethereum's messages. */

@@ -36,7 +36,7 @@ export interface OpenBlockHeader {
   millisPart?: number | undefined;
 }
 
-/** The shared Common of the headers built here (sharedCommon.ts): automine builds two per tx. */
+/** The shared Common of the headers built here (ethereumjs/sharedCommon.ts): automine builds two per tx. */
 const blockCommonOf = (common: Common): Common => sharedCommon(common, paramsBlock);
 
 /** Where an open block stood (evm_snapshot): `rewindTo` takes it back there. */

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-import { runTxAllowingAssertedSender } from "../node/assertedSender.ts";
+import { runTxAllowingAssertedSender } from "../node/ethereumjs/assertedSender.ts";
 import { callBlock, callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
 import { withTimeBudget } from "../node/evmBudget.ts";
 import { callTracer, structLogger } from "../node/trace.ts";

@@ -1,0 +1,27 @@
+/**
+ * Patch (@ethereumjs/blockchain 10.1.3, `blockchain.dbManager.getHeader` and `blockchain.getBlock`,
+ * own-property overrides of one instance). The package decodes the head's and the parent's header
+ * from its DB on every putBlock and delBlock (`_getHeader` → `dbManager.getHeader`), each decode
+ * copying a Common and re-merging its params (~12 % of an automined test file); the chain already
+ * holds those headers, so `header` hands them out. The EVM asks the blockchain for blocks only for
+ * BLOCKHASH (pre-EIP-7709): `block` answers from the chain's own index, so sealed blocks are never
+ * read back from the package's database. Either returning undefined falls back to the package.
+ * test/ethereumjs.test.ts fails if putBlock stops reading headers through dbManager.getHeader.
+ */
+import type { Block, BlockHeader } from "@ethereumjs/block";
+import type { Blockchain } from "@ethereumjs/blockchain";
+
+export interface KnownBlocks {
+  /** The header of the block with this hash, if the chain holds it. */
+  header(hash: Uint8Array): BlockHeader | undefined;
+  /** The block with this hash or number, if the chain holds it. */
+  block(id: Uint8Array | number | bigint): Block | undefined;
+}
+
+export function shareBlocks(blockchain: Blockchain, known: KnownBlocks): void {
+  const manager = blockchain.dbManager;
+  const decode = manager.getHeader.bind(manager);
+  manager.getHeader = async (hash, number) => known.header(hash) ?? decode(hash, number);
+  const read = blockchain.getBlock.bind(blockchain);
+  blockchain.getBlock = async (id) => known.block(id) ?? read(id);
+}

@@ -1,0 +1,212 @@
+/**
+ * What the patches in src/node/ethereumjs/ rely on in @ethereumjs 10.1.3, one describe per patch.
+ * Each test fails if an upgrade changes that (a private member renamed or reshaped, a method no
+ * longer called the way the patch expects, or upstream fixing what a patch works around: then drop
+ * the patch). The statemanager's storage patches are checked in test/engineInternals.test.ts and
+ * the jump-analysis cache in test/jumpAnalysis.test.ts.
+ */
+import { createBlock } from "@ethereumjs/block";
+import { createBlockchain } from "@ethereumjs/blockchain";
+import { Common, Mainnet } from "@ethereumjs/common";
+import { EVM } from "@ethereumjs/evm";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { createTx, paramsTx } from "@ethereumjs/tx";
+import { Account, bytesToUnprefixedHex, createAddressFromString, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
+import { createVM, runTx } from "@ethereumjs/vm";
+import { expect } from "chai";
+
+import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumjs/assertedSender.ts";
+import { shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
+import { checkpointDepth, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
+import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
+import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
+import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
+// Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
+import "../src/node/evmBudget.ts";
+
+const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
+const OTHER = createAddressFromString("0x00000000000000000000000000000000000000bb");
+const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
+const mainnet = () => new Common({ chain: Mainnet, hardfork: "prague" });
+
+async function withSlot(stateManager: MerkleStateManager): Promise<void> {
+  await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
+  await stateManager.putStorage(ADDRESS, slot(1), Uint8Array.of(7));
+  await stateManager.flush();
+}
+
+describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/)", () => {
+  describe("MerkleStateManager's private members (internals.ts)", () => {
+    it("has each member of MerkleInternals, with the shape the engine reads", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      const internals = merkleInternals(stateManager);
+      expect(internals._trie.database).to.be.a("function");
+      expect(internals._caches?.storage?.get).to.be.a("function");
+      expect(internals._caches?.storage?.put).to.be.a("function");
+      expect(internals._getStorageTrie).to.be.a("function");
+      expect(internals.originalStorageCache.getStorage).to.be.a("function");
+      expect(internals.keccakFunction).to.be.a("function");
+      expect([internals._prefixCodeHashes, internals._prefixStorageTrieKeys]).to.deep.equal([true, false]);
+      expect(internals._storageTries).to.deep.equal({});
+    });
+
+    it("_checkpointCount counts open checkpoints (checkpointDepth)", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      expect(checkpointDepth(stateManager)).to.equal(0);
+      await stateManager.checkpoint();
+      await stateManager.checkpoint();
+      expect(checkpointDepth(stateManager)).to.equal(2);
+      await stateManager.revert();
+      await stateManager.commit();
+      expect(checkpointDepth(stateManager)).to.equal(0);
+    });
+
+    it("the trie's MapDB is one Map holding the state root's node (nodeStoreOf, for pruning)", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      await withSlot(stateManager);
+      const store = nodeStoreOf(stateManager);
+      expect(store).to.be.instanceOf(Map);
+      expect(store!.has(bytesToUnprefixedHex(await stateManager.getStateRoot()))).to.equal(true);
+      // A shallow copy (a state view) writes to the same Map.
+      expect(nodeStoreOf(stateManager.shallowCopy(false))).to.equal(store);
+    });
+
+    it("storage tries are kept in _storageTries, read by keccak(address), each with root() (openStorageRoots)", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      await withSlot(stateManager);
+      const internals = merkleInternals(stateManager);
+      // _getStorageTrie reads and writes the keccak key; _modifyContractStorage also writes the plain address's.
+      const keys = [bytesToUnprefixedHex(internals.keccakFunction(ADDRESS.bytes)), bytesToUnprefixedHex(ADDRESS.bytes)];
+      expect(Object.keys(internals._storageTries).sort()).to.deep.equal([...keys].sort());
+      const storageRoot = (await stateManager.getAccount(ADDRESS))!.storageRoot;
+      expect(openStorageRoots(stateManager)).to.deep.equal([storageRoot, storageRoot]);
+    });
+  });
+
+  describe("deleteAccount drops the storage trie (stateManager.ts)", () => {
+    it("upstream still keeps a deleted account's storage trie (else drop the patch)", async () => {
+      const upstream = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      await withSlot(upstream);
+      await upstream.deleteAccount(ADDRESS);
+      await upstream.flush();
+      const internals = merkleInternals(upstream);
+      expect(internals._storageTries).to.have.property(bytesToUnprefixedHex(internals.keccakFunction(ADDRESS.bytes)));
+    });
+
+    it("ours forgets it: an account deleted and created again has empty storage", async () => {
+      const ours = createStateManager(mainnet());
+      await withSlot(ours);
+      await ours.deleteAccount(ADDRESS);
+      await ours.flush();
+      const internals = merkleInternals(ours);
+      expect(internals._storageTries).to.not.have.property(bytesToUnprefixedHex(internals.keccakFunction(ADDRESS.bytes)));
+      await ours.putAccount(ADDRESS, new Account(0n, 1n));
+      await ours.flush();
+      expect(await ours.getStorage(ADDRESS, slot(1))).to.deep.equal(new Uint8Array());
+    });
+  });
+
+  describe("asserted senders (assertedSender.ts)", () => {
+    async function contractSender() {
+      const common = mainnet();
+      const vm = await createVM({ common, stateManager: createStateManager(common) });
+      await vm.stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
+      await vm.stateManager.putCode(ADDRESS, Uint8Array.of(0x00)); // STOP: any code but a delegation
+      const codeHash = (await vm.stateManager.getAccount(ADDRESS))!.codeHash;
+      const tx = () => assertSender(createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS);
+      return { vm, codeHash, tx };
+    }
+
+    it("runTx takes the sender from tx.getSenderAddress and refuses one with code (EIP-3607), so the patch is needed", async () => {
+      const { vm, tx } = await contractSender();
+      let error: unknown;
+      await runTx(vm, { tx: tx(), skipBlockGasLimitValidation: true }).catch((caught: unknown) => (error = caught));
+      expect((error as Error).message).to.match(/^invalid sender address, address is not EOA \(EIP-3607\)/);
+    });
+
+    it("runTxAllowingAssertedSender runs it, charges the sender through journal.putAccount, and keeps its code", async () => {
+      const { vm, codeHash, tx } = await contractSender();
+      const result = await runTxAllowingAssertedSender(vm, { tx: tx(), skipBlockGasLimitValidation: true });
+      expect(result.execResult.exceptionError).to.equal(undefined);
+      const sender = (await vm.stateManager.getAccount(ADDRESS))!;
+      expect(sender.nonce).to.equal(1n);
+      expect(sender.balance < 10n ** 18n - 1n).to.equal(true);
+      expect(sender.codeHash).to.deep.equal(codeHash);
+      expect(sender.codeHash).to.not.deep.equal(KECCAK256_NULL);
+      // The overrides were own properties for this run only.
+      expect(Object.hasOwn(vm.stateManager, "getAccount")).to.equal(false);
+      expect(Object.hasOwn(vm.evm.journal, "putAccount")).to.equal(false);
+    });
+  });
+
+  describe("the shared Common of txs (sharedCommon.ts)", () => {
+    it("a tx built on the shared Common copies it through copy(), and so keeps that very instance", () => {
+      const common = mainnet();
+      const shared = sharedCommon(common, paramsTx);
+      expect(Common.prototype.copy).to.be.a("function");
+      expect(Common.prototype.updateParams).to.be.a("function");
+      const tx = createTx({ to: OTHER.toString(), gasLimit: 21_000n, maxFeePerGas: 1n, type: 2 }, { common: shared });
+      expect(tx.common).to.equal(shared);
+      // Without the sharing, each tx has its own copy.
+      expect(createTx({ to: OTHER.toString(), gasLimit: 21_000n, maxFeePerGas: 1n, type: 2 }, { common }).common).to.not.equal(common);
+      expect(sharedCommon(common, paramsTx)).to.equal(shared);
+    });
+  });
+
+  describe("the opcode hook (opcodeHooks.ts)", () => {
+    it("each EVM's _opcodeMap holds {opcodeInfo, opHandler} by opcode, and the hooked JUMP/CALL entries are async", async () => {
+      expect(EVM.prototype.getActiveOpcodes).to.be.a("function");
+      const common = mainnet();
+      const vm = await createVM({ common });
+      const table = opcodeTableOf(vm.evm as EVM);
+      expect(table).to.be.an("array");
+      for (const code of [0x56, 0x57, 0xf1, 0xfa]) {
+        expect(table[code]!.opHandler, `opcode ${code}`).to.be.a("function");
+        expect(table[code]!.opcodeInfo).to.include({ isAsync: true, isInvalid: false });
+      }
+      // ADD is not hooked: still synchronous.
+      expect(table[0x01]!.opcodeInfo).to.include({ isAsync: false, isInvalid: false });
+    });
+  });
+
+  describe("the chain's own headers and blocks (blockchain.ts)", () => {
+    it("putBlock reads the parent's header through dbManager.getHeader, and shareBlocks answers it and getBlock", async () => {
+      const common = mainnet();
+      const blockchain = await createBlockchain({ common, validateBlocks: false, validateConsensus: false });
+      const genesis = await blockchain.getBlock(0);
+      const child = createBlock({ header: { number: 1n, parentHash: genesis.hash(), timestamp: genesis.header.timestamp + 12n, gasLimit: genesis.header.gasLimit } }, { common });
+      const asked: bigint[] = [];
+      shareBlocks(blockchain, {
+        header: (hash) => {
+          const known = [genesis, child].find((block) => bytesToUnprefixedHex(block.hash()) === bytesToUnprefixedHex(hash));
+          if (known !== undefined) asked.push(known.header.number);
+          return known?.header;
+        },
+        block: (id) => (id instanceof Uint8Array ? undefined : BigInt(id) === 1n ? child : undefined),
+      });
+      await blockchain.putBlock(child);
+      // If nothing was asked, the package stopped decoding headers there: the patch does nothing.
+      expect(asked).to.include(0n);
+      expect(await blockchain.getBlock(1)).to.equal(child);
+      expect((await blockchain.getBlock(0)).hash()).to.deep.equal(genesis.hash());
+    });
+  });
+
+  describe("the account index's write hooks (stateWrites.ts)", () => {
+    it("a tx's account writes go through the state manager instance's putAccount", async () => {
+      const common = mainnet();
+      const stateManager = createStateManager(common);
+      const vm = await createVM({ common, stateManager });
+      await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
+      const accounts = new Set<string>();
+      const slots: string[] = [];
+      onStateWrites(stateManager, { account: (where) => accounts.add(where.toString()), slot: (where, key) => slots.push(`${where}:${bytesToUnprefixedHex(key)}`) });
+      const tx = assertSender(createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS);
+      await runTx(vm, { tx, skipBlockGasLimitValidation: true });
+      expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
+      await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
+      expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
+    });
+  });
+});
