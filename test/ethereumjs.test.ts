@@ -17,7 +17,7 @@ import { expect } from "chai";
 
 import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumjs/assertedSender.ts";
 import { shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
-import { checkpointDepth, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
+import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
@@ -81,6 +81,15 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(Object.keys(internals._storageTries).sort()).to.deep.equal([...keys].sort());
       const storageRoot = (await stateManager.getAccount(ADDRESS))!.storageRoot;
       expect(openStorageRoots(stateManager)).to.deep.equal([storageRoot, storageRoot]);
+    });
+
+    it("a state rebuilt from a shallow copy's options (copyOptionsOf, a fork's copies) reads the same state", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
+      await withSlot(stateManager);
+      const rebuilt = new MerkleStateManager(copyOptionsOf(stateManager.shallowCopy(false)));
+      expect(await rebuilt.getStateRoot()).to.deep.equal(await stateManager.getStateRoot());
+      expect(await rebuilt.getStorage(ADDRESS, slot(1))).to.deep.equal(Uint8Array.of(7));
+      expect(nodeStoreOf(rebuilt)).to.equal(nodeStoreOf(stateManager));
     });
   });
 

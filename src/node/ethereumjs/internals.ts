@@ -34,6 +34,21 @@ export interface MerkleInternals {
 /** The private side of a MerkleStateManager (the members above, as 10.1.3 has them). */
 export const merkleInternals = (stateManager: MerkleStateManager): MerkleInternals => stateManager as unknown as MerkleInternals;
 
+/**
+ * The options that rebuild `copy` (a `shallowCopy`) as another class: what 10.1.3's shallowCopy
+ * hands its own copy (merkleStateManager.js), for a subclass whose copies must be of the subclass.
+ */
+export function copyOptionsOf(copy: MerkleStateManager): MerkleStateManagerOpts {
+  const internals = merkleInternals(copy);
+  return {
+    common: copy.common,
+    trie: internals._trie,
+    caches: internals._caches,
+    prefixCodeHashes: internals._prefixCodeHashes,
+    prefixStorageTrieKeys: internals._prefixStorageTrieKeys,
+  };
+}
+
 /** Open checkpoints of the state manager (0: no tx or dry run is running on it). */
 export const checkpointDepth = (stateManager: MerkleStateManager): number => merkleInternals(stateManager)._checkpointCount;
 

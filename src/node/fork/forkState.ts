@@ -20,7 +20,7 @@ import { Account, bytesToHex, concatBytes, createAddressFromString, hexToBytes, 
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { keccak256 } from "../crypto.ts";
-import { merkleInternals } from "../ethereumjs/internals.ts";
+import { copyOptionsOf } from "../ethereumjs/internals.ts";
 import { dropStorageTrie } from "../ethereumjs/stateManager.ts";
 
 import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
@@ -58,19 +58,7 @@ export class ForkStateManager extends MerkleStateManager {
   }
 
   override shallowCopy(downlevelCaches = true): ForkStateManager {
-    // What ethereumjs' shallowCopy hands on (merkleStateManager.js), for a copy of this class.
-    const copy = super.shallowCopy(downlevelCaches);
-    const internals = merkleInternals(copy);
-    return new ForkStateManager(
-      {
-        common: copy.common,
-        trie: internals._trie,
-        caches: internals._caches,
-        prefixCodeHashes: internals._prefixCodeHashes,
-        prefixStorageTrieKeys: internals._prefixStorageTrieKeys,
-      },
-      this.source,
-    );
+    return new ForkStateManager(copyOptionsOf(super.shallowCopy(downlevelCaches)), this.source);
   }
 
   // ── Reads: the trie for what is local, the upstream for the rest ──────────────────────────────
