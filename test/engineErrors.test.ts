@@ -1,0 +1,82 @@
+/**
+ * The engine's errors (src/node/errors.ts) as JSON-RPC answers them: the table in src/rpc/errors.ts
+ * (docs/behaviour.md "Engine errors"), each row exactly, and every engine error class has a row.
+ */
+import { expect } from "chai";
+
+import * as engine from "../src/node/errors.ts";
+import { engineErrorAsRpc, ErrorCode, toRpcError, txConstructionError } from "../src/rpc/errors.ts";
+
+const REVERT_DATA = // Error("no")
+  "0x08c379a0000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000026e6f000000000000000000000000000000000000000000000000000000000000";
+
+const CASES: [engine.NodeError, { code: number; message: string; data?: unknown }][] = [
+  [new engine.NonceTooLowError(5n, 3n), { code: -32000, message: "nonce too low", data: { nextNonce: "0x5", txNonce: "0x3" } }],
+  [new engine.InsufficientFundsError(1n, 256n), { code: -32000, message: "insufficient funds for gas * price + value", data: { balance: "0x1", cost: "0x100" } }],
+  [new engine.AlreadyKnownError(), { code: -32000, message: "already known" }],
+  [
+    new engine.ReplacementUnderpricedError(11n, 2n),
+    { code: -32000, message: "replacement transaction underpriced", data: { minMaxFeePerGas: "0xb", minMaxPriorityFeePerGas: "0x2" } },
+  ],
+  [new engine.GasCapError(16_777_216n, 16_777_217n), { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } }],
+  [
+    new engine.TxRejectedError(engine.AdmissionMessage.oversizedData, { size: 131073, limit: 131072 }),
+    { code: -32000, message: "oversized data", data: { size: 131073, limit: 131072 } },
+  ],
+  [new engine.TxRejectedError(engine.AdmissionMessage.gasLimit, { gas: 31n, blockGasLimit: 30n }), { code: -32000, message: "exceeds block gas limit", data: { gas: "0x1f", blockGasLimit: "0x1e" } }],
+  [new engine.TxRejectedError(engine.AdmissionMessage.invalidSender), { code: -32000, message: "invalid sender" }],
+  [new engine.InvalidTransactionError("params[0]", "gasLimit cannot exceed MAX_UINT64"), { code: -32602, message: "Invalid params", data: { field: "params[0]", reason: "gasLimit cannot exceed MAX_UINT64" } }],
+  [new engine.ExecutionRevertedError(REVERT_DATA, "call"), { code: 3, message: "execution reverted: no", data: REVERT_DATA }],
+  [new engine.ExecutionRevertedError("0x", "call"), { code: 3, message: "execution reverted", data: "0x" }],
+  [new engine.ExecutionRevertedError(REVERT_DATA, "estimate"), { code: -32000, message: "execution reverted", data: REVERT_DATA }],
+  [new engine.ExecutionFailedError("invalid opcode"), { code: -32000, message: "invalid opcode" }],
+  [new engine.InsufficientFundsForTransferError(), { code: -32000, message: "insufficient funds for transfer" }],
+  [new engine.GasRequiredExceedsAllowanceError(30_000_000n), { code: -32000, message: "gas required exceeds allowance (30000000)" }],
+  [new engine.ExecutionTimeoutError(5000, "5s"), { code: -32000, message: "execution aborted (timeout = 5s)" }],
+  [new engine.HistoricalStateUnavailableError(3n, 16n), { code: -32000, message: "historical state not available", data: { block: "0x3", loadedAt: "0x10" } }],
+  [
+    new engine.StateDumpUnsupportedError(["base", "optimism"]),
+    { code: -32000, message: "state dumps are not supported on OP-stack profiles", data: { profiles: ["base", "optimism"] } },
+  ],
+  [new engine.ForkUpstreamError("fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts"), { code: -32603, message: "fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts" }],
+  [new engine.ForkUpstreamError("fork upstream x refused eth_getBalance: bad", { method: "eth_getBalance" }), { code: -32603, message: "fork upstream x refused eth_getBalance: bad", data: { method: "eth_getBalance" } }],
+];
+
+describe("engine errors as JSON-RPC answers them (src/rpc/errors.ts)", () => {
+  it("maps each engine error to its code, message and data exactly", () => {
+    for (const [error, expected] of CASES) {
+      expect(toRpcError(error).toJSON(), error.constructor.name).to.deep.equal(expected);
+      expect(engineErrorAsRpc(error)).to.deep.include({ code: expected.code, message: expected.message });
+    }
+  });
+
+  it("has a row for every engine error class (the cases above cover them all)", () => {
+    const classes = Object.values(engine).filter((value) => typeof value === "function" && value.prototype instanceof engine.NodeError);
+    const covered = new Set(CASES.map(([error]) => error.constructor));
+    expect(classes.length).to.be.greaterThan(10);
+    for (const type of classes) expect(covered.has(type as never), (type as { name: string }).name).to.equal(true);
+  });
+
+  it("an engine error's message is go-ethereum's text, and its name its class", () => {
+    const error = new engine.NonceTooLowError(1n, 0n);
+    expect([error.name, error.message]).to.deep.equal(["NonceTooLowError", "nonce too low"]);
+    expect(error).to.be.instanceOf(engine.TxRejectedError);
+  });
+
+  it("anything else is -32603, and engineErrorAsRpc passes it on unchanged", () => {
+    const bug = new TypeError("x is undefined");
+    expect(toRpcError(bug).toJSON()).to.deep.equal({ code: ErrorCode.internalError, message: "Internal error", data: { reason: "x is undefined" } });
+    expect(engineErrorAsRpc(bug)).to.equal(bug);
+  });
+
+  it("reads ethereumjs' refusals to build a tx as go-ethereum's errors", () => {
+    const cases: [string, { code: number; message: string; data?: unknown }][] = [
+      ["Transaction gas limit 16777217 exceeds the maximum allowed by EIP-7825 (16777216)", { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } }],
+      ["nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615 (tx type=2 hash=...)", { code: -32000, message: "nonce has max value", data: { reason: "nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615" } }],
+      ["maxFeePerGas cannot be less than maxPriorityFeePerGas (The total must be the larger of the two)", { code: -32000, message: "max priority fee per gas higher than max fee per gas" }],
+      ["gasLimit cannot exceed MAX_UINT64 (2^64-1)", { code: -32602, message: "Invalid params", data: { field: "params[1]", reason: "gasLimit cannot exceed MAX_UINT64 (2^64-1)" } }],
+    ];
+    for (const [reason, expected] of cases) expect(txConstructionError(new Error(reason), "params[1]").toJSON(), reason).to.deep.equal(expected);
+    expect(txConstructionError(new Error("something else")).toJSON()).to.deep.equal({ code: -32603, message: "Internal error", data: { reason: "something else" } });
+  });
+});
