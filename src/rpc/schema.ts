@@ -1,7 +1,8 @@
 /**
- * zod schemas for the JSON-RPC value types (execution-apis "base-types"): quantities without
- * leading zeros, even-length byte strings, addresses, hashes and block tags. Parsed values are
- * what the services use (bigint, Uint8Array, lower-case hex), so handlers never re-check input.
+ * zod schemas for the JSON-RPC params (execution-apis "base-types"): block parameters, call
+ * objects, storage slots and the like, built from the engine's value parsers (quantities, bytes,
+ * addresses, hashes: src/node/values.ts) into the engine's types (src/node/types.ts). Parsed values
+ * are what the services use (bigint, Uint8Array, lower-case hex), so handlers never re-check input.
  */
 import { z } from "zod";
 
