@@ -12,20 +12,32 @@ const REVERT_DATA = // Error("no")
 
 const CASES: [engine.NodeError, { code: number; message: string; data?: unknown }][] = [
   [new engine.NonceTooLowError(5n, 3n), { code: -32000, message: "nonce too low", data: { nextNonce: "0x5", txNonce: "0x3" } }],
-  [new engine.InsufficientFundsError(1n, 256n), { code: -32000, message: "insufficient funds for gas * price + value", data: { balance: "0x1", cost: "0x100" } }],
+  [
+    new engine.InsufficientFundsError(1n, 256n),
+    { code: -32000, message: "insufficient funds for gas * price + value", data: { balance: "0x1", cost: "0x100" } },
+  ],
   [new engine.AlreadyKnownError(), { code: -32000, message: "already known" }],
   [
     new engine.ReplacementUnderpricedError(11n, 2n),
     { code: -32000, message: "replacement transaction underpriced", data: { minMaxFeePerGas: "0xb", minMaxPriorityFeePerGas: "0x2" } },
   ],
-  [new engine.GasCapError(16_777_216n, 16_777_217n), { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } }],
+  [
+    new engine.GasCapError(16_777_216n, 16_777_217n),
+    { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } },
+  ],
   [
     new engine.TxRejectedError(engine.AdmissionMessage.oversizedData, { size: 131073, limit: 131072 }),
     { code: -32000, message: "oversized data", data: { size: 131073, limit: 131072 } },
   ],
-  [new engine.TxRejectedError(engine.AdmissionMessage.gasLimit, { gas: 31n, blockGasLimit: 30n }), { code: -32000, message: "exceeds block gas limit", data: { gas: "0x1f", blockGasLimit: "0x1e" } }],
+  [
+    new engine.TxRejectedError(engine.AdmissionMessage.gasLimit, { gas: 31n, blockGasLimit: 30n }),
+    { code: -32000, message: "exceeds block gas limit", data: { gas: "0x1f", blockGasLimit: "0x1e" } },
+  ],
   [new engine.TxRejectedError(engine.AdmissionMessage.invalidSender), { code: -32000, message: "invalid sender" }],
-  [new engine.InvalidTransactionError("params[0]", "gasLimit cannot exceed MAX_UINT64"), { code: -32602, message: "Invalid params", data: { field: "params[0]", reason: "gasLimit cannot exceed MAX_UINT64" } }],
+  [
+    new engine.InvalidTransactionError("params[0]", "gasLimit cannot exceed MAX_UINT64"),
+    { code: -32602, message: "Invalid params", data: { field: "params[0]", reason: "gasLimit cannot exceed MAX_UINT64" } },
+  ],
   [new engine.ExecutionRevertedError(REVERT_DATA, "call"), { code: 3, message: "execution reverted: no", data: REVERT_DATA }],
   [new engine.ExecutionRevertedError("0x", "call"), { code: 3, message: "execution reverted", data: "0x" }],
   [new engine.ExecutionRevertedError(REVERT_DATA, "estimate"), { code: -32000, message: "execution reverted", data: REVERT_DATA }],
@@ -38,8 +50,14 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
     new engine.StateDumpUnsupportedError(["base", "optimism"]),
     { code: -32000, message: "state dumps are not supported on OP-stack profiles", data: { profiles: ["base", "optimism"] } },
   ],
-  [new engine.ForkUpstreamError("fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts"), { code: -32603, message: "fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts" }],
-  [new engine.ForkUpstreamError("fork upstream x refused eth_getBalance: bad", { method: "eth_getBalance" }), { code: -32603, message: "fork upstream x refused eth_getBalance: bad", data: { method: "eth_getBalance" } }],
+  [
+    new engine.ForkUpstreamError("fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts"),
+    { code: -32603, message: "fork upstream http://127.0.0.1:1 is unreachable (ECONNREFUSED) after 4 attempts" },
+  ],
+  [
+    new engine.ForkUpstreamError("fork upstream x refused eth_getBalance: bad", { method: "eth_getBalance" }),
+    { code: -32603, message: "fork upstream x refused eth_getBalance: bad", data: { method: "eth_getBalance" } },
+  ],
 ];
 
 describe("engine errors as JSON-RPC answers them (src/rpc/errors.ts)", () => {
@@ -71,12 +89,28 @@ describe("engine errors as JSON-RPC answers them (src/rpc/errors.ts)", () => {
 
   it("reads ethereumjs' refusals to build a tx as go-ethereum's errors", () => {
     const cases: [string, { code: number; message: string; data?: unknown }][] = [
-      ["Transaction gas limit 16777217 exceeds the maximum allowed by EIP-7825 (16777216)", { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } }],
-      ["nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615 (tx type=2 hash=...)", { code: -32000, message: "nonce has max value", data: { reason: "nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615" } }],
-      ["maxFeePerGas cannot be less than maxPriorityFeePerGas (The total must be the larger of the two)", { code: -32000, message: "max priority fee per gas higher than max fee per gas" }],
-      ["gasLimit cannot exceed MAX_UINT64 (2^64-1)", { code: -32602, message: "Invalid params", data: { field: "params[1]", reason: "gasLimit cannot exceed MAX_UINT64 (2^64-1)" } }],
+      [
+        "Transaction gas limit 16777217 exceeds the maximum allowed by EIP-7825 (16777216)",
+        { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 16777217)", data: { cap: "0x1000000", gas: "0x1000001" } },
+      ],
+      [
+        "nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615 (tx type=2 hash=...)",
+        { code: -32000, message: "nonce has max value", data: { reason: "nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615" } },
+      ],
+      [
+        "maxFeePerGas cannot be less than maxPriorityFeePerGas (The total must be the larger of the two)",
+        { code: -32000, message: "max priority fee per gas higher than max fee per gas" },
+      ],
+      [
+        "gasLimit cannot exceed MAX_UINT64 (2^64-1)",
+        { code: -32602, message: "Invalid params", data: { field: "params[1]", reason: "gasLimit cannot exceed MAX_UINT64 (2^64-1)" } },
+      ],
     ];
     for (const [reason, expected] of cases) expect(txConstructionError(new Error(reason), "params[1]").toJSON(), reason).to.deep.equal(expected);
-    expect(txConstructionError(new Error("something else")).toJSON()).to.deep.equal({ code: -32603, message: "Internal error", data: { reason: "something else" } });
+    expect(txConstructionError(new Error("something else")).toJSON()).to.deep.equal({
+      code: -32603,
+      message: "Internal error",
+      data: { reason: "something else" },
+    });
   });
 });

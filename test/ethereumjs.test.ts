@@ -123,7 +123,8 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       await vm.stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       await vm.stateManager.putCode(ADDRESS, Uint8Array.of(0x00)); // STOP: any code but a delegation
       const codeHash = (await vm.stateManager.getAccount(ADDRESS))!.codeHash;
-      const tx = () => assertSender(createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS);
+      const tx = () =>
+        assertSender(createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS);
       return { vm, codeHash, tx };
     }
 
@@ -184,7 +185,10 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       const common = mainnet();
       const blockchain = await createBlockchain({ common, validateBlocks: false, validateConsensus: false });
       const genesis = await blockchain.getBlock(0);
-      const child = createBlock({ header: { number: 1n, parentHash: genesis.hash(), timestamp: genesis.header.timestamp + 12n, gasLimit: genesis.header.gasLimit } }, { common });
+      const child = createBlock(
+        { header: { number: 1n, parentHash: genesis.hash(), timestamp: genesis.header.timestamp + 12n, gasLimit: genesis.header.gasLimit } },
+        { common },
+      );
       const asked: bigint[] = [];
       shareBlocks(blockchain, {
         header: (hash) => {
@@ -210,8 +214,14 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       const accounts = new Set<string>();
       const slots: string[] = [];
-      onStateWrites(stateManager, { account: (where) => accounts.add(where.toString()), slot: (where, key) => slots.push(`${where}:${bytesToUnprefixedHex(key)}`) });
-      const tx = assertSender(createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS);
+      onStateWrites(stateManager, {
+        account: (where) => accounts.add(where.toString()),
+        slot: (where, key) => slots.push(`${where}:${bytesToUnprefixedHex(key)}`),
+      });
+      const tx = assertSender(
+        createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }),
+        ADDRESS,
+      );
       await runTx(vm, { tx, skipBlockGasLimitValidation: true });
       expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
       await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));

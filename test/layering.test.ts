@@ -20,7 +20,7 @@ function sourcesUnder(dir: string): string[] {
 /** `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")`, as written. */
 const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
 
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   // Comments may quote paths (a docstring naming another module): only code counts.
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
   return [...code.matchAll(SPECIFIER)].map((match) => match[1] ?? match[2] ?? match[3]!);
@@ -29,7 +29,9 @@ export function importsOf(source: string): string[] {
 /** The repository path a relative import of `file` resolves to (bare package names: undefined). */
 function resolved(file: string, specifier: string): string | undefined {
   if (!specifier.startsWith(".")) return undefined;
-  return relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join("/");
+  return relative(ROOT, resolve(ROOT, dirname(file), specifier))
+    .split(sep)
+    .join("/");
 }
 
 /** Every `file: specifier` under `dir` whose import lands in one of `forbidden`. */
@@ -53,7 +55,7 @@ describe("layering", () => {
       'export * from "./d.ts";',
       'import "./e.ts";',
       'const f = await import("./f.ts");',
-      "import {\n  g,\n  h,\n} from \"./gh.ts\";",
+      'import {\n  g,\n  h,\n} from "./gh.ts";',
       '// import { x } from "../rpc/commented.ts";',
       '/** see "../server/doc.ts" */',
     ].join("\n");

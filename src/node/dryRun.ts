@@ -204,8 +204,7 @@ function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
 }
 
 /** A gas limit below the intrinsic gas (or the EIP-7623 floor): go-ethereum's ErrIntrinsicGas. */
-export const isIntrinsicGasError = (error: unknown): boolean =>
-  error instanceof TxRejectedError && error.message === AdmissionMessage.intrinsicGas;
+export const isIntrinsicGasError = (error: unknown): boolean => error instanceof TxRejectedError && error.message === AdmissionMessage.intrinsicGas;
 
 /** The engine error of a dry run that failed (not one that ran and reverted). */
 function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): Error {

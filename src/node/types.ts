@@ -11,10 +11,7 @@ export const NAMED_TAGS = ["latest", "pending", "earliest", "safe", "finalized"]
 export type NamedTag = (typeof NAMED_TAGS)[number];
 
 /** What a block parameter resolves to before the chain looks it up. */
-export type BlockSelector =
-  | { kind: "tag"; tag: NamedTag }
-  | { kind: "number"; number: bigint }
-  | { kind: "hash"; hash: Hex; requireCanonical: boolean };
+export type BlockSelector = { kind: "tag"; tag: NamedTag } | { kind: "number"; number: bigint } | { kind: "hash"; hash: Hex; requireCanonical: boolean };
 
 export const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
 export const PENDING: BlockSelector = { kind: "tag", tag: "pending" };

@@ -83,9 +83,7 @@ export class RpcError extends Error {
   }
 
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -93,15 +91,12 @@ export const isRpcError = (error: unknown): error is RpcError => error instanceo
 
 // ── JSON-RPC 2.0 ────────────────────────────────────────────────────────────────────────────────
 
-export const parseError = (reason?: string) =>
-  new RpcError(ErrorCode.parseError, "Parse error", reason === undefined ? undefined : { reason });
+export const parseError = (reason?: string) => new RpcError(ErrorCode.parseError, "Parse error", reason === undefined ? undefined : { reason });
 
-export const invalidRequest = (reason: string) =>
-  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
+export const invalidRequest = (reason: string) => new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason });
 
 /** go-ethereum's "batch too large" (-32600), with our limit in `data`. */
-export const batchTooLarge = (limit: number) =>
-  new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
+export const batchTooLarge = (limit: number) => new RpcError(ErrorCode.invalidRequest, "Invalid Request", { reason: "batch too large", limit });
 
 /** go-ethereum's -32002 (rpc/errors.go): a batch's calls not run before its deadline. */
 export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "request timed out");
@@ -112,12 +107,10 @@ export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "
 /** EIP-1474's -32005: `reason` names the budget, `limit` its size. */
 export const limitExceeded = (reason: string, limit: number) => new RpcError(ErrorCode.limitExceeded, "limit exceeded", { reason, limit });
 
-export const methodNotFound = (method: string) =>
-  new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
+export const methodNotFound = (method: string) => new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
 
 /** `field` is a path such as `params[0].maxFeePerGas` or `options.symbol`. */
-export const invalidParams = (field: string, reason: string) =>
-  new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
+export const invalidParams = (field: string, reason: string) => new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
 
 /**
  * A dev method (hardhat_, evm_, anvil_) refusing a value it parsed: Hardhat's human text in the
@@ -139,8 +132,7 @@ const quantity = (value: bigint) => bigIntToHex(value);
 const factsData = (facts: Facts | undefined) =>
   facts === undefined ? undefined : Object.fromEntries(Object.entries(facts).map(([key, value]) => [key, typeof value === "bigint" ? quantity(value) : value]));
 
-export const executionReverted = (returnData: string) =>
-  new RpcError(ErrorCode.server, "execution reverted", returnData);
+export const executionReverted = (returnData: string) => new RpcError(ErrorCode.server, "execution reverted", returnData);
 
 /**
  * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
@@ -175,8 +167,10 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
   mapping(NonceTooLowError, (e) => new RpcError(ErrorCode.server, e.message, { nextNonce: quantity(e.nextNonce), txNonce: quantity(e.txNonce) })),
   mapping(InsufficientFundsError, (e) => new RpcError(ErrorCode.server, e.message, { balance: quantity(e.balance), cost: quantity(e.cost) })),
   mapping(AlreadyKnownError, (e) => new RpcError(ErrorCode.server, e.message)),
-  mapping(ReplacementUnderpricedError, (e) =>
-    new RpcError(ErrorCode.server, e.message, { minMaxFeePerGas: quantity(e.minMaxFeePerGas), minMaxPriorityFeePerGas: quantity(e.minMaxPriorityFeePerGas) }),
+  mapping(
+    ReplacementUnderpricedError,
+    (e) =>
+      new RpcError(ErrorCode.server, e.message, { minMaxFeePerGas: quantity(e.minMaxFeePerGas), minMaxPriorityFeePerGas: quantity(e.minMaxPriorityFeePerGas) }),
   ),
   mapping(GasCapError, (e) => new RpcError(ErrorCode.server, e.message, { cap: quantity(e.cap), gas: quantity(e.gas) })),
   // go-ethereum's other admission errors: its text, the facts as data (docs/behaviour.md#node-errors).
@@ -240,8 +234,7 @@ export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod,
  * A page that was not granted an account asks to sign or send with it: MetaMask's answer
  * (`providerErrors.unauthorized()` in @metamask/eth-json-rpc-middleware's validateAndNormalizeKeyholder).
  */
-export const unauthorized = () =>
-  new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
+export const unauthorized = () => new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
 /** MetaMask's refusal of typed data whose domain names another chain (its text; -32603, see rpc/wallet.ts). */
 export const typedDataChainMismatch = (provided: bigint, active: bigint) =>
   new RpcError(ErrorCode.internalError, `Provided chainId "${provided}" must match the active chainId "${active}"`);

@@ -32,26 +32,31 @@ export const storageSlot = z
   .transform((value) => BigInt(value));
 
 /** A block number, a named tag, or an EIP-1898 object (`{ blockNumber }` / `{ blockHash }`). */
-export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union([
-  z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
-  // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
-  hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
-  quantity.transform((number): BlockSelector => ({ kind: "number", number })),
-  z
-    .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
-    .strict()
-    .transform(({ blockNumber }): BlockSelector =>
-      typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber },
-    ),
-  z
-    .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
-    .strict()
-    .transform(({ blockHash, requireCanonical }): BlockSelector => ({
-      kind: "hash",
-      hash: blockHash,
-      requireCanonical: requireCanonical ?? false,
-    })),
-], { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) });
+export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union(
+  [
+    z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
+    // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
+    hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
+    quantity.transform((number): BlockSelector => ({ kind: "number", number })),
+    z
+      .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
+      .strict()
+      .transform(
+        ({ blockNumber }): BlockSelector => (typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber }),
+      ),
+    z
+      .object({ blockHash: hash, requireCanonical: z.boolean().optional() })
+      .strict()
+      .transform(
+        ({ blockHash, requireCanonical }): BlockSelector => ({
+          kind: "hash",
+          hash: blockHash,
+          requireCanonical: requireCanonical ?? false,
+        }),
+      ),
+  ],
+  { errorMap: () => ({ message: "expected a block number, a block tag, a block hash or an EIP-1898 object" }) },
+);
 
 const accessListItem = z.object({ address, storageKeys: z.array(hash) });
 

@@ -55,9 +55,10 @@ export async function runTxAllowingAssertedSender(vm: VM, opts: RunTxOpts): Prom
     return new Account(found.nonce, found.balance, found.storageRoot, KECCAK256_NULL);
   };
   journal.putAccount = async (address: Address, written: Account) => {
-    const kept = address.equals(sender) && equalsBytes(written.codeHash, KECCAK256_NULL)
-      ? new Account(written.nonce, written.balance, written.storageRoot, codeHash, codeSize)
-      : written;
+    const kept =
+      address.equals(sender) && equalsBytes(written.codeHash, KECCAK256_NULL)
+        ? new Account(written.nonce, written.balance, written.storageRoot, codeHash, codeSize)
+        : written;
     return realPutAccount.call(journal, address, kept);
   };
   try {

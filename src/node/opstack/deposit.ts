@@ -117,7 +117,16 @@ export function decodeDeposit(raw: Uint8Array): DepositTx {
   } catch (error) {
     throw new TxRejectedError("rlp: invalid transaction encoding", { reason: error instanceof Error ? error.message : String(error) });
   }
-  const [sourceHash, from, to, mint, value, gas, isSystemTx, data] = fields as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  const [sourceHash, from, to, mint, value, gas, isSystemTx, data] = fields as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+  ];
   const bad = (reason: string) => new TxRejectedError("rlp: invalid transaction encoding", { reason });
   if (sourceHash.length !== 32) throw bad("sourceHash must be 32 bytes");
   if (from.length !== 20) throw bad("from must be 20 bytes");
