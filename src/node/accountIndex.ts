@@ -1,10 +1,11 @@
 /** Which accounts and storage slots exist, for a state dump. */
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
 
+import { onStateWrites } from "./ethereumjs/stateWrites.ts";
+
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Account, Address } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { DumpAccount } from "./stateDump.ts";
 
 /**
@@ -16,19 +17,13 @@ import type { DumpAccount } from "./stateDump.ts";
 export class AccountIndex {
   readonly #slots = new Map<Hex, Set<Hex>>();
 
-  /** Wraps `putAccount` and `putStorage` of this state manager instance (views use their own copies). */
+  /** Sees every write of this state manager instance (src/node/ethereumjs/stateWrites.ts; views use their own copies). */
   static attach(stateManager: MerkleStateManager): AccountIndex {
     const index = new AccountIndex();
-    const putAccount = stateManager.putAccount.bind(stateManager);
-    const putStorage = stateManager.putStorage.bind(stateManager);
-    stateManager.putAccount = (where: Address, account: Account | undefined) => {
-      index.#slotsOf(where.toString() as Hex);
-      return putAccount(where, account);
-    };
-    stateManager.putStorage = (where: Address, key: Uint8Array, value: Uint8Array) => {
-      index.#slotsOf(where.toString() as Hex).add(bytesToHex(key));
-      return putStorage(where, key, value);
-    };
+    onStateWrites(stateManager, {
+      account: (where) => index.#slotsOf(where.toString()),
+      slot: (where, key) => index.#slotsOf(where.toString()).add(bytesToHex(key)),
+    });
     return index;
   }
 

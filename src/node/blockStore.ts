@@ -2,13 +2,14 @@
  * The sealed chain: blocks by number and by hash, and executed txs by hash. A run of empty blocks
  * that hardhat_mine reserved is a hole here, built on its first read (`Reservation`).
  */
+import { shareBlocks } from "./ethereumjs/blockchain.ts";
 import { flatHex } from "./hex.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { ZERO_HASH } from "./records.ts";
 
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { OpenBlockHeader } from "./openBlock.ts";
 import type { SealedBlock, TxRecord } from "./records.ts";
 
@@ -177,21 +178,15 @@ export class BlockStore {
   }
 
   /**
-   * @ethereumjs/blockchain decodes the head's and the parent's header from its DB on every
-   * putBlock and delBlock, each decode copying a Common and re-merging its params (~12 % of an
-   * automined test file). The headers of the blocks we index are the same: hand those out.
+   * Lends the blockchain the headers and blocks indexed here (src/node/ethereumjs/blockchain.ts):
+   * it would decode them again from its DB on every putBlock, and BLOCKHASH reads blocks,
+   * reserved ones included, that are never written into its database.
    */
   shareHeaders(blockchain: Blockchain): void {
-    const manager = blockchain.dbManager;
-    const decode = manager.getHeader.bind(manager);
-    manager.getHeader = async (hash, number) => this.#byHash.get(flatHex(hash))?.block.header ?? decode(hash, number);
-    // The EVM asks the blockchain for blocks only for BLOCKHASH (pre-EIP-7709): answered from our
-    // own index, reserved blocks included, so sealed blocks are never written into its database.
-    const read = blockchain.getBlock.bind(blockchain);
-    blockchain.getBlock = async (id) => {
-      const sealed = id instanceof Uint8Array ? this.#byHash.get(flatHex(id)) : this.byNumber(BigInt(id));
-      return sealed?.block ?? read(id);
-    };
+    shareBlocks(blockchain, {
+      header: (hash) => this.#byHash.get(flatHex(hash))?.block.header,
+      block: (id) => (id instanceof Uint8Array ? this.#byHash.get(flatHex(id)) : this.byNumber(BigInt(id)))?.block,
+    });
   }
 
   #reservationOf(number: bigint): Reservation | undefined {

@@ -22,19 +22,20 @@ import { commonFromGenesis } from "./genesis.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
-import { installJumpAnalysisCache } from "./jumpAnalysis.ts";
+import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
 import { SerialQueue } from "./serialQueue.ts";
 import { revertTo, takeSnapshot } from "./chainSnapshots.ts";
 import { Snapshots } from "./snapshots.ts";
-import { stateDumpUnsupported } from "../rpc/errors.ts";
+import { StateDumpUnsupportedError } from "./errors.ts";
+import { OP_PROFILE_NAMES } from "./profiles.ts";
 import { StateHistory } from "./stateHistory.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
-import type { BlockSelector, Hex } from "../rpc/schema.ts";
+import type { BlockSelector, Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { ChainCore } from "./chainCore.ts";
 import type { BlockDefaults, ChainConfig, ChainEvents, InitialState, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
@@ -346,7 +347,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** The chain as a versioned JSON document (stateDump.ts), after every queued change. */
   dumpState(): Promise<StateDump> {
     // A dump's blocks are decoded by ethereumjs at load, which has no deposit tx type.
-    if (this.#core.config.op !== undefined) return Promise.reject(stateDumpUnsupported());
+    if (this.#core.config.op !== undefined) return Promise.reject(new StateDumpUnsupportedError(OP_PROFILE_NAMES));
     return this.#core.queue.run(() => dumpState(this.#core));
   }
 

@@ -9,7 +9,7 @@ import { createGenesisBlock, LightBlockchain } from "./lightBlockchain.ts";
 import { nowSeconds } from "./nextBlock.ts";
 import { AccountIndex } from "./accountIndex.ts";
 import { restoreState } from "./dumpRestore.ts";
-import { createStateManager } from "./stateManager.ts";
+import { createStateManager } from "./ethereumjs/stateManager.ts";
 import { forkRestore } from "./fork/dump.ts";
 import { createForkEngine } from "./fork/engine.ts";
 

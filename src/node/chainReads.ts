@@ -4,11 +4,11 @@
  */
 import { createAddressFromString } from "@ethereumjs/util";
 
-import { historicalStateUnavailable } from "../rpc/errors.ts";
+import { HistoricalStateUnavailableError } from "./errors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
-import type { BlockSelector, Hex } from "../rpc/schema.ts";
+import type { BlockSelector, Hex } from "./types.ts";
 import type { ChainCore } from "./chainCore.ts";
 import type { ResolvedBlock } from "./chainTypes.ts";
 import type { LogRecord, TxRecord } from "./records.ts";
@@ -64,7 +64,7 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
   if (!core.history.hasState(resolved.sealed)) {
     // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
     if (resolved.sealed === latest) return live();
-    throw historicalStateUnavailable(resolved.sealed.block.header.number, core.history.from);
+    throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
   }
   // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
   if (core.latestEdited && resolved.sealed === latest && core.open.fragments.length === 0) return live();

@@ -1,7 +1,7 @@
 /** The types the chain's modules and its callers share: its configuration, events and block selection. */
 import type { BlockHeader } from "@ethereumjs/block";
 import type { CustomCrypto, GethGenesis } from "@ethereumjs/common";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { Clock } from "../clock.ts";
 import type { OpenBlock } from "./openBlock.ts";
 import type { OpStack } from "./opstack/execution.ts";

@@ -9,9 +9,9 @@ import { automineNow, executeFragment, reopenIfEmpty, seal } from "./chainCore.t
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
-import { alreadyKnown } from "../rpc/errors.ts";
+import { AlreadyKnownError } from "./errors.ts";
 
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { ChainCore } from "./chainCore.ts";
 import type { BlockDefaults, NextBlockFields } from "./chainTypes.ts";
@@ -56,7 +56,7 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
 export async function queueDeposit(core: ChainCore, deposit: DepositTx): Promise<Hex> {
   const op = core.config.op!;
   const hash = flatHex(deposit.hash());
-  if (core.store.transaction(hash) !== undefined || op.isQueued(deposit.hash())) throw alreadyKnown();
+  if (core.store.transaction(hash) !== undefined || op.isQueued(deposit.hash())) throw new AlreadyKnownError();
   const { gasLimit } = core.next.defaults;
   op.queueDeposit(deposit, core.open.header.gasLimit < gasLimit ? core.open.header.gasLimit : gasLimit);
   await automineNow(core);

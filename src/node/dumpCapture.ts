@@ -5,7 +5,7 @@ import { STATE_DUMP_FORMAT, STATE_DUMP_VERSION } from "./stateDump.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { AccountIndex } from "./accountIndex.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { OpenBlock } from "./openBlock.ts";

@@ -9,11 +9,11 @@ import { Bloom, createVM } from "@ethereumjs/vm";
 
 import { AccountIndex } from "./accountIndex.ts";
 import { feesOf, txCost } from "./admission.ts";
-import { assertSender } from "./assertedSender.ts";
+import { assertSender } from "./ethereumjs/assertedSender.ts";
 import { LightBlockchain } from "./lightBlockchain.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { StateDumpError } from "./stateDump.ts";
-import { createStateManager } from "./stateManager.ts";
+import { createStateManager } from "./ethereumjs/stateManager.ts";
 import { MAX_TIMESTAMP } from "./time.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -23,7 +23,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { TxReceipt, VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedAccount, ParsedReceipt, ParsedStateDump } from "./stateDump.ts";

@@ -6,14 +6,14 @@
 import { createAddressFromString } from "@ethereumjs/util";
 
 import { feesOf } from "./admission.ts";
-import { runTxAllowingAssertedSender } from "./assertedSender.ts";
+import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
 import { Heap } from "./heap.ts";
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { Clock } from "../clock.ts";
 import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
 import type { OpenBlock } from "./openBlock.ts";

@@ -188,6 +188,9 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   },
 };
 
+/** The OP-stack profiles (their blocks hold deposit txs). */
+export const OP_PROFILE_NAMES: readonly ProfileName[] = PROFILE_NAMES.filter((name) => PROFILES[name].op !== undefined);
+
 /**
  * The next block's base fee under `params` (EIP-1559's rule, with the chain's denominator and
  * elasticity; op-geth misc/eip1559 CalcBaseFee), never below `minBaseFee`.

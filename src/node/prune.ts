@@ -94,5 +94,3 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   return { kept: marked.size, deleted };
 }
 
-// Until chain.ts reads them from their own module (src/node/ethereumjs/internals.ts).
-export { nodeStoreOf, openStorageRoots } from "./ethereumjs/internals.ts";

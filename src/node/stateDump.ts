@@ -14,10 +14,10 @@
  */
 import { z } from "zod";
 
-import { address, bytes, hash, quantity } from "../rpc/schema.ts";
+import { address, bytes, hash, quantity } from "./values.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 export const STATE_DUMP_FORMAT = "hardhat-preconf/state";
 export const STATE_DUMP_VERSION = 1;

@@ -2,13 +2,14 @@
  * Which sealed blocks' states can be read, the views that read them (stateViews.ts), and the
  * pruning that drops the states older than `stateHistory` blocks (prune.ts).
  */
-import { nodeStoreOf, openStorageRoots, pruneStore } from "./prune.ts";
+import { checkpointDepth, nodeStoreOf, openStorageRoots } from "./ethereumjs/internals.ts";
+import { pruneStore } from "./prune.ts";
 import { StateViews } from "./stateViews.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 import type { SealedBlock } from "./records.ts";
 
 /** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
@@ -83,7 +84,7 @@ export class StateHistory {
     const from = headNumber - BigInt(history) + 1n;
     const stateManager = live.stateManager as MerkleStateManager;
     const store = nodeStoreOf(stateManager);
-    if (from <= this.#from || store === undefined || (stateManager as unknown as { _checkpointCount: number })._checkpointCount > 0) return;
+    if (from <= this.#from || store === undefined || checkpointDepth(stateManager) > 0) return;
 
     const roots: Uint8Array[] = [liveRoot];
     for (let number = from; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);

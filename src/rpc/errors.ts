@@ -212,11 +212,6 @@ export const admissionError = (message: string, data?: unknown) => new RpcError(
 export const transactionTimeout = (hash: string, timeoutMs: number) =>
   new RpcError(ErrorCode.timeout, `The transaction was added to the mempool but wasn't processed within ${timeoutMs}ms.`, hash);
 
-// Until chain.ts throws the engine's errors itself.
-export const alreadyKnown = () => new AlreadyKnownError();
-export const historicalStateUnavailable = (block: bigint, loadedAt: bigint) => new HistoricalStateUnavailableError(block, loadedAt);
-export const stateDumpUnsupported = () => new StateDumpUnsupportedError(["base", "base-sepolia", "base-denim", "optimism", "unichain"]);
-
 export const unknownBlock = (tag: string) => new RpcError(ErrorCode.server, "header not found", { block: tag });
 
 // ── Filters and subscriptions (go-ethereum's texts) ─────────────────────────────────────────────

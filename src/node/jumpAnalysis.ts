@@ -1,2 +1,0 @@
-// Until chain.ts and stateDump.ts import it from src/node/ethereumjs/.
-export * from "./ethereumjs/jumpAnalysis.ts";
