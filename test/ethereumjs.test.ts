@@ -8,7 +8,7 @@
 import { createBlock } from "@ethereumjs/block";
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { Common, Mainnet } from "@ethereumjs/common";
-import { EVM } from "@ethereumjs/evm";
+import { createEVM, EVM } from "@ethereumjs/evm";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createTx, paramsTx } from "@ethereumjs/tx";
 import { Account, bytesToUnprefixedHex, createAddressFromString, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
@@ -16,7 +16,7 @@ import { createVM, runTx } from "@ethereumjs/vm";
 import { expect } from "chai";
 
 import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumjs/assertedSender.ts";
-import { shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
+import { hashOnlyBlock, shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
@@ -203,6 +203,23 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(asked).to.include(0n);
       expect(await blockchain.getBlock(1)).to.equal(child);
       expect((await blockchain.getBlock(0)).hash()).to.deep.equal(genesis.hash());
+    });
+
+    it("BLOCKHASH reads only hash() of the block getBlock returns (hashOnlyBlock, a fork's upstream blocks)", async () => {
+      const hash = new Uint8Array(32).fill(0xab);
+      const asked: number[] = [];
+      const blockchain = {
+        getBlock: async (number: number) => (asked.push(number), hashOnlyBlock(hash, BigInt(number))),
+        putBlock: async () => undefined,
+        shallowCopy: () => blockchain,
+      };
+      const evm = await createEVM({ common: mainnet(), blockchain });
+      // PUSH1 7 BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN, run in block 10.
+      const code = Uint8Array.from([0x60, 7, 0x40, 0x60, 0, 0x52, 0x60, 32, 0x60, 0, 0xf3]);
+      const block = createBlock({ header: { number: 10n } }, { common: mainnet() });
+      const result = await evm.runCode({ code, gasLimit: 100_000n, block });
+      expect(asked).to.deep.equal([7]);
+      expect(result.returnValue).to.deep.equal(hash);
     });
   });
 

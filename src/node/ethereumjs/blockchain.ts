@@ -25,3 +25,29 @@ export function shareBlocks(blockchain: Blockchain, known: KnownBlocks): void {
   const read = blockchain.getBlock.bind(blockchain);
   blockchain.getBlock = async (id) => known.block(id) ?? read(id);
 }
+
+/**
+ * What a stand-in for @ethereumjs/blockchain 10.1.3's Blockchain must have (a fork's blockchain,
+ * src/node/fork/forkBlockchain.ts): what the VM calls (vm.js `shallowCopy`; the EVM's BLOCKHASH
+ * `getBlock`; runBlock's `validateHeader`), what the chain calls (putBlock, delBlock, the head) and
+ * what shareBlocks replaces (`dbManager.getHeader`). The VM's types ask for the whole class.
+ */
+export interface BlockchainStandIn {
+  readonly consensus: undefined;
+  readonly dbManager: { getHeader(hash: Uint8Array, number: bigint): Promise<BlockHeader> };
+  putBlock(block: Block): Promise<void>;
+  delBlock(hash: Uint8Array): Promise<void>;
+  getBlock(id: Uint8Array | number | bigint): Promise<Block>;
+  getCanonicalHeadBlock(): Promise<Block>;
+  shallowCopy(): BlockchainStandIn;
+  validateHeader(header: BlockHeader): Promise<void>;
+}
+
+export const asBlockchain = (standIn: BlockchainStandIn): Blockchain => standIn as unknown as Blockchain;
+
+/**
+ * A block known only by its hash and number, for BLOCKHASH: @ethereumjs/evm 10.1.3 reads nothing
+ * but `hash()` of the block `getBlock(number)` returns (opcodes/functions.js, 0x40; its own
+ * EVMMockBlock type is just that).
+ */
+export const hashOnlyBlock = (hash: Uint8Array, number: bigint): Block => ({ hash: () => hash, header: { number } }) as unknown as Block;

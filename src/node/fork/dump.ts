@@ -6,11 +6,11 @@
  */
 import { Caches } from "@ethereumjs/statemanager";
 
+import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { withUpstreamHash } from "./engine.ts";
 import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
 
-import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { ForkRestore } from "../dumpRestore.ts";
 import type { ForkSource } from "./source.ts";
@@ -31,7 +31,7 @@ export function forkRestore(source: ForkSource, common: Common): ForkRestore {
     blockchain: async (blocks) => {
       const blockchain = new ForkBlockchain(source, blocks[0]!);
       for (const block of blocks.slice(1)) await blockchain.putBlock(block);
-      return blockchain as unknown as Blockchain;
+      return asBlockchain(blockchain);
     },
   };
 }

@@ -10,6 +10,7 @@ import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 
 import { AccountIndex } from "../accountIndex.ts";
+import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
 
@@ -50,7 +51,7 @@ export async function createForkEngine(source: ForkSource, common: Common, alloc
   await stateManager.flush();
   const stateRoot = await stateManager.getStateRoot();
   const block = forkBlockOf(source.block, stateRoot, common);
-  const blockchain = new ForkBlockchain(source, block) as unknown as Blockchain;
+  const blockchain = asBlockchain(new ForkBlockchain(source, block));
   const vm = await createVM({ common, stateManager, blockchain });
   return { vm, blockchain, index, sealed: [{ block, hash: source.block.hash, transactions: [], fragmentCount: 0 }] };
 }

@@ -8,6 +8,8 @@
  */
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 
+import { hashOnlyBlock } from "../ethereumjs/blockchain.ts";
+
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Hex } from "../types.ts";
 import type { ForkSource } from "./source.ts";
@@ -17,7 +19,7 @@ export class ForkBlockchain {
   readonly #source: ForkSource;
   readonly #byNumber: Map<bigint, Block>;
   readonly #byHash: Map<Hex, Block>;
-  /** Read by the chain's header sharing (chain.ts, `#shareHeaders`). */
+  /** Replaced by the chain's header sharing (src/node/ethereumjs/blockchain.ts, shareBlocks). */
   readonly dbManager: { getHeader: (hash: Uint8Array, number: bigint) => Promise<BlockHeader> };
 
   constructor(source: ForkSource, forkBlock: Block, byNumber = new Map<bigint, Block>(), byHash = new Map<Hex, Block>()) {
@@ -64,7 +66,7 @@ export class ForkBlockchain {
     if (number < this.#source.blockNumber) {
       // BLOCKHASH reads only the hash: an upstream block stands in by its hash and number.
       const hash = hexToBytes(await this.#source.blockHash(number));
-      return { hash: () => hash, header: { number } } as unknown as Block;
+      return hashOnlyBlock(hash, number);
     }
     throw new Error(`no block ${number} in the fork`);
   }
