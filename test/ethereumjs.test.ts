@@ -209,7 +209,10 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       const hash = new Uint8Array(32).fill(0xab);
       const asked: number[] = [];
       const blockchain = {
-        getBlock: async (number: number) => (asked.push(number), hashOnlyBlock(hash, BigInt(number))),
+        getBlock: async (number: number) => {
+          asked.push(number);
+          return hashOnlyBlock(hash, BigInt(number));
+        },
         putBlock: async () => undefined,
         shallowCopy: () => blockchain,
       };

@@ -93,4 +93,3 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   }
   return { kept: marked.size, deleted };
 }
-
