@@ -5,6 +5,7 @@ import { createVM } from "@ethereumjs/vm";
 
 import { writeGenesisState } from "./genesis.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
+import { asBlockchain } from "./ethereumjs/blockchain.ts";
 import { createGenesisBlock, LightBlockchain } from "./lightBlockchain.ts";
 import { nowSeconds } from "./nextBlock.ts";
 import { AccountIndex } from "./accountIndex.ts";
@@ -49,7 +50,7 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
   // validateHeader: @ethereumjs/blockchain's. A new chain needs none of it (lightBlockchain.ts).
   const blockchain =
     config.chainRlp === undefined
-      ? (new LightBlockchain(createGenesisBlock(common, stateRoot)) as unknown as Blockchain)
+      ? asBlockchain(new LightBlockchain(createGenesisBlock(common, stateRoot)))
       : await createBlockchain({ common, genesisStateRoot: stateRoot, validateBlocks: false, validateConsensus: false });
   const vm = await createVM({ common, stateManager, blockchain });
   const genesis = await blockchain.getBlock(0n);

@@ -10,6 +10,7 @@ import { Bloom, createVM } from "@ethereumjs/vm";
 import { AccountIndex } from "./accountIndex.ts";
 import { feesOf, txCost } from "./admission.ts";
 import { assertSender } from "./ethereumjs/assertedSender.ts";
+import { asBlockchain } from "./ethereumjs/blockchain.ts";
 import { LightBlockchain } from "./lightBlockchain.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { StateDumpError } from "./stateDump.ts";
@@ -137,7 +138,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
   if (fork !== undefined) {
     blockchain = await fork.blockchain(blocks);
   } else {
-    blockchain = new LightBlockchain(blocks[0]!) as unknown as Blockchain;
+    blockchain = asBlockchain(new LightBlockchain(blocks[0]!));
     for (const block of blocks.slice(1)) await blockchain.putBlock(block);
   }
   const vm = await createVM({ common, stateManager, blockchain });

@@ -12,7 +12,7 @@ import { bytesToHex, KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "./types.ts";
 
 export class LightBlockchain {
   /** No consensus to check: blocks are sealed by this chain, or imported after their own checks. */
