@@ -47,6 +47,8 @@ export interface WalletSession {
   readonly wallet: Wallet;
   /** EIP-1193 `request` as this client: wallet methods on its wallet, node methods on this chain. */
   request(args: RequestArguments): Promise<unknown>;
+  /** The client has gone: prompts it left waiting are rejected (4001) and leave the pending list. */
+  end(): void;
 }
 
 export interface WalletSessionOptions {
@@ -168,6 +170,7 @@ export class PreconfProvider extends EventEmitter {
           if (!options.trusted && isWalletControlMethod(method)) throw unauthorized();
           return wallet.ownContext;
         }),
+      end: () => wallet.end(),
     };
   }
 

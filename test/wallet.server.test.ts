@@ -10,6 +10,7 @@ import { createTestChain } from "./helpers/chain.ts";
 import { startServer } from "../src/index.ts";
 
 import type { PreconfProvider, RunningServer } from "../src/index.ts";
+import type { PendingPrompt } from "../src/wallet/policy.ts";
 
 const MAINNET = { chainId: "0x1", chainName: "Ethereum", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: ["https://eth.example"] };
 const TOKEN = { type: "ERC20", options: { address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", decimals: 6 } };
@@ -53,6 +54,12 @@ async function httpCall(url: string, method: string, params: unknown[] = []): Pr
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
   return (await response.json()) as never;
+}
+
+/** Waits (real timers: sockets) until `ready` holds; fails after ~5 s rather than hanging. */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(ready(), "condition never held").to.equal(true);
 }
 
 describe("per-connection wallets on the server", () => {
@@ -135,5 +142,63 @@ describe("per-connection wallets on the server", () => {
     // The test drives the policy that every connection's prompts follow.
     expect((await test.call("preconf_queueWalletDecisions", ["wallet_watchAsset", ["reject"]])).result).to.equal(1);
     expect((await page.call("wallet_watchAsset", TOKEN)).error).to.deep.include({ code: 4001 });
+  });
+
+  describe("manual-mode prompts of a client that goes away", () => {
+    const SIGN = (provider: PreconfProvider) => ["0x00", provider.accounts[0]!.address];
+    const pendingMethods = () => provider.wallet.policy.pending().map((prompt: PendingPrompt) => prompt.method);
+
+    it("a WebSocket that closes: its prompts are rejected (4001) and leave the pending list; another client's stay", async () => {
+      provider.wallet.policy.manual();
+      const leaving = await connect(PAGE);
+      const staying = await connect(PAGE);
+      void leaving.call("personal_sign", SIGN(provider));
+      void leaving.call("eth_requestAccounts");
+      const kept = staying.call("wallet_watchAsset", TOKEN);
+      await until(() => provider.wallet.policy.pending().length === 3);
+      leaving.close();
+      await until(() => provider.wallet.policy.pending().length === 1);
+      expect(pendingMethods()).to.deep.equal(["wallet_watchAsset"]);
+      const rejected = { error: { code: 4001, message: "User rejected the request" } };
+      expect(provider.wallet.requests.map((request) => [request.method, request.outcome])).to.deep.equal([
+        ["personal_sign", rejected],
+        ["eth_requestAccounts", rejected],
+        ["wallet_watchAsset", "pending"],
+      ]);
+      provider.wallet.policy.approve(provider.wallet.policy.pending()[0]!.id);
+      expect(await kept).to.deep.include({ result: true });
+    });
+
+    it("an HTTP request aborted while its prompt waits: the prompt is rejected and leaves the pending list", async () => {
+      provider.wallet.policy.manual();
+      const abort = new AbortController();
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "personal_sign", params: SIGN(provider) });
+      const posted = fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: abort.signal }).catch((error: Error) => error.name);
+      await provider.wallet.policy.waitForPending();
+      abort.abort();
+      expect(await posted).to.equal("AbortError");
+      await until(() => provider.wallet.policy.pending().length === 0);
+      expect(provider.wallet.lastRequest?.outcome).to.deep.equal({ error: { code: 4001, message: "User rejected the request" } });
+    });
+
+    it("one connection may keep 32 prompts waiting: one more is -32005; other connections still prompt", async () => {
+      const { MAX_PENDING_PROMPTS_PER_CLIENT } = await import("../src/wallet/policy.ts");
+      provider.wallet.policy.manual();
+      const greedy = await connect(PAGE);
+      const other = await connect(PAGE);
+      for (let i = 0; i < MAX_PENDING_PROMPTS_PER_CLIENT; i++) void greedy.call("personal_sign", SIGN(provider));
+      await until(() => provider.wallet.policy.pending().length === MAX_PENDING_PROMPTS_PER_CLIENT);
+      expect((await greedy.call("personal_sign", SIGN(provider))).error).to.deep.equal({
+        code: -32005,
+        message: "limit exceeded",
+        data: { reason: "too many wallet prompts waiting for this connection", limit: MAX_PENDING_PROMPTS_PER_CLIENT },
+      });
+      void other.call("personal_sign", SIGN(provider));
+      await until(() => provider.wallet.policy.pending().length === MAX_PENDING_PROMPTS_PER_CLIENT + 1);
+      // The provider's own requests (the test's) are not a connection's.
+      void provider.request({ method: "personal_sign", params: SIGN(provider) }).catch(() => undefined);
+      await until(() => provider.wallet.policy.pending().length === MAX_PENDING_PROMPTS_PER_CLIENT + 2);
+      provider.wallet.policy.reset();
+    });
   });
 });

@@ -133,8 +133,11 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
    * HTTP client changes what another sees; a page that needs wallet state uses a WebSocket.
    * HTTP cannot push notifications: subscriptions are refused as go-ethereum does.
    */
-  const handlerFor = (req: IncomingMessage): RequestHandler => {
-    const session = provider.openWalletSession?.({ emit: () => undefined, trusted: req.headers.origin === undefined }) ?? provider;
+  const handlerFor = (req: IncomingMessage, res: ServerResponse): RequestHandler => {
+    const wallet = provider.openWalletSession?.({ emit: () => undefined, trusted: req.headers.origin === undefined });
+    const session = wallet ?? provider;
+    // A client that hangs up before its answer leaves no prompt waiting; after the answer there is none.
+    if (wallet !== undefined) res.once("close", () => wallet.end());
     return async (method, params) => {
       if (method === "eth_subscribe" || method === "eth_unsubscribe") throw notificationsNotSupported();
       return session.request(params === undefined ? { method } : { method, params });
@@ -194,7 +197,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerText(body, handlerFor(req), framing);
+    const text = await answerText(body, handlerFor(req, res), framing);
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };

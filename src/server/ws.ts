@@ -97,7 +97,8 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   /** Subscriptions made with `base_subscribe`: notified as `base_subscription`, as jsonrpsee names them after the method. */
   const baseNamespace = new Set<string>();
   // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
-  const session = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined }) ?? provider;
+  const wallet = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined });
+  const session = wallet ?? provider;
 
   const connection: Connection = {
     deliver(data) {
@@ -198,6 +199,8 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   socket.on("close", () => {
     closed = true;
     connections.delete(connection);
+    // Nobody can answer this client's prompts any more, nor read their answers.
+    wallet?.end();
     for (const id of owned) {
       provider.request({ method: "eth_unsubscribe", params: [id] }).catch(() => undefined);
     }

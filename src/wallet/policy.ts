@@ -56,6 +56,8 @@ export interface PendingPrompt extends PromptRequest {
 interface Waiter {
   request: PromptRequest;
   resolve: (decision: Decision) => void;
+  /** The client (a server connection's wallet) the prompt was asked for, if not the provider itself. */
+  client: object | undefined;
 }
 
 /** The error a non-approving decision answers with (always from errors.ts). */
@@ -75,6 +77,8 @@ export function decisionError(decision: Exclude<Decision, "approve">, chainId: s
 
 /** Manual-mode prompts waiting at once: more are -32005 rather than held for ever. */
 export const MAX_PENDING_PROMPTS = 256;
+/** Of those, the most one client of the server (one WebSocket, one HTTP request) may have waiting. */
+export const MAX_PENDING_PROMPTS_PER_CLIENT = 32;
 
 export class WalletPolicy {
   /** Milliseconds (of the provider's clock) every decision waits before it is answered. */
@@ -165,24 +169,45 @@ export class WalletPolicy {
     for (const id of [...this.#pending.keys()]) this.#settle(id, "reject");
   }
 
-  /** Decides a valid request (the only caller consumes queued decisions). */
-  async decide(request: PromptRequest): Promise<Decision> {
-    const decision = await this.#choose(request);
+  /**
+   * Rejects (4001) every prompt still waiting for `client`, whose connection has gone: MetaMask
+   * rejects the pending approvals of an origin with userRejectedRequest when they can no longer
+   * be answered (metamask-extension app/scripts/lib/approval/utils.ts, rejectOriginApprovals).
+   */
+  dropPromptsOf(client: object): void {
+    for (const [id, waiter] of [...this.#pending]) if (waiter.client === client) this.#settle(id, "reject");
+  }
+
+  /**
+   * Decides a valid request (the only caller consumes queued decisions). `client`: who asked, so
+   * that its prompts are capped on their own and dropped when it goes (`dropPromptsOf`).
+   */
+  async decide(request: PromptRequest, client?: object): Promise<Decision> {
+    const decision = await this.#choose(request, client);
     if (this.delayMs > 0) await new Promise<void>((resolve) => this.#clock.after(this.delayMs, resolve));
     return decision;
   }
 
-  #choose(request: PromptRequest): Decision | Promise<Decision> {
+  #choose(request: PromptRequest, client: object | undefined): Decision | Promise<Decision> {
     const queued = this.#queues.get(request.method)?.shift();
     if (queued !== undefined) return queued;
     const chosen = this.#manual ? "prompt" : (this.#function?.(request) ?? this.defaultFor(request.method));
     if (chosen !== "prompt") return chosen;
     if (this.#pending.size >= MAX_PENDING_PROMPTS) throw limitExceeded("too many wallet prompts waiting", MAX_PENDING_PROMPTS);
+    if (client !== undefined && this.#countOf(client) >= MAX_PENDING_PROMPTS_PER_CLIENT) {
+      throw limitExceeded("too many wallet prompts waiting for this connection", MAX_PENDING_PROMPTS_PER_CLIENT);
+    }
     return new Promise<Decision>((resolve) => {
-      this.#pending.set(request.id, { request, resolve });
+      this.#pending.set(request.id, { request, resolve, client });
       const listeners = this.#pendingListeners.splice(0);
       for (const listener of listeners) listener({ ...request, source: "manual" });
     });
+  }
+
+  #countOf(client: object): number {
+    let count = 0;
+    for (const waiter of this.#pending.values()) if (waiter.client === client) count++;
+    return count;
   }
 
   #settle(id: number, decision: Decision): void {

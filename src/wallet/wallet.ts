@@ -46,6 +46,8 @@ export class Wallet {
   readonly ownContext: WalletContext;
   #activeChainId: Hex;
   #permissions: Permission[] = [];
+  /** Set when a connection's wallet's client has gone: its prompts are rejected, now and later. */
+  #ended = false;
 
   constructor(options: WalletOptions) {
     this.#options = options;
@@ -86,6 +88,16 @@ export class Wallet {
       walletConnected,
       shared: { policy: this.policy, settings: this.#settings, requests: this.#requests, ids: this.#ids },
     });
+  }
+
+  /**
+   * The client of this connection's wallet has gone (its WebSocket closed, its HTTP request was
+   * aborted): prompts it left waiting are rejected with 4001 and leave `pending()`, as MetaMask
+   * rejects a closed page's confirmations, and any it would still ask are rejected at once.
+   */
+  end(): void {
+    this.#ended = true;
+    this.policy.dropPromptsOf(this);
   }
 
   /** Approved wallet_addEthereumChain requests switch to the chain and emit chainChanged. */
@@ -348,7 +360,9 @@ export class Wallet {
     try {
       // The policy sees the params whole, even when the log keeps only a note of them.
       const request: PromptRequest = { id: record.id, method, params: deepClone(params), chainId: record.chainId, time: record.time };
-      const decision = await this.policy.decide(request);
+      // A connection's prompts are counted (and dropped when it goes) as its own.
+      const client = this.#options.shared === undefined ? undefined : this;
+      const decision = this.#ended ? "reject" : await this.policy.decide(request, client);
       record.decision = decision;
       if (decision === "unrecognizedChain") throw unknownChainError(this.personality, this.#activeChainId);
       if (decision !== "approve") throw decisionError(decision, this.#activeChainId);
