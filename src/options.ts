@@ -112,7 +112,7 @@ export interface PreconfProviderOptions {
   maxSubscriptions?: number;
   /** Most installed eth_newFilter / eth_newBlockFilter / eth_newPendingTransactionFilter filters (1024); 0 for no limit. */
   maxFilters?: number;
-  /** Pool capacity in 32 KiB slots (6144: geth's GlobalSlots + GlobalQueue); when full the cheapest tx is evicted. 0 for no limit. */
+  /** Pool capacity in 32 KiB slots (1536: a quarter of geth's GlobalSlots + GlobalQueue, ~54 MiB when full); when full the cheapest tx is evicted. 0 for no limit. */
   poolSlots?: number;
   /** Txs one sender may have waiting behind a nonce gap (64, geth's AccountQueue); 0 for no limit. */
   poolAccountQueue?: number;

@@ -274,6 +274,58 @@ describe(`mempool under load: ${TXS} txs from ${SENDERS} senders in ${WAVES} con
   });
 });
 
+/**
+ * The pool's memory bound (docs/limits.md): the pool filled to its slot capacity by unfunded keys
+ * with zero-fee txs, once with txs of one slot (32 KiB, the most bytes per slot with the most
+ * per-tx overhead) and once with txs of the most size (128 KiB, four slots). Each fill takes
+ * exactly the capacity and refuses one more as "txpool is full". With --expose-gc (`npm run
+ * stress`, at the default 1536 slots) the heap and external memory the pool holds are measured
+ * and must stay under 64 MiB; `npm test` fills a 96-slot pool and checks the accounting only.
+ */
+describe("pool memory when full", function () {
+  this.timeout(0);
+  const DEFAULT_SLOTS = 1536;
+  const slots = STRESS ? DEFAULT_SLOTS : 96;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  /** Bytes the process holds: JS heap plus external (tx bytes live in ArrayBuffers). */
+  const held = () => {
+    gc?.();
+    const { heapUsed, external } = process.memoryUsage();
+    return heapUsed + external;
+  };
+
+  for (const [name, size, slotsEach] of [["32 KiB (one slot each)", 32 * 1024, 1], ["128 KiB (four slots each, the most a tx may be)", 128 * 1024, 4]] as const) {
+    it(`txs of ${name}: exactly the capacity is pooled, one more is "txpool is full", and the pool holds < 64 MiB`, async () => {
+      const { provider } = await createTestChain({ mining: "manual", ...(slots !== DEFAULT_SLOTS && { poolSlots: slots }) });
+      const count = slots / slotsEach;
+      const perSender = 16;
+      // Sized so that the signed tx is just under `size` bytes: the data, plus ~120 bytes of fields and signature.
+      const data = `0x${"ab".repeat(size - 200)}` as Hex;
+      const gas = 21_000n + BigInt(size) * 40n;
+      const raws: Hex[] = [];
+      const signStart = performance.now();
+      for (let i = 0; i <= count; i++) {
+        const wallet = privateKeyToAccount(`0x${(0x5000 + Math.floor(i / perSender)).toString(16).padStart(64, "0")}`);
+        raws.push(await wallet.signTransaction({ chainId: 31337, nonce: i % perSender, to: RECIPIENTS[0]!, gas, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, data }));
+      }
+      const signMs = performance.now() - signStart;
+      expect((raws[0]!.length - 2) / 2).to.be.within(size - 200, size);
+      const before = held();
+      for (const raw of raws.slice(0, count)) await provider.request({ method: "eth_sendRawTransaction", params: [raw] });
+      const after = held();
+      expect(await provider.request({ method: "txpool_status" })).to.deep.equal({ pending: `0x${count.toString(16)}`, queued: "0x0" });
+      const refusal = await provider.request({ method: "eth_sendRawTransaction", params: [raws[count]!] }).catch((error: RpcError) => error.toJSON());
+      expect(refusal).to.deep.include({ code: -32000, message: "transaction underpriced" });
+      expect((refusal as { data: { reason: string } }).data.reason).to.equal("txpool is full");
+      const poolMiB = (after - before) / 2 ** 20;
+      if (STRESS) console.log(JSON.stringify({ pool: name, slots, txs: count, signMs: Math.round(signMs), poolMiB: Math.round(poolMiB * 10) / 10, measured: gc !== undefined }));
+      // Without --expose-gc the figure is garbage not yet collected: only the accounting is checked.
+      if (gc !== undefined) expect(poolMiB, `pool of ${slots} slots holds ${poolMiB.toFixed(1)} MiB`).to.be.below((64 * slots) / DEFAULT_SLOTS);
+      await provider.close();
+    });
+  }
+});
+
 /** Heap and RSS in MiB, after a full GC when node runs with --expose-gc. */
 function memory(): { heapUsed: number; rss: number } {
   (globalThis as { gc?: () => void }).gc?.();

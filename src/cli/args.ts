@@ -41,7 +41,7 @@ export const USAGE = `Usage: preconf node [options]
   --rpc.gascap <gas>            most gas of an eth_call / eth_estimateGas, 0 for no cap (50000000)
   --rpc.evmtimeout <ms>         wall time of an eth_call / eth_estimateGas, 0 for none (5000)
   --max-filters <n>             installed filters, 0 for no limit (1024)
-  --txpool.slots <n>            pool capacity in 32 KiB slots, 0 for no limit (6144)
+  --txpool.slots <n>            pool capacity in 32 KiB slots, 0 for no limit (1536)
   --txpool.accountqueue <n>     txs per sender behind a nonce gap, 0 for no limit (64)
   --txpool.lifetime <ms>        how long a tx that cannot execute stays pooled, 0 for ever (10800000)
   --verbose                     log every fragment and empty blocks too

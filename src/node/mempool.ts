@@ -26,7 +26,11 @@ export const TX_SLOT_SIZE = 32 * 1024;
 
 /** The pool's bounds (go-ethereum's legacypool DefaultConfig; 0 lifts a bound). */
 export interface PoolLimits {
-  /** Slots of all pooled txs together: GlobalSlots + GlobalQueue, 4096 + 1024 + 1024. */
+  /**
+   * Slots of all pooled txs together. geth's GlobalSlots + GlobalQueue (4096 + 1024 + 1024) would
+   * let a full pool hold ~200 MiB; ours is a quarter of that, 1536 slots: 48 MiB of tx bytes,
+   * ~54 MiB with each tx's overhead (test/load.test.ts measures it; docs/limits.md).
+   */
   slots: number;
   /** Non-executable (queued) txs per sender: AccountQueue, 64. */
   accountQueue: number;
@@ -34,7 +38,7 @@ export interface PoolLimits {
   lifetimeMs: number;
 }
 
-export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 4096 + 1024 + 1024, accountQueue: 64, lifetimeMs: 3 * 60 * 60 * 1000 };
+export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 1536, accountQueue: 64, lifetimeMs: 3 * 60 * 60 * 1000 };
 
 const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(tx.serialize().length / TX_SLOT_SIZE));
 
