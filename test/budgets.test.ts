@@ -7,6 +7,7 @@ import { expect } from "chai";
 
 import { goDuration } from "../src/node/evmBudget.ts";
 import { createTestChain, rpcError } from "./helpers/chain.ts";
+import { send, signTx } from "./helpers/sign.ts";
 
 import type { PreconfProvider } from "../src/index.ts";
 
@@ -15,6 +16,8 @@ const LOOP = "0x5b5f56";
 /** Init code `GAS PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers the gas left. */
 const GAS_LEFT = "0x5a5f5260205ff3";
 const MAX_UINT64 = "0xffffffffffffffff";
+/** Init code `CALLER BALANCE PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers the caller's balance. */
+const BALANCE_OF_CALLER = "0x33315f5260205ff3";
 
 describe("dry-run budgets", () => {
   let provider: PreconfProvider;
@@ -56,6 +59,49 @@ describe("dry-run budgets", () => {
     ]);
     await looping;
     expect(order).to.deep.equal(["blockNumber", "fragment", "loop"]);
+  });
+
+  for (const method of ["eth_call", "eth_estimateGas"] as const) {
+    it(`a looping ${method} on the pending state holds no fragment: those due meanwhile seal on schedule, and the call still answers its timeout`, async () => {
+      ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 2_000 }));
+      // Pre-confirmed state that the call must see: a tx in the open block's first fragment.
+      await send(provider, await signTx(provider, 0, { nonce: 0 }));
+      await provider.preconf.advance();
+      const fragmentsPerBlock = provider.preconf.fragmentsPerBlock;
+      const startBlock = Number(await provider.request({ method: "eth_blockNumber" }));
+      const order: string[] = [];
+      const looping = rpcError(provider, method, [{ data: LOOP, gas: MAX_UINT64 }, "pending"]).then((error) => {
+        order.push("call");
+        return error;
+      });
+      // Let the call take its snapshot and start executing before the fragments fall due.
+      await new Promise((resolve) => setImmediate(resolve));
+      await provider.preconf.advance(2 * fragmentsPerBlock);
+      order.push("fragments");
+      // Every fragment due was produced: two more blocks, while the call was still running.
+      expect(Number(await provider.request({ method: "eth_blockNumber" }))).to.equal(startBlock + 2);
+      expect((await looping).message).to.equal("execution aborted (timeout = 2s)");
+      expect(order).to.deep.equal(["fragments", "call"]);
+      // The pre-confirmed tx the call ran on top of was sealed meanwhile.
+      expect(await provider.request({ method: "eth_getTransactionCount", params: [provider.accounts[0]!.address, "latest"] })).to.equal("0x1");
+    });
+  }
+
+  it("dry runs on pending read the pre-confirmed state, and a fragment later they read the next one", async () => {
+    ({ provider } = await createTestChain({ mining: "manual" }));
+    const from = provider.accounts[0]!.address;
+    const balanceCall = { data: BALANCE_OF_CALLER, from };
+    const pendingBalance = async () => BigInt((await provider.request({ method: "eth_call", params: [balanceCall, "pending"] })) as string);
+    const first = await pendingBalance();
+    await send(provider, await signTx(provider, 0, { nonce: 0, value: 10n ** 18n }));
+    await provider.preconf.fragment();
+    const second = await pendingBalance();
+    expect(first - second > 10n ** 18n).to.equal(true);
+    await send(provider, await signTx(provider, 0, { nonce: 1, value: 10n ** 18n }));
+    await provider.preconf.fragment();
+    expect(second - (await pendingBalance()) > 10n ** 18n).to.equal(true);
+    // The same as the live state answers.
+    expect(await pendingBalance()).to.equal(BigInt((await provider.request({ method: "eth_getBalance", params: [from, "pending"] })) as string));
   });
 
   it("filters and subscriptions are capped: one more is -32005 'limit exceeded', and freeing one makes room", async () => {

@@ -38,6 +38,7 @@ import type { VM } from "@ethereumjs/vm";
 import type { BlockSelector, Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
 import type { ChainCore } from "./chainCore.ts";
+import type { ReadOptions } from "./chainReads.ts";
 import type { BlockDefaults, ChainConfig, ChainEvents, InitialState, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
 import type { OpenBlock } from "./openBlock.ts";
 import type { DepositTx } from "./opstack/deposit.ts";
@@ -214,9 +215,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     return resolve(this.#core, selector);
   }
 
-  /** Runs `read` against the state of a block (chainReads.ts). */
-  withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
-    return withState(this.#core, resolved, read);
+  /** Runs `read` against the state of a block; `{ snapshot: true }` for dry runs (chainReads.ts). */
+  withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>, options?: ReadOptions): Promise<T> {
+    return withState(this.#core, resolved, read, options);
   }
 
   /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */

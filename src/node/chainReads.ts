@@ -48,27 +48,51 @@ export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock
   }
 }
 
+export interface ReadOptions {
+  /**
+   * A read that may run long (a dry run): the live state is read through a snapshot, so the
+   * writer queue is held only to take it, and fragments never wait for the read.
+   */
+  snapshot?: boolean;
+}
+
 /**
  * Runs `read` against the state of a block: the pre-confirmed state (through the writer queue,
- * so it never sees half a fragment) or a sealed block's state (a view at its state root).
+ * so it never sees half a fragment, or a snapshot of it taken there) or a sealed block's state
+ * (a view at its state root).
  */
-export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, read: (vm: VM) => Promise<T>): Promise<T> {
-  const live = () => core.queue.run(() => read(core.vm));
+export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, read: (vm: VM) => Promise<T>, options: ReadOptions = {}): Promise<T> {
+  const live = (number: bigint) => (options.snapshot === true ? readSnapshot(core, number, read) : core.queue.run(() => read(core.vm)));
   if (resolved.kind === "open") {
     const { stateRoot } = resolved;
     // A frozen view's state root, read like a sealed block's (state views need only the root and a number).
     if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number: resolved.open.number } } as Block, read);
-    return live();
+    return live(resolved.open.number);
   }
   const latest = core.store.latest;
   if (!core.history.hasState(resolved.sealed)) {
     // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
-    if (resolved.sealed === latest) return live();
+    if (resolved.sealed === latest) return live(latest.block.header.number);
     throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
   }
   // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
-  if (core.latestEdited && resolved.sealed === latest && core.open.fragments.length === 0) return live();
+  if (core.latestEdited && resolved.sealed === latest && core.open.fragments.length === 0) return live(latest.block.header.number);
   return core.history.read(resolved.sealed.block, read);
+}
+
+/**
+ * A read of the live state on a snapshot: inside the writer queue only the live state root is
+ * taken (caches flushed into the trie); the read runs on a state view at that root, beside the
+ * fragments and seals that follow (stateViews.ts).
+ */
+function readSnapshot<T>(core: ChainCore, number: bigint, read: (vm: VM) => Promise<T>): Promise<T> {
+  return core.queue
+    .run(async () => {
+      const stateRoot = await core.vm.stateManager.getStateRoot();
+      // Registered on its view before the queue moves on: pruning keeps the root while it runs.
+      return { reading: core.history.read({ header: { stateRoot, number } } as Block, read, true) };
+    })
+    .then(({ reading }) => reading);
 }
 
 /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */

@@ -58,9 +58,9 @@ export class StateHistory {
     return sealed.block.header.number >= this.#from || this.#keptHeads.has(sealed.hash);
   }
 
-  /** Runs `read` on a view at `block`'s state root. */
-  read<T>(block: Block, read: (vm: VM) => Promise<T>): Promise<T> {
-    return this.#views.run(block, read);
+  /** Runs `read` on a view at `block`'s state root; `transient`: a snapshot of the live state (stateViews.ts). */
+  read<T>(block: Block, read: (vm: VM) => Promise<T>, transient = false): Promise<T> {
+    return this.#views.run(block, read, transient);
   }
 
   /** The chain went back to `next - 1`: blocks sealed after it have their state again; those pruned below stay gone. */

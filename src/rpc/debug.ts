@@ -10,7 +10,7 @@ import { callBlock, callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
 import { withTimeBudget } from "../node/evmBudget.ts";
 import { callTracer, structLogger } from "../node/trace.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
-import { executionBlockOf, resolveOrThrow } from "./services/calls.ts";
+import { DRY_RUN, executionBlockOf, resolveOrThrow } from "./services/calls.ts";
 import { blockSelector, callRequest, hash, LATEST } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
@@ -106,6 +106,7 @@ export const debugMethods: MethodTable = {
           detach();
         }
       }),
+      DRY_RUN,
     );
   }),
 };

@@ -77,10 +77,18 @@ export class ForkBlockchain {
     return head!;
   }
 
-  /** Views (stateViews.ts) copy the VM, and with it this: the copies share the blocks. */
+  /**
+   * Views (stateViews.ts) copy the VM, and with it this: the copies share the blocks, and the
+   * chain's own block lookup when it installed one on this instance (chain.ts, `#shareHeaders`:
+   * sealed blocks are answered from the chain's index, never put here), as @ethereumjs/blockchain's
+   * shallowCopy keeps an instance's own properties. Without it a view could not BLOCKHASH a block
+   * sealed on the fork.
+   */
   shallowCopy(): ForkBlockchain {
     const forkBlock = this.#byNumber.get(this.#source.blockNumber)!;
-    return new ForkBlockchain(this.#source, forkBlock, this.#byNumber, this.#byHash);
+    const copy = new ForkBlockchain(this.#source, forkBlock, this.#byNumber, this.#byHash);
+    if (Object.hasOwn(this, "getBlock")) copy.getBlock = this.getBlock;
+    return copy;
   }
 
   async validateHeader(): Promise<void> {}

@@ -33,6 +33,9 @@ export function executionBlockOf(ctx: NodeContext, resolved: ResolvedBlock): Blo
   return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
 }
 
+/** Dry runs read a snapshot of the pending state: fragments never wait for one (docs/limits.md). */
+export const DRY_RUN = { snapshot: true } as const;
+
 /** eth_call: the call's return data, or its revert as an error. */
 export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
@@ -50,6 +53,7 @@ export async function call(ctx: NodeContext, request: CallRequest, selector: Blo
         await vm.stateManager.revert();
       }
     }),
+    DRY_RUN,
   );
 }
 
@@ -62,5 +66,6 @@ export async function estimate(ctx: NodeContext, request: CallRequest, selector:
       const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
       return gas;
     }),
+    DRY_RUN,
   );
 }
