@@ -463,28 +463,44 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
     });
   });
 
-  it(`a hostile client beside a normal client: looping calls for ${SIZE.hostileMs} ms; the normal client's latency and blocks sealed are printed`, async () => {
+  it(`a hostile client beside a normal client: looping calls (latest and pending) and a prompt flood for ${SIZE.hostileMs} ms; the normal client's latency and blocks sealed are printed`, async () => {
     // Real time: the fragment timer must keep its cadence while the hostile calls run.
     const real = await createPreconfProvider({ fragmentIntervalMs: 100, fragmentsPerBlock: 5, rpcEvmTimeoutMs: FULL ? 5000 : 200 });
-    const realServer = await startServer(real, { port: 0 });
+    const page = "http://127.0.0.1:5173";
+    const realServer = await startServer(real, { port: 0, allowedOrigins: [page] });
+    // Every wallet prompt waits for the test, which never answers: only the clients' going away ends them.
+    real.wallet.policy.manual();
     try {
       await measured("hostile beside normal", async (figures, sample) => {
-        const loop = (id: number) => call("eth_call", [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }], id);
+        const loop = (id: number, method: string, block: string) => call(method, [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }, block], id);
         const began = performance.now();
         const until = began + SIZE.hostileMs;
         const startBlock = Number((await real.request({ method: "eth_blockNumber" })) as string);
-        const hostile = Array.from({ length: 4 }, async () => {
+        // Looping dry runs: on latest (a state view), and on pending (a snapshot of the pre-confirmed state).
+        const kinds = [["eth_call", "latest"], ["eth_call", "pending"], ["eth_estimateGas", "pending"], ["eth_call", "latest"]] as const;
+        const hostile = kinds.map(async ([method, block]) => {
           while (performance.now() < until) {
-            const response = await fetch(realServer.url, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i))),
-            });
+            const response = await fetch(realServer.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i, method, block))) });
             await response.text();
-            count(figures, `hostile ${response.status}`);
+            count(figures, `hostile ${method} ${block} ${response.status}`);
             sample();
           }
         });
+        // A prompt flood: a page asks for more signatures than it may keep waiting, hangs up, and comes back.
+        const flood = (async () => {
+          const from = real.accounts[0]!.address;
+          while (performance.now() < until) {
+            const socket = new WebSocket(realServer.wsUrl, { origin: page });
+            await once(socket, "open");
+            const refused = new Promise<void>((resolve) => socket.on("message", (data) => (String(data).includes("-32005") ? resolve() : undefined)));
+            for (let i = 0; i < 40; i++) socket.send(JSON.stringify(call("personal_sign", ["0x00", from], i)));
+            await refused;
+            count(figures, "prompt flood -32005");
+            socket.close();
+            await once(socket, "close");
+            sample();
+          }
+        })();
         const latencies: number[] = [];
         const normal = (async () => {
           while (performance.now() < until) {
@@ -495,13 +511,16 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
             await new Promise((resolve) => setTimeout(resolve, 20));
           }
         })();
-        await Promise.all([...hostile, normal]);
+        await Promise.all([...hostile, flood, normal]);
         const sealed = Number((await real.request({ method: "eth_blockNumber" })) as string) - startBlock;
         const expected = Math.floor((performance.now() - began) / (100 * 5));
         latencies.sort((a, b) => a - b);
         const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
         figures.statuses[`normal p99 ${Math.round(p99)} ms, blocks ${sealed}/${expected}`] = latencies.length;
         expect(latencies.length).to.be.greaterThan(0);
+        // Every page hung up: none of their prompts is left waiting.
+        for (let i = 0; i < 100 && real.wallet.policy.pending().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(real.wallet.policy.pending()).to.deep.equal([]);
       });
     } finally {
       await realServer.close();
