@@ -476,6 +476,10 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         const began = performance.now();
         const until = began + SIZE.hostileMs;
         const startBlock = Number((await real.request({ method: "eth_blockNumber" })) as string);
+        // When each fragment was produced: a fragment waiting for a call shows as a long gap.
+        const produced: number[] = [];
+        const onFragment = () => produced.push(performance.now());
+        real.chain.on("fragment", onFragment);
         // Looping dry runs: on latest (a state view), and on pending (a snapshot of the pre-confirmed state).
         const kinds = [["eth_call", "latest"], ["eth_call", "pending"], ["eth_estimateGas", "pending"], ["eth_call", "latest"]] as const;
         const hostile = kinds.map(async ([method, block]) => {
@@ -512,11 +516,15 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
           }
         })();
         await Promise.all([...hostile, flood, normal]);
+        real.chain.off("fragment", onFragment);
+        const inWindow = produced.filter((at) => at <= until);
+        const longestGap = Math.max(0, ...inWindow.slice(1).map((at, i) => at - inWindow[i]!));
         const sealed = Number((await real.request({ method: "eth_blockNumber" })) as string) - startBlock;
         const expected = Math.floor((performance.now() - began) / (100 * 5));
         latencies.sort((a, b) => a - b);
         const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
         figures.statuses[`normal p99 ${Math.round(p99)} ms, blocks ${sealed}/${expected}`] = latencies.length;
+        figures.statuses[`fragments ${inWindow.length}/${Math.floor(SIZE.hostileMs / 100)} in the window, longest gap ${Math.round(longestGap)} ms`] = inWindow.length;
         expect(latencies.length).to.be.greaterThan(0);
         // Every page hung up: none of their prompts is left waiting.
         for (let i = 0; i < 100 && real.wallet.policy.pending().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
