@@ -294,7 +294,10 @@ describe("pool memory when full", function () {
     return heapUsed + external;
   };
 
-  for (const [name, size, slotsEach] of [["32 KiB (one slot each)", 32 * 1024, 1], ["128 KiB (four slots each, the most a tx may be)", 128 * 1024, 4]] as const) {
+  for (const [name, size, slotsEach] of [
+    ["32 KiB (one slot each)", 32 * 1024, 1],
+    ["128 KiB (four slots each, the most a tx may be)", 128 * 1024, 4],
+  ] as const) {
     it(`txs of ${name}: exactly the capacity is pooled, one more is "txpool is full", and the pool holds < 64 MiB`, async () => {
       const { provider } = await createTestChain({ mining: "manual", ...(slots !== DEFAULT_SLOTS && { poolSlots: slots }) });
       const count = slots / slotsEach;
@@ -306,7 +309,9 @@ describe("pool memory when full", function () {
       const signStart = performance.now();
       for (let i = 0; i <= count; i++) {
         const wallet = privateKeyToAccount(`0x${(0x5000 + Math.floor(i / perSender)).toString(16).padStart(64, "0")}`);
-        raws.push(await wallet.signTransaction({ chainId: 31337, nonce: i % perSender, to: RECIPIENTS[0]!, gas, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, data }));
+        raws.push(
+          await wallet.signTransaction({ chainId: 31337, nonce: i % perSender, to: RECIPIENTS[0]!, gas, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, data }),
+        );
       }
       const signMs = performance.now() - signStart;
       expect((raws[0]!.length - 2) / 2).to.be.within(size - 200, size);
@@ -318,7 +323,10 @@ describe("pool memory when full", function () {
       expect(refusal).to.deep.include({ code: -32000, message: "transaction underpriced" });
       expect((refusal as { data: { reason: string } }).data.reason).to.equal("txpool is full");
       const poolMiB = (after - before) / 2 ** 20;
-      if (STRESS) console.log(JSON.stringify({ pool: name, slots, txs: count, signMs: Math.round(signMs), poolMiB: Math.round(poolMiB * 10) / 10, measured: gc !== undefined }));
+      if (STRESS)
+        console.log(
+          JSON.stringify({ pool: name, slots, txs: count, signMs: Math.round(signMs), poolMiB: Math.round(poolMiB * 10) / 10, measured: gc !== undefined }),
+        );
       // Without --expose-gc the figure is garbage not yet collected: only the accounting is checked.
       if (gc !== undefined) expect(poolMiB, `pool of ${slots} slots holds ${poolMiB.toFixed(1)} MiB`).to.be.below((64 * slots) / DEFAULT_SLOTS);
       await provider.close();

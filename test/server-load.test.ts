@@ -481,10 +481,19 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         const onFragment = () => produced.push(performance.now());
         real.chain.on("fragment", onFragment);
         // Looping dry runs: on latest (a state view), and on pending (a snapshot of the pre-confirmed state).
-        const kinds = [["eth_call", "latest"], ["eth_call", "pending"], ["eth_estimateGas", "pending"], ["eth_call", "latest"]] as const;
+        const kinds = [
+          ["eth_call", "latest"],
+          ["eth_call", "pending"],
+          ["eth_estimateGas", "pending"],
+          ["eth_call", "latest"],
+        ] as const;
         const hostile = kinds.map(async ([method, block]) => {
           while (performance.now() < until) {
-            const response = await fetch(realServer.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i, method, block))) });
+            const response = await fetch(realServer.url, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(Array.from({ length: FULL ? 10 : 2 }, (_, i) => loop(i, method, block))),
+            });
             await response.text();
             count(figures, `hostile ${method} ${block} ${response.status}`);
             sample();
@@ -524,7 +533,8 @@ describe(`server under load and abuse (${FULL ? "full" : "reduced"} size)`, func
         latencies.sort((a, b) => a - b);
         const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
         figures.statuses[`normal p99 ${Math.round(p99)} ms, blocks ${sealed}/${expected}`] = latencies.length;
-        figures.statuses[`fragments ${inWindow.length}/${Math.floor(SIZE.hostileMs / 100)} in the window, longest gap ${Math.round(longestGap)} ms`] = inWindow.length;
+        figures.statuses[`fragments ${inWindow.length}/${Math.floor(SIZE.hostileMs / 100)} in the window, longest gap ${Math.round(longestGap)} ms`] =
+          inWindow.length;
         expect(latencies.length).to.be.greaterThan(0);
         // Every page hung up: none of their prompts is left waiting.
         for (let i = 0; i < 100 && real.wallet.policy.pending().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));

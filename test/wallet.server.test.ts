@@ -173,7 +173,9 @@ describe("per-connection wallets on the server", () => {
       provider.wallet.policy.manual();
       const abort = new AbortController();
       const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "personal_sign", params: SIGN(provider) });
-      const posted = fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: abort.signal }).catch((error: Error) => error.name);
+      const posted = fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: abort.signal }).catch(
+        (error: Error) => error.name,
+      );
       await provider.wallet.policy.waitForPending();
       abort.abort();
       expect(await posted).to.equal("AbortError");

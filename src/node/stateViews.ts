@@ -68,11 +68,13 @@ export class StateViews {
   run<T>(block: Block, read: (vm: VM) => Promise<T>, transient = false): Promise<T> {
     const view = this.#view(block, transient);
     view.reads++;
-    return view.queue.run(async () => read(await view.vm)).finally(() => {
-      view.reads--;
-      if (view.reads > 0) return;
-      if (this.#busy.delete(view)) this.#spare(view);
-    });
+    return view.queue
+      .run(async () => read(await view.vm))
+      .finally(() => {
+        view.reads--;
+        if (view.reads > 0) return;
+        if (this.#busy.delete(view)) this.#spare(view);
+      });
   }
 
   /** State roots that views may still read: cached views and reads in flight. */

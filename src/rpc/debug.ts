@@ -88,24 +88,26 @@ export const debugMethods: MethodTable = {
     const tracer = tracerOf(options);
     const resolved = resolveOrThrow(ctx, selector ?? LATEST);
     // The same gas and wall-time budgets as eth_call (docs/limits.md).
-    return ctx.chain.withState(resolved, (vm) =>
-      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-        const block = callBlock(executionBlockOf(ctx, resolved), request);
-        const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-        const prepared = await prepareCall(vm, capped, block);
-        const detach = tracer.attach(vm);
-        try {
-          const run = await prepared.run(capped.gas ?? callGasCap(block));
-          return tracer.result({
-            from: request.from ?? `0x${"00".repeat(20)}`,
-            gasLimit: run.gasLimit,
-            gasUsed: run.result.totalGasSpent,
-            result: run.result.execResult,
-          });
-        } finally {
-          detach();
-        }
-      }),
+    return ctx.chain.withState(
+      resolved,
+      (vm) =>
+        withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+          const block = callBlock(executionBlockOf(ctx, resolved), request);
+          const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+          const prepared = await prepareCall(vm, capped, block);
+          const detach = tracer.attach(vm);
+          try {
+            const run = await prepared.run(capped.gas ?? callGasCap(block));
+            return tracer.result({
+              from: request.from ?? `0x${"00".repeat(20)}`,
+              gasLimit: run.gasLimit,
+              gasUsed: run.result.totalGasSpent,
+              result: run.result.execResult,
+            });
+          } finally {
+            detach();
+          }
+        }),
       DRY_RUN,
     );
   }),
