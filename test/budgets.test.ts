@@ -87,6 +87,29 @@ describe("dry-run budgets", () => {
     });
   }
 
+  for (const tag of ["latest", "pending"] as const) {
+    it(`a looping call on ${tag} does not hold up another client's calls on the same block: they answer first`, async () => {
+      ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 2_000 }));
+      await send(provider, await signTx(provider, 0, { nonce: 0 }));
+      await provider.preconf.fragment();
+      const order: string[] = [];
+      const looping = rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }, tag]).then((error) => {
+        order.push("loop");
+        return error;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      const others = await Promise.all([
+        provider.request({ method: "eth_call", params: [{ data: GAS_LEFT }, tag] }),
+        provider.request({ method: "eth_estimateGas", params: [{ to: provider.accounts[1]!.address }, tag] }),
+      ]);
+      order.push("others");
+      expect(others[0]).to.match(/^0x0{50}/);
+      expect(others[1]).to.equal("0x5208");
+      expect((await looping).message).to.equal("execution aborted (timeout = 2s)");
+      expect(order).to.deep.equal(["others", "loop"]);
+    });
+  }
+
   it("dry runs on pending read the pre-confirmed state, and a fragment later they read the next one", async () => {
     ({ provider } = await createTestChain({ mining: "manual" }));
     const from = provider.accounts[0]!.address;

@@ -1,15 +1,17 @@
 /**
  * Read-only views of sealed blocks' states: a VM whose state manager sits at the block's state
  * root. The trie database is shared with the live state, so a view costs a shallow copy, made on
- * first use and kept for the few most recent blocks. Each view runs one read at a time, because
- * dry runs checkpoint and revert its journal. Pruning (prune.ts) keeps the roots of every cached
- * view and of every read still in flight (`roots`).
+ * first use and kept for the few most recent blocks. A VM runs one read at a time, because dry
+ * runs checkpoint and revert its journal; a view has up to MAX_LANES of them, so that one heavy
+ * call (up to its time budget) does not hold up other clients' reads of the same block, as geth
+ * runs each call on its own. Pruning (prune.ts) keeps the roots of every cached view and of every
+ * read still in flight (`roots`).
  *
  * Snapshots of the live (pre-confirmed) state are views too (`transient`): the chain takes the live
  * state root inside its writer queue and the dry run reads it here, so fragments never wait for a
- * call. The live root moves with every fragment, so a snapshot's VM is not copied again for each
- * one: an idle snapshot VM is kept as a spare and moved to the next root (`setStateRoot`, ~0.1 ms
- * against ~5 ms for a copy).
+ * call. The live root moves with every fragment, so a VM is not copied again for each one: the VMs
+ * of an idle view that leaves the cache are kept as spares and moved to the next root
+ * (`setStateRoot`, ~0.1 ms against ~5 ms for a copy).
  *
  * Storage reads of views skip the trie when they can. A dry run reads inside a journal checkpoint
  * that is always reverted, and @ethereumjs/statemanager 10.1.3 drops what was read in it (the
@@ -32,18 +34,26 @@ const MAX_VIEWS = 8;
 /** Slots the storage memo holds before it starts over (~100 bytes each). */
 const MAX_MEMO_SLOTS = 100_000;
 
-interface View {
-  block: Block;
+/** One VM of a view and the reads queued on it. */
+interface Lane {
   vm: Promise<VM>;
   queue: SerialQueue;
-  /** Reads queued or running on this view. */
   reads: number;
-  /** A snapshot of the live state: superseded by the next one, its VM then reused. */
+}
+
+interface View {
+  block: Block;
+  lanes: Lane[];
+  /** Reads queued or running on this view, all lanes together. */
+  reads: number;
+  /** A snapshot of the live state: superseded by the next one. */
   transient: boolean;
 }
 
-/** Idle snapshot VMs kept for reuse; more than this are let go. */
-const MAX_SPARES = 2;
+/** VMs per view: concurrent reads of one block beyond this queue behind the least busy. */
+const MAX_LANES = 4;
+/** Idle VMs kept for reuse; more than this are let go. */
+const MAX_SPARES = 4;
 
 export class StateViews {
   readonly #live: VM;
@@ -53,8 +63,8 @@ export class StateViews {
   readonly #busy = new Set<View>();
   /** (storage root, slot) → the slot's RLP, shared by every view (see the module comment). */
   readonly #slots = new Map<string, Uint8Array>();
-  /** VMs of snapshots no longer cached nor read, at no particular root (see the module comment). */
-  readonly #spares: Promise<VM>[] = [];
+  /** VMs of views no longer cached nor read, at no particular root (see the module comment). */
+  readonly #spares: VM[] = [];
 
   constructor(live: VM) {
     this.#live = live;
@@ -67,10 +77,13 @@ export class StateViews {
    */
   run<T>(block: Block, read: (vm: VM) => Promise<T>, transient = false): Promise<T> {
     const view = this.#view(block, transient);
+    const lane = this.#laneOf(view);
     view.reads++;
-    return view.queue
-      .run(async () => read(await view.vm))
+    lane.reads++;
+    return lane.queue
+      .run(async () => read(await lane.vm))
       .finally(() => {
+        lane.reads--;
         view.reads--;
         if (view.reads > 0) return;
         if (this.#busy.delete(view)) this.#spare(view);
@@ -95,9 +108,30 @@ export class StateViews {
     else this.#spare(view);
   }
 
-  /** Keeps an idle snapshot's VM for the next snapshot. */
+  /** Keeps the VMs of an idle view that left the cache for the next views (those that were built). */
   #spare(view: View): void {
-    if (view.transient && this.#spares.length < MAX_SPARES) this.#spares.push(view.vm);
+    for (const lane of view.lanes) {
+      lane.vm.then(
+        (vm) => {
+          if (this.#spares.length < MAX_SPARES) this.#spares.push(vm);
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  /** An idle lane of the view, a new one while there are fewer than MAX_LANES, or the least busy. */
+  #laneOf(view: View): Lane {
+    const idle = view.lanes.find((lane) => lane.reads === 0);
+    if (idle !== undefined) return idle;
+    if (view.lanes.length < MAX_LANES) {
+      const spare = this.#spares.pop();
+      const vm = spare === undefined ? this.#createVm(view.block) : this.#moveTo(spare, view.block);
+      const lane = { vm, queue: new SerialQueue(), reads: 0 };
+      view.lanes.push(lane);
+      return lane;
+    }
+    return view.lanes.reduce((least, lane) => (lane.reads < least.reads ? lane : least));
   }
 
   #view(block: Block, transient: boolean): View {
@@ -108,9 +142,7 @@ export class StateViews {
     } else {
       // A new snapshot supersedes the cached ones: the live state has moved on from them.
       if (transient) for (const [oldKey, old] of [...this.#views]) if (old.transient) this.#evict(oldKey, old);
-      const spare = transient ? this.#spares.pop() : undefined;
-      const vm = spare === undefined ? this.#createVm(block) : spare.then((reused) => this.#moveTo(reused, block));
-      view = { block, vm, queue: new SerialQueue(), reads: 0, transient };
+      view = { block, lanes: [], reads: 0, transient };
       if (this.#views.size >= MAX_VIEWS) {
         const [oldestKey, oldest] = this.#views.entries().next().value!;
         this.#evict(oldestKey, oldest);
@@ -120,8 +152,12 @@ export class StateViews {
     return view;
   }
 
-  /** An idle view's VM at another root: setStateRoot drops its caches (the storage memo stays valid). */
+  /**
+   * An idle view's VM at another root (the storage memo stays valid). Its caches go first:
+   * setStateRoot flushes them into the trie at the old root, whose nodes pruning may have deleted.
+   */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
+    vm.stateManager.clearCaches();
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     return vm;
   }
