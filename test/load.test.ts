@@ -81,6 +81,8 @@ describe(`mempool under load: ${TXS} txs from ${SENDERS} senders in ${WAVES} con
       accounts: keys.map((privateKey) => ({ privateKey, balance: BALANCE })),
       coinbase: COINBASE,
       mining: "interval",
+      // The model has no pool capacity: a 5,000-tx stress wave outgrows the default (see "pool memory when full").
+      poolSlots: 0,
     });
     /** Txs per sender: TXS spread evenly. */
     const countOf = (sender: number) => Math.floor(TXS / SENDERS) + (sender < TXS % SENDERS ? 1 : 0);
