@@ -39,20 +39,22 @@ export const DRY_RUN = { snapshot: true } as const;
 /** eth_call: the call's return data, or its revert as an error. */
 export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, (vm) =>
-    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-      const block = callBlock(executionBlockOf(ctx, resolved), request);
-      const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-      if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-      // The overrides live in a checkpoint of their own, reverted whatever the call does.
-      await vm.stateManager.checkpoint();
-      try {
-        await applyStateOverrides(vm, overrides);
-        return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-      } finally {
-        await vm.stateManager.revert();
-      }
-    }),
+  return ctx.chain.withState(
+    resolved,
+    (vm) =>
+      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+        const block = callBlock(executionBlockOf(ctx, resolved), request);
+        const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+        if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+        // The overrides live in a checkpoint of their own, reverted whatever the call does.
+        await vm.stateManager.checkpoint();
+        try {
+          await applyStateOverrides(vm, overrides);
+          return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+        } finally {
+          await vm.stateManager.revert();
+        }
+      }),
     DRY_RUN,
   );
 }
@@ -60,12 +62,14 @@ export async function call(ctx: NodeContext, request: CallRequest, selector: Blo
 /** eth_estimateGas, and the gas eth_sendTransaction fills in. */
 export async function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(resolved, (vm) =>
-    withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-      const block = callBlock(executionBlockOf(ctx, resolved), request);
-      const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
-      return gas;
-    }),
+  return ctx.chain.withState(
+    resolved,
+    (vm) =>
+      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
+        const block = callBlock(executionBlockOf(ctx, resolved), request);
+        const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+        return gas;
+      }),
     DRY_RUN,
   );
 }
