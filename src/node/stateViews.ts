@@ -10,8 +10,9 @@
  * Snapshots of the live (pre-confirmed) state are views too (`transient`): the chain takes the live
  * state root inside its writer queue and the dry run reads it here, so fragments never wait for a
  * call. The live root moves with every fragment, so a VM is not copied again for each one: the VMs
- * of an idle view that leaves the cache are kept as spares and moved to the next root
- * (`setStateRoot`, ~0.1 ms against ~5 ms for a copy).
+ * of an idle view that leaves the cache (superseded, or the least recently used past MAX_VIEWS) are
+ * kept as spares and pointed at the next view's root (`setStateRoot`, a trie lookup, against ~1 ms
+ * for a copy: a new EVM and its opcode table).
  *
  * Storage reads of views skip the trie when they can. A dry run reads inside a journal checkpoint
  * that is always reverted, and @ethereumjs/statemanager 10.1.3 drops what was read in it (the
@@ -153,10 +154,12 @@ export class StateViews {
   }
 
   /**
-   * An idle view's VM at another root (the storage memo stays valid). Its caches go first:
-   * setStateRoot flushes them into the trie at the old root, whose nodes pruning may have deleted.
+   * An idle view's VM at another root (the storage memo stays valid), or a new copy when the live
+   * VM's hardfork has moved on since it was made. Its caches go first: setStateRoot flushes them
+   * into the trie at the old root, whose nodes pruning may have deleted.
    */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
+    if (vm.common.hardfork() !== this.#live.common.hardfork()) return this.#createVm(block);
     vm.stateManager.clearCaches();
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     return vm;
