@@ -155,11 +155,17 @@ export class StateViews {
 
   /**
    * An idle view's VM at another root (the storage memo stays valid), or a new copy when the live
-   * VM's hardfork has moved on since it was made. Its caches go first: setStateRoot flushes them
-   * into the trie at the old root, whose nodes pruning may have deleted.
+   * VM's hardfork has moved on since it was made. Its caches are emptied first, their pending
+   * entries handed back and dropped (each cache's flush() writes nothing): setStateRoot would write
+   * them into the trie at the old root, whose nodes pruning may have deleted, and clear() alone
+   * leaves entries behind that the next flush cannot find (@ethereumjs/statemanager 10.1.3).
    */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
     if (vm.common.hardfork() !== this.#live.common.hardfork()) return this.#createVm(block);
+    const caches = (vm.stateManager as unknown as { _caches?: Record<"account" | "storage" | "code", { flush(): unknown } | undefined> })._caches;
+    caches?.account?.flush();
+    caches?.storage?.flush();
+    caches?.code?.flush();
     vm.stateManager.clearCaches();
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     return vm;
