@@ -72,6 +72,29 @@ export interface Profile {
  */
 const QUIET_L1 = { baseFee: GWEI, blobBaseFee: 1n, operatorFeeScalar: 0, operatorFeeConstant: 0n };
 
+/** Base mainnet, as it runs with flashblocks; `base-denim` is this profile after Denim. */
+const BASE: Profile = {
+  name: "base",
+  // superchain-registry superchain/configs/mainnet/base.toml (chain_id = 8453, block_time = 2).
+  chainId: 8453n,
+  // Base's flashblocks: 200 ms, ~10 per 2 s block (docs.base.org "Flashblocks").
+  fragmentIntervalMs: FRAGMENT_INTERVAL_MS,
+  fragmentsPerBlock: FRAGMENTS_PER_BLOCK,
+  // Base's current EIP-1559 parameters (set through its SystemConfig since Holocene): denominator
+  // 100, elasticity 5 from block 43,841,215 (Hardhat EDR crates/edr_op/src/hardfork/base.rs).
+  eip1559: { denominator: 100n, elasticity: 5n },
+  minBaseFee: 0n,
+  // EIP-7825's 2^24 per-tx gas cap is enforced on Base.
+  maxTxGas: EIP7825_MAX_TX_GAS,
+  hardfork: "prague",
+  opHardfork: "isthmus",
+  // Scalars: our choice, of the order Base has used since Ecotone (blob-priced data).
+  op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
+  pendingRules: "base",
+  fragmentGasSchedule: true,
+  denim: false,
+};
+
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   dev: {
     name: "dev",
@@ -88,27 +111,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     fragmentGasSchedule: false,
     denim: false,
   },
-  base: {
-    name: "base",
-    // superchain-registry superchain/configs/mainnet/base.toml (chain_id = 8453, block_time = 2).
-    chainId: 8453n,
-    // Base's flashblocks: 200 ms, ~10 per 2 s block (docs.base.org "Flashblocks").
-    fragmentIntervalMs: FRAGMENT_INTERVAL_MS,
-    fragmentsPerBlock: FRAGMENTS_PER_BLOCK,
-    // Base's current EIP-1559 parameters (set through its SystemConfig since Holocene): denominator
-    // 100, elasticity 5 from block 43,841,215 (Hardhat EDR crates/edr_op/src/hardfork/base.rs).
-    eip1559: { denominator: 100n, elasticity: 5n },
-    minBaseFee: 0n,
-    // EIP-7825's 2^24 per-tx gas cap is enforced on Base.
-    maxTxGas: EIP7825_MAX_TX_GAS,
-    hardfork: "prague",
-    opHardfork: "isthmus",
-    // Scalars: our choice, of the order Base has used since Ecotone (blob-priced data).
-    op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
-    pendingRules: "base",
-    fragmentGasSchedule: true,
-    denim: false,
-  },
+  base: BASE,
   "base-sepolia": {
     name: "base-sepolia",
     // superchain-registry superchain/configs/sepolia/base.toml (chain_id = 84532, block_time = 2).
@@ -126,23 +129,15 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     fragmentGasSchedule: true,
     denim: false,
   },
+  // Base mainnet after its Denim upgrade (docs.base.org "Denim" overview: activated on Base mainnet on
+  // November 5, 2026): the same chain, 8453, and Base's SystemConfig values (our choice: the Denim
+  // pages name no change), with five canonical blocks per second (docs.base.org
+  // upgrades/denim/200ms-blocks): each 200 ms fragment is a whole block, sealed at once.
   "base-denim": {
+    ...BASE,
     name: "base-denim",
-    // Base mainnet after its Denim upgrade (docs.base.org "Denim" overview: activated on Base
-    // mainnet on November 5, 2026): the same chain, 8453.
-    chainId: 8453n,
-    // Five canonical blocks per second (docs.base.org upgrades/denim/200ms-blocks): each 200 ms
-    // fragment is a whole block, sealed at once.
     fragmentIntervalMs: 200,
     fragmentsPerBlock: 1,
-    // Base's SystemConfig values, as on `base` (our choice: the Denim pages name no change).
-    eip1559: { denominator: 100n, elasticity: 5n },
-    minBaseFee: 0n,
-    maxTxGas: EIP7825_MAX_TX_GAS,
-    hardfork: "prague",
-    opHardfork: "isthmus",
-    op: { l1: { ...QUIET_L1, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_778 } },
-    pendingRules: "base",
     // One fragment per block: it may fill the block.
     fragmentGasSchedule: false,
     denim: true,
