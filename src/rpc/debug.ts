@@ -6,12 +6,11 @@
 import { z } from "zod";
 
 import { runTxAllowingAssertedSender } from "../node/ethereumjs/assertedSender.ts";
-import { callBlock, callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
-import { withTimeBudget } from "../node/evmBudget.ts";
+import { callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
 import { callTracer, structLogger } from "../node/trace.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
-import { DRY_RUN, executionBlockOf, resolveOrThrow } from "./services/calls.ts";
-import { blockSelector, callRequest, hash, LATEST } from "./schema.ts";
+import { withDryRun } from "./services/calls.ts";
+import { blockSelector, callRequest, hash } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
 import type { Tracer } from "../node/trace.ts";
@@ -86,29 +85,22 @@ export const debugMethods: MethodTable = {
   debug_traceTransaction: method(positional(hash, traceOptions), ([txHash, options], ctx) => traceTransaction(ctx, txHash, options)),
   debug_traceCall: method(positional(callRequest, blockSelector.optional(), traceOptions), ([request, selector, options], ctx) => {
     const tracer = tracerOf(options);
-    const resolved = resolveOrThrow(ctx, selector ?? LATEST);
     // The same gas and wall-time budgets as eth_call (docs/limits.md).
-    return ctx.chain.withState(
-      resolved,
-      (vm) =>
-        withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-          const block = callBlock(executionBlockOf(ctx, resolved), request);
-          const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-          const prepared = await prepareCall(vm, capped, block);
-          const detach = tracer.attach(vm);
-          try {
-            const run = await prepared.run(capped.gas ?? callGasCap(block));
-            return tracer.result({
-              from: request.from ?? `0x${"00".repeat(20)}`,
-              gasLimit: run.gasLimit,
-              gasUsed: run.result.totalGasSpent,
-              result: run.result.execResult,
-            });
-          } finally {
-            detach();
-          }
-        }),
-      DRY_RUN,
-    );
+    return withDryRun(ctx, request, selector, async (vm, block) => {
+      const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+      const prepared = await prepareCall(vm, capped, block);
+      const detach = tracer.attach(vm);
+      try {
+        const run = await prepared.run(capped.gas ?? callGasCap(block));
+        return tracer.result({
+          from: request.from ?? `0x${"00".repeat(20)}`,
+          gasLimit: run.gasLimit,
+          gasUsed: run.result.totalGasSpent,
+          result: run.result.execResult,
+        });
+      } finally {
+        detach();
+      }
+    });
   }),
 };

@@ -12,6 +12,7 @@ import { unknownBlock } from "../errors.ts";
 import { LATEST } from "../schema.ts";
 
 import type { Block } from "@ethereumjs/block";
+import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../../node/chain.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
 import type { BlockSelector, CallRequest } from "../schema.ts";
@@ -34,42 +35,46 @@ export function executionBlockOf(ctx: NodeContext, resolved: ResolvedBlock): Blo
 }
 
 /** Dry runs read a snapshot of the pending state: fragments never wait for one (docs/limits.md). */
-export const DRY_RUN = { snapshot: true } as const;
+const DRY_RUN = { snapshot: true } as const;
 
-/** eth_call: the call's return data, or its revert as an error. */
-export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+/**
+ * Runs `run` on the state `selector` names, in the block the request executes in, within the EVM time
+ * budget: the shape every dry run shares (eth_call, eth_estimateGas, debug_traceCall).
+ */
+export function withDryRun<T>(
+  ctx: NodeContext,
+  request: CallRequest,
+  selector: BlockSelector | undefined,
+  run: (vm: VM, block: Block) => Promise<T>,
+): Promise<T> {
   const resolved = resolveOrThrow(ctx, selector ?? LATEST);
   return ctx.chain.withState(
     resolved,
-    (vm) =>
-      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-        const block = callBlock(executionBlockOf(ctx, resolved), request);
-        const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-        if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-        // The overrides live in a checkpoint of their own, reverted whatever the call does.
-        await vm.stateManager.checkpoint();
-        try {
-          await applyStateOverrides(vm, overrides);
-          return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-        } finally {
-          await vm.stateManager.revert();
-        }
-      }),
+    (vm) => withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, () => run(vm, callBlock(executionBlockOf(ctx, resolved), request))),
     DRY_RUN,
   );
 }
 
+/** eth_call: the call's return data, or its revert as an error. */
+export function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+  return withDryRun(ctx, request, selector, async (vm, block) => {
+    const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+    if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+    // The overrides live in a checkpoint of their own, reverted whatever the call does.
+    await vm.stateManager.checkpoint();
+    try {
+      await applyStateOverrides(vm, overrides);
+      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+    } finally {
+      await vm.stateManager.revert();
+    }
+  });
+}
+
 /** eth_estimateGas, and the gas eth_sendTransaction fills in. */
-export async function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
-  const resolved = resolveOrThrow(ctx, selector ?? LATEST);
-  return ctx.chain.withState(
-    resolved,
-    (vm) =>
-      withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, async () => {
-        const block = callBlock(executionBlockOf(ctx, resolved), request);
-        const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
-        return gas;
-      }),
-    DRY_RUN,
-  );
+export function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
+  return withDryRun(ctx, request, selector, async (vm, block) => {
+    const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+    return gas;
+  });
 }
