@@ -57,6 +57,12 @@ export interface PreconfProviderOptions {
   fragmentIntervalMs?: number;
   fragmentsPerBlock?: number;
   mining?: MiningMode;
+  /**
+   * Whether the genesis holds the OP Stack's preinstalls (Multicall3, CreateX, Permit2, Safe,
+   * EntryPoint…; docs/profiles.md "Genesis code"): the profile's when absent (true on OP-stack
+   * profiles, false on `dev`, as on Hardhat's and anvil's chains).
+   */
+  preinstalls?: boolean;
   /** Fee recipient of every block (the zero address). */
   coinbase?: Hex;
   /** The pool's minimum priority fee (go-ethereum's txpool.pricelimit); 0 accepts any tip. */
@@ -135,6 +141,7 @@ export interface ResolvedOptions {
   fragmentsPerBlock: number;
   mining: MiningMode;
   coinbase: Hex;
+  preinstalls: boolean;
   minPriorityFeePerGas: bigint;
   allowUnprotectedTxs: boolean;
   allowBlocksWithSameTimestamp: boolean;
@@ -209,6 +216,7 @@ const optionsSchema = z
       .regex(ADDRESS_PATTERN, "must be an address")
       .transform((a) => a.toLowerCase() as Hex)
       .optional(),
+    preinstalls: z.boolean().optional(),
     minPriorityFeePerGas: wei.default(0n),
     allowUnprotectedTxs: z.boolean().default(false),
     allowBlocksWithSameTimestamp: z.boolean().default(false),
@@ -302,6 +310,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     fragmentsPerBlock: value.fragmentsPerBlock ?? profile.fragmentsPerBlock,
     // On OP-stack chains the block's fee recipient is the SequencerFeeVault (op-geth).
     coinbase: value.coinbase ?? (profile.op === undefined ? (`0x${"00".repeat(20)}` as Hex) : SEQUENCER_FEE_VAULT),
+    preinstalls: value.preinstalls ?? profile.op !== undefined,
     genesis: value.genesis,
     chain: value.chain,
     state: value.state,

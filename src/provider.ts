@@ -7,6 +7,7 @@ import { EventEmitter } from "node:events";
 import { Chain } from "./node/chain.ts";
 import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
+import { genesisCodeAlloc } from "./node/genesisContracts.ts";
 import { OpStack } from "./node/opstack/execution.ts";
 import { predeployAlloc } from "./node/opstack/predeploys.ts";
 import { DENIM_BLOCK_MS } from "./node/opstack/baseTime.ts";
@@ -254,6 +255,16 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
   // A fork's predeploys are the upstream's (code, storage and the vaults' balances).
   if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc(profile.denim)) alloc.set(address, account);
+  // So are its preinstalls and system contracts (docs/profiles.md "Genesis code").
+  if (fork === undefined) {
+    const code = genesisCodeAlloc({
+      chainId: resolved.chainId,
+      hardfork: resolved.hardfork,
+      opStack: profile.op !== undefined,
+      preinstalls: resolved.preinstalls,
+    });
+    for (const [address, account] of code) alloc.set(address, account);
+  }
   const op = profile.op === undefined ? undefined : new OpStack(profile.op, profile.denim);
   const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
@@ -284,6 +295,7 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     chainRlp: resolved.chain,
     state: resolved.state,
     op,
+    parentBeaconBlockRoot: op === undefined ? undefined : (timestamp) => op.parentBeaconBlockRoot(timestamp),
     nextBaseFee:
       eip1559 === undefined
         ? undefined

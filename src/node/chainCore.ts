@@ -4,6 +4,7 @@
  * `Chain` (chain.ts) holds one core and is the way in from outside the engine.
  */
 import { flatHex } from "./hex.ts";
+import { endBlockRequests } from "./systemCalls.ts";
 
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
@@ -61,8 +62,10 @@ export async function automineNow(core: ChainCore): Promise<void> {
 
 export async function seal(core: ChainCore): Promise<SealedBlock> {
   const open = core.open;
+  // An L1 chain's block ends with the EIP-7002/7251 request dequeues; an OP chain's has none (systemCalls.ts).
+  const requests = core.config.op === undefined ? await endBlockRequests(core.vm, open.executionBlock) : [];
   const stateRoot = await core.vm.stateManager.getStateRoot();
-  const block = await open.seal(stateRoot);
+  const block = await open.seal(stateRoot, { requests });
   const hash = flatHex(block.hash());
   for (const record of open.transactions) record.blockHash = hash;
   const sealed: SealedBlock = { block, hash, transactions: [...open.transactions], fragmentCount: open.fragments.length };

@@ -30,6 +30,8 @@ export interface ChainConfig {
   op?: OpStack | undefined;
   /** The next block's base fee when the profile has its own EIP-1559 parameters; else ethereumjs'. */
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
+  /** The parentBeaconBlockRoot of the block at a timestamp (an OP chain's L1 origin's, opstack/execution.ts); zero when absent. */
+  parentBeaconBlockRoot?: ((timestamp: bigint) => Hex) | undefined;
   /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
   eips?: number[] | undefined;
   /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */

@@ -10,6 +10,7 @@ import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
 import { Heap } from "./heap.ts";
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
+import { startBlock } from "./systemCalls.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
@@ -20,6 +21,7 @@ import type { OpenBlock } from "./openBlock.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 import type { OpStack } from "./opstack/execution.ts";
 import type { Fragment, LogRecord, TxRecord } from "./records.ts";
+import type { BlockStart } from "./systemCalls.ts";
 
 /** The largest balance an account can hold (a uint256). */
 const MAX_BALANCE = (1n << 256n) - 1n;
@@ -104,6 +106,8 @@ export class FragmentRunner {
     // after every tx; inside this one, each account is flushed once per fragment instead.
     await host.vm.stateManager.checkpoint();
     try {
+      // Before anything else in the block: the system calls of EIP-4788 and EIP-2935 (systemCalls.ts).
+      if (open.fragments.length === 0) await startBlock(host.vm, this.#blockStart(open));
       // OP stack: deposits first; a block's first fragment carries only them (as Base's
       // flashblock 0), unless it is the block's only one (automine, a seal, one fragment per block).
       const only = alone || host.automine || this.#config.fragmentsPerBlock === 1;
@@ -116,6 +120,16 @@ export class FragmentRunner {
     // The raw feed's `new_account_balances`, read while the state is this fragment's (only when someone listens).
     if (host.balancesWanted) fragment.balances = await this.#balancesTouchedBy(executed, open);
     return fragment;
+  }
+
+  #blockStart(open: OpenBlock): BlockStart {
+    const header = open.executionBlock.header;
+    return {
+      number: header.number,
+      timestamp: header.timestamp,
+      parentHash: open.header.parentHash,
+      parentBeaconBlockRoot: header.parentBeaconBlockRoot ?? new Uint8Array(32),
+    };
   }
 
   /** The account's nonce in the live (pre-confirmed) state. */
@@ -213,7 +227,7 @@ export class FragmentRunner {
 }
 
 /** The record of a tx just executed as the open block's next one (its logs numbered after the block's). */
-function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
+export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
   const index = open.transactions.length;
   const baseFee = open.header.baseFeePerGas;
   const { feeCap, tipCap } = feesOf(tx);

@@ -14,6 +14,7 @@ import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { Clock } from "../clock.ts";
 import type { BlockDefaults, NextBlockFields } from "./chainTypes.ts";
+import type { Hex } from "./types.ts";
 
 /** What the open block was opened with, so that re-opening it (no fragment yet) keeps it. */
 interface OpenFields extends NextBlockFields {
@@ -35,6 +36,8 @@ export interface NextBlockConfig {
   /** Blocks this many ms apart share whole-second timestamps, with a millisecond part (base-denim; time.ts). */
   subsecondBlockMs?: number | undefined;
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
+  /** The parentBeaconBlockRoot of the block at a timestamp (an OP chain's L1 origin's); zero bytes when absent. */
+  parentBeaconBlockRoot?: ((timestamp: bigint) => Hex) | undefined;
 }
 
 /** The clock's current second. */
@@ -175,6 +178,7 @@ export class NextBlock {
       prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),
       excessBlobGas: this.#common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(this.#common) : undefined,
       millisPart: subsecond?.millisPart,
+      parentBeaconBlockRoot: this.#config.parentBeaconBlockRoot?.(timestamp),
     });
   }
 }

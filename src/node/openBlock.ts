@@ -4,19 +4,20 @@
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
-import { Block, createBlock, createBlockHeader, genRequestsRoot, paramsBlock } from "@ethereumjs/block";
-import { bigIntToHex, bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
+import { Block, createBlock, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
+import { bigIntToHex, bytesToHex, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
-import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { encodeDepositReceipt } from "./opstack/deposit.ts";
 import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "./ethereumjs/sharedCommon.ts";
+import { requestsHashOf } from "./systemCalls.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
+import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
 import type { Hex } from "./types.ts";
 import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
 
@@ -34,10 +35,21 @@ export interface OpenBlockHeader {
    * 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
    */
   millisPart?: number | undefined;
+  /**
+   * The header's parentBeaconBlockRoot where EIP-4788 is active: an OP chain's L1 origin's
+   * (opstack/execution.ts); 32 zero bytes when absent (the dev chain, as geth --dev and anvil).
+   */
+  parentBeaconBlockRoot?: Hex | undefined;
 }
 
 /** The shared Common of the headers built here (ethereumjs/sharedCommon.ts): automine builds two per tx. */
 const blockCommonOf = (common: Common): Common => sharedCommon(common, paramsBlock);
+
+/** What a block holds after its txs (OpenBlock.seal). */
+export interface BlockEnd {
+  requests?: readonly CLRequest<CLRequestType>[];
+  withdrawals?: Withdrawal[];
+}
 
 /** Where an open block stood (evm_snapshot): `rewindTo` takes it back there. */
 export interface OpenBlockMark {
@@ -187,8 +199,12 @@ export class OpenBlock {
     return bloom.bitvector;
   }
 
-  /** Builds the sealed block; `stateRoot` is the state after every tx of the block. */
-  async seal(stateRoot: Uint8Array): Promise<Block> {
+  /**
+   * Builds the sealed block; `stateRoot` is the state after every tx of the block and what follows
+   * them: the end-of-block system calls, which made `requests` (systemCalls.ts), and `withdrawals`
+   * (eth_simulateV1's blocks; none on blocks the chain builds).
+   */
+  async seal(stateRoot: Uint8Array, end: BlockEnd = {}): Promise<Block> {
     const common = this.#common;
     const txs = this.#transactions.map((record) => record.tx);
     const keccak256 = common.customCrypto.keccak256 ?? keccak_256;
@@ -208,6 +224,10 @@ export class OpenBlock {
       this.#headerData(),
       { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.#gasUsed, blobGasUsed: this.#blobGasUsed },
       txs,
+      end.requests ?? [],
+      end.withdrawals === undefined || end.withdrawals.length === 0
+        ? undefined
+        : { list: end.withdrawals, root: await genWithdrawalsTrieRoot(end.withdrawals) },
     );
   }
 
@@ -221,6 +241,8 @@ export class OpenBlock {
       headerDataOf(common, header),
       { stateRoot, transactionsTrie: KECCAK256_RLP, receiptTrie: KECCAK256_RLP, gasUsed: 0n, blobGasUsed: 0n },
       [],
+      [],
+      undefined,
     );
   }
 
@@ -235,18 +257,20 @@ function buildBlock(
   base: HeaderData,
   sealed: { stateRoot: Uint8Array; transactionsTrie: Uint8Array; receiptTrie: Uint8Array; logsBloom?: Uint8Array; gasUsed: bigint; blobGasUsed: bigint },
   txs: TypedTransaction[],
+  requests: readonly CLRequest<CLRequestType>[],
+  withdrawals: { list: Withdrawal[]; root: Uint8Array } | undefined,
 ): Block {
   const { blobGasUsed, ...fields } = sealed;
   const header: HeaderData = { ...base, ...fields };
   if (common.isActivatedEIP(4844)) header.blobGasUsed = blobGasUsed;
-  // EIP-7685: no deposit, withdrawal or consolidation requests on a dev chain, so the hash of
-  // the empty list (the request system contracts are not deployed).
-  if (common.isActivatedEIP(7685)) header.requestsHash = genRequestsRoot([], common.customCrypto.sha256 ?? sha256);
-  const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
+  // EIP-7685: the withdrawal and consolidation requests the block's end dequeued (none on OP
+  // chains, whose requestsHash is always that of the empty list); no deposit contract on a dev chain.
+  if (common.isActivatedEIP(7685)) header.requestsHash = requestsHashOf(common, requests);
+  if (withdrawals !== undefined) header.withdrawalsRoot = withdrawals.root;
   // The executed tx objects as they are: createBlock would rebuild each one from its fields
   // (a Common copy and a re-validation per tx).
   const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
-  return new Block(createBlockHeader(header, opts), txs, [], withdrawals, opts);
+  return new Block(createBlockHeader(header, opts), txs, [], common.isActivatedEIP(4895) ? (withdrawals?.list ?? []) : undefined, opts);
 }
 
 function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
@@ -264,7 +288,8 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
     data.excessBlobGas = header.excessBlobGas;
     data.blobGasUsed = 0n;
   }
-  if (common.isActivatedEIP(4788)) data.parentBeaconBlockRoot = new Uint8Array(32);
+  if (common.isActivatedEIP(4788))
+    data.parentBeaconBlockRoot = header.parentBeaconBlockRoot === undefined ? new Uint8Array(32) : hexToBytes(header.parentBeaconBlockRoot);
   return data;
 }
 

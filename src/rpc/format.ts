@@ -200,7 +200,7 @@ function formatOpen(open: OpenBlock, full: boolean): Json {
     baseFeePerGas: q(header.baseFeePerGas),
     ...(common.isActivatedEIP(4895) && { withdrawalsRoot: bytesToHex(KECCAK256_RLP), withdrawals: [] }),
     ...(header.excessBlobGas !== undefined && { blobGasUsed: q(open.blobGasUsed), excessBlobGas: q(header.excessBlobGas) }),
-    ...(common.isActivatedEIP(4788) && { parentBeaconBlockRoot: ZERO_HASH }),
+    ...(common.isActivatedEIP(4788) && { parentBeaconBlockRoot: header.parentBeaconBlockRoot ?? ZERO_HASH }),
     ...(common.isActivatedEIP(7685) && { requestsHash: EMPTY_REQUESTS_HASH }),
     transactions: full ? open.transactions.map(formatExecuted) : open.transactions.map((record) => record.hash),
     uncles: [],

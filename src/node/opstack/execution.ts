@@ -7,7 +7,7 @@
  */
 import { Block } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
-import { Account, bigIntToBytes, bytesToBigInt, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
 import { Bloom } from "@ethereumjs/vm";
 
 import { txCommonOf } from "../admission.ts";
@@ -24,7 +24,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxOpts, RunTxResult, VM } from "@ethereumjs/vm";
 import type { StateManagerInterface } from "@ethereumjs/common";
-import type { CallRequest } from "../types.ts";
+import type { CallRequest, Hex } from "../types.ts";
 import type { SnapshotPart } from "../chain.ts";
 import type { L1FeeParams, OpStackParams } from "../profiles.ts";
 import type { L1Cost } from "./l1Fee.ts";
@@ -53,12 +53,21 @@ export interface DepositRun {
   depositNonce: bigint;
 }
 
-/** The simulated L1 block the L2 block at `timestamp` has as origin: one every 12 s since the epoch. */
-export function l1OriginAt(timestamp: bigint): { number: bigint; timestamp: bigint; hash: Uint8Array } {
+/**
+ * The simulated L1 block the L2 block at `timestamp` has as origin: one every 12 s since the epoch.
+ * Its `parentBeaconRoot` is what the L2 header carries as parentBeaconBlockRoot and EIP-4788's
+ * contract stores (specs/protocol/exec-engine.md "Ecotone: Beacon Block Root").
+ */
+export function l1OriginAt(timestamp: bigint): { number: bigint; timestamp: bigint; hash: Uint8Array; parentBeaconRoot: Uint8Array } {
   const number = timestamp / L1_BLOCK_TIME;
-  // Deterministic stand-in for a block hash: nothing on L2 can check it against an L1.
-  const hash = keccak256(concatBytes(utf8ToBytes("hardhat-preconf simulated L1 block"), setLengthLeft(bigIntToBytes(number), 8)));
-  return { number, timestamp: number * L1_BLOCK_TIME, hash };
+  // Deterministic stand-ins for a block hash and a beacon root: nothing on L2 can check them against an L1.
+  const stamp = (what: string) => keccak256(concatBytes(utf8ToBytes(what), setLengthLeft(bigIntToBytes(number), 8)));
+  return {
+    number,
+    timestamp: number * L1_BLOCK_TIME,
+    hash: stamp("hardhat-preconf simulated L1 block"),
+    parentBeaconRoot: stamp("hardhat-preconf simulated L1 beacon root"),
+  };
 }
 
 export class OpStack {
@@ -79,6 +88,11 @@ export class OpStack {
   /** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
   get systemGas(): bigint {
     return systemDepositGas(this.baseTime);
+  }
+
+  /** The parentBeaconBlockRoot of the L2 block at `timestamp`: its L1 origin's (specs/protocol/exec-engine.md). */
+  parentBeaconBlockRoot(timestamp: bigint): Hex {
+    return bytesToHex(l1OriginAt(timestamp).parentBeaconRoot);
   }
 
   /** evm_snapshot / evm_revert cover the simulated L1 and the queued deposits. */
