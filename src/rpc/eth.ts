@@ -152,5 +152,14 @@ export const ethMethods: MethodTable = {
     const record = ctx.chain.transaction(txHash);
     return record === undefined || ctx.chain.feed.hides(record) ? null : formatReceipt(record);
   }),
+  // execution-apis eth_getBlockReceipts (go-ethereum's internal/ethapi GetBlockReceipts): null for an
+  // unknown block; on the open block, its pre-confirmed receipts (blockHash zero, docs/behaviour.md).
+  eth_getBlockReceipts: method(positional(blockSelector), ([selector], ctx) => {
+    if (selector.kind === "tag" && selector.tag === "pending" && ctx.chain.feed.pendingBlockNull) return null;
+    const resolved = ctx.chain.resolve(selector);
+    if (resolved === undefined) return null;
+    const records = resolved.kind === "open" ? resolved.open.transactions : resolved.sealed.transactions;
+    return records.filter((record) => !ctx.chain.feed.hides(record)).map(formatReceipt);
+  }),
   eth_getLogs: method(positional(logFilter), ([filter], ctx) => queryLogs(ctx.chain, filter)),
 };
