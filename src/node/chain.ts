@@ -32,6 +32,8 @@ import { Snapshots } from "./snapshots.ts";
 import { StateDumpUnsupportedError } from "./errors.ts";
 import { OP_PROFILE_NAMES } from "./profiles.ts";
 import { StateHistory } from "./stateHistory.ts";
+import { simulateBlocks } from "./simulate.ts";
+import { simulatedTiming } from "./time.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
@@ -45,6 +47,7 @@ import type { DepositTx } from "./opstack/deposit.ts";
 import type { OpStack } from "./opstack/execution.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, StateDump } from "./stateDump.ts";
+import type { SimulatedBlock, SimulatedBlockCalls, SimulationBase, SimulationOptions } from "./simulate.ts";
 import type { ForkSource } from "./fork/source.ts";
 
 export type { BlockDefaults, ChainConfig, ChainEvents, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
@@ -218,6 +221,27 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Runs `read` against the state of a block; `{ snapshot: true }` for dry runs (chainReads.ts). */
   withState<T>(resolved: ResolvedBlock, read: (vm: VM) => Promise<T>, options?: ReadOptions): Promise<T> {
     return withState(this.#core, resolved, read, options);
+  }
+
+  /**
+   * eth_simulateV1 on `vm`, a dry run's state at `base` (simulate.ts), with this chain's rules for
+   * the simulated blocks: `blockMs` apart unless blocks share seconds here, its base-fee update,
+   * EIP-7685 requests on an L1 chain.
+   */
+  simulate(
+    vm: VM,
+    base: SimulationBase,
+    blocks: readonly SimulatedBlockCalls[],
+    options: SimulationOptions,
+    budget: { blockMs: number; gasBudget: bigint },
+  ): Promise<SimulatedBlock[]> {
+    const { config } = this.#core;
+    return simulateBlocks(vm, base, blocks, options, {
+      timing: simulatedTiming(config.subsecondBlockMs, budget.blockMs),
+      nextBaseFee: (parent) => config.nextBaseFee?.(parent) ?? parent.calcNextBaseFee(),
+      requests: config.op === undefined,
+      gasBudget: budget.gasBudget,
+    });
   }
 
   /** Logs of the sealed blocks `from..to` and, when `includeOpen`, of the open block. */

@@ -94,6 +94,10 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   let type: TransactionType;
   if (request.authorizationList !== undefined) {
     type = TransactionType.EOACodeEIP7702;
+  } else if (request.blobVersionedHashes !== undefined && request.to !== undefined && request.to !== null) {
+    // A blob tx's hashes are all a call needs (BLOBHASH, the blob fee): go-ethereum's ToTransaction.
+    type = TransactionType.BlobEIP4844;
+    Object.assign(data, { blobVersionedHashes: request.blobVersionedHashes, maxFeePerBlobGas: request.maxFeePerBlobGas ?? 0n });
   } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
     type = TransactionType.FeeMarketEIP1559;
   } else if (request.accessList !== undefined) {
@@ -198,7 +202,7 @@ async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boo
  * runTx's totalGasSpent is after the refund and raised to the calldata floor; intrinsic plus
  * execution gas is before the refund. The larger of the two is what the limit must cover.
  */
-function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
+export function peakGasUsed(tx: TypedTransaction, result: RunTxResult): bigint {
   const beforeRefund = tx.getIntrinsicGas() + result.execResult.executionGasUsed;
   return beforeRefund > result.totalGasSpent ? beforeRefund : result.totalGasSpent;
 }

@@ -190,6 +190,40 @@ export function errorStringOf(returnData: string): string | undefined {
   return new TextDecoder().decode(body.subarray(start, start + Number(length)));
 }
 
+/** A state override that cannot be applied (go-ethereum's override.go texts; the params themselves were valid). */
+export class StateOverrideError extends NodeError {}
+
+// ── eth_simulateV1 ──────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Why a simulation stopped (execution-apis' eth_simulateV1 error list; go-ethereum's
+ * internal/ethapi/errors.go gives each its code, src/rpc/errors.ts maps them).
+ */
+export type SimulationFailure =
+  | "nonceTooLow"
+  | "nonceTooHigh"
+  | "baseFeeTooLow"
+  | "intrinsicGas"
+  | "insufficientFunds"
+  | "blockGasLimitReached"
+  | "blockNumberInvalid"
+  | "blockTimestampInvalid"
+  | "senderNotEoa"
+  | "maxInitCodeSize"
+  | "clientLimitExceeded"
+  | "invalidParams"
+  | "internal";
+
+/** An eth_simulateV1 request that cannot be simulated as a whole: the failure's kind and go-ethereum's text. */
+export class SimulationError extends NodeError {
+  constructor(
+    readonly failure: SimulationFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 // ── State ───────────────────────────────────────────────────────────────────────────────────────
 
 /** A block older than the state the chain keeps (a loaded dump, or pruned history): geth's wording. */

@@ -36,3 +36,34 @@ export function subsecondTimeAfter(parent: SubsecondTime, clockMs: number, offse
   const ms = slot > parentMs + step ? slot : parentMs + step;
   return { timestamp: ms / 1000n, millisPart: Number(ms % 1000n) };
 }
+
+/**
+ * How eth_simulateV1 times the blocks it makes when a block names no time (docs/methods.md
+ * "eth_simulateV1"): execution-apis' notes (docs/ethsimulatev1-notes.md) give "the timestamp of
+ * the previous block + network block time". `blockMs` is the chain's block time; below a second
+ * (Base's Denim), blocks share whole seconds as the chain's own do and a named time may equal the
+ * previous block's (base/base PR #5043 derives Denim's simulated times from its 200 ms schedule and
+ * accepts equal whole-second timestamps); otherwise a named time must be later than the previous one.
+ */
+export interface SimulatedTiming {
+  blockMs: number;
+}
+
+/** The simulated blocks' timing: Denim's 200 ms where blocks share seconds (`subsecondBlockMs`), else the chain's block time. */
+export function simulatedTiming(subsecondBlockMs: number | undefined, blockMs: number): SimulatedTiming {
+  return { blockMs: subsecondBlockMs ?? blockMs };
+}
+
+/** The time of a simulated block after `previous`: `requested` when given (checked by `simulatedTimeAllowed`), else one block time later. */
+export function simulatedTimeAfter(previous: SubsecondTime, timing: SimulatedTiming, requested?: bigint): SubsecondTime {
+  if (timing.blockMs >= 1000) {
+    return { timestamp: requested ?? previous.timestamp + BigInt(Math.round(timing.blockMs / 1000)), millisPart: 0 };
+  }
+  if (requested !== undefined) return subsecondTimeAfter(previous, 0, 0n, timing.blockMs, requested);
+  const ms = previous.timestamp * 1000n + BigInt(previous.millisPart) + BigInt(timing.blockMs);
+  return { timestamp: ms / 1000n, millisPart: Number(ms % 1000n) };
+}
+
+/** Whether a simulated block may be named time `requested` after a block at `previous` (see SimulatedTiming). */
+export const simulatedTimeAllowed = (previous: bigint, requested: bigint, timing: SimulatedTiming): boolean =>
+  timing.blockMs >= 1000 ? requested > previous : requested >= previous;

@@ -68,7 +68,7 @@ const word = (value: bigint) => value.toString(16).padStart(64, "0");
 const unprefixed = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 
 /** The error text go-ethereum gives a failed frame (core/vm/errors.go) for ethereumjs' error. */
-function gethError(error: string): string {
+export function gethError(error: string): string {
   switch (error) {
     case "revert":
       return "execution reverted";

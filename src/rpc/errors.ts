@@ -21,12 +21,14 @@ import {
   NodeError,
   NonceTooLowError,
   ReplacementUnderpricedError,
+  SimulationError,
+  StateOverrideError,
   StateDumpUnsupportedError,
   TxRejectedError,
   txConstructionFailure,
 } from "../node/errors.ts";
 
-import type { Facts } from "../node/errors.ts";
+import type { Facts, SimulationFailure } from "../node/errors.ts";
 
 // The engine's admission texts and revert decoding, for the method tables and tests.
 export { AdmissionMessage, errorStringOf } from "../node/errors.ts";
@@ -154,6 +156,23 @@ export function asRevertError(error: unknown): unknown {
   return callReverted(error.data);
 }
 
+/** eth_simulateV1's codes (execution-apis; go-ethereum's internal/ethapi/errors.go). */
+const SIMULATION_ERROR_CODES: Readonly<Record<SimulationFailure, number>> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  baseFeeTooLow: -38012,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberInvalid: -38020,
+  blockTimestampInvalid: -38021,
+  senderNotEoa: -38024,
+  maxInitCodeSize: -38025,
+  clientLimitExceeded: -38026,
+  invalidParams: ErrorCode.invalidParams,
+  internal: ErrorCode.internalError,
+};
+
 type EngineErrorClass<E extends NodeError> = abstract new (...args: never[]) => E;
 type Mapping<E extends NodeError> = readonly [EngineErrorClass<E>, (error: E) => RpcError];
 const mapping = <E extends NodeError>(type: EngineErrorClass<E>, toRpc: (error: E) => RpcError): Mapping<NodeError> =>
@@ -181,6 +200,8 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
   mapping(InsufficientFundsForTransferError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(GasRequiredExceedsAllowanceError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(ExecutionTimeoutError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(StateOverrideError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(SimulationError, (e) => new RpcError(SIMULATION_ERROR_CODES[e.failure], e.message)),
   mapping(HistoricalStateUnavailableError, (e) => new RpcError(ErrorCode.server, e.message, { block: quantity(e.block), loadedAt: quantity(e.loadedAt) })),
   mapping(StateDumpUnsupportedError, (e) => new RpcError(ErrorCode.server, e.message, { profiles: [...e.profiles] })),
   // The fork's upstream failing is not the caller's mistake: -32603, with what went wrong.

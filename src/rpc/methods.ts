@@ -10,6 +10,7 @@ import { filterMethods } from "./filters.ts";
 import { withForkLookups } from "./fork.ts";
 import { opstackMethods } from "./opstack.ts";
 import { preconfMethods } from "./preconf.ts";
+import { simulateMethods } from "./simulate.ts";
 import { stateMethods } from "./state.ts";
 import { statusMethods } from "./status.ts";
 import { subscriptionMethods } from "./subscriptions.ts";
@@ -20,6 +21,7 @@ import type { MethodFamily, MethodTable } from "./table.ts";
 
 export const METHOD_FAMILIES: readonly MethodFamily[] = [
   { source: "rpc/eth.ts", methods: ethMethods },
+  { source: "rpc/simulate.ts", methods: simulateMethods },
   // eth_chainId, eth_accounts and eth_sendTransaction: a dapp asks its wallet (rpc/wallet.ts).
   { source: "rpc/wallet.ts", methods: walletMethods },
   { source: "rpc/preconf.ts", methods: preconfMethods },

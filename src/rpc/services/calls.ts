@@ -2,7 +2,7 @@
  * Dry runs on a block's state: resolving the block a request names, the block a call executes in,
  * eth_call and gas estimation, each within the RPC's gas cap and EVM time budget.
  */
-import { bigIntToHex } from "@ethereumjs/util";
+import { bigIntToHex, bytesToHex } from "@ethereumjs/util";
 
 import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/dryRun.ts";
 import { estimateGas } from "../../node/estimate.ts";
@@ -14,6 +14,7 @@ import { LATEST } from "../schema.ts";
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../../node/chain.ts";
+import type { SimulatedBlock, SimulatedBlockCalls, SimulationOptions } from "../../node/simulate.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
 import type { BlockSelector, CallRequest } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
@@ -62,13 +63,38 @@ export function call(ctx: NodeContext, request: CallRequest, selector: BlockSele
     if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
     // The overrides live in a checkpoint of their own, reverted whatever the call does.
     await vm.stateManager.checkpoint();
+    let restorePrecompiles = () => {};
     try {
-      await applyStateOverrides(vm, overrides);
+      restorePrecompiles = await applyStateOverrides(vm, overrides);
       return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
     } finally {
+      restorePrecompiles();
       await vm.stateManager.revert();
     }
   });
+}
+
+/**
+ * eth_simulateV1 on the state `selector` names, within the RPC's gas cap (for all calls together,
+ * as go-ethereum's gas budget) and EVM time budget. The simulated blocks follow the block the
+ * state is at: a sealed block, or the open block on `pending` (Base's rules: the latest sealed
+ * block over the pre-confirmed state, as for calls).
+ */
+export function simulate(
+  ctx: NodeContext,
+  blocks: readonly SimulatedBlockCalls[],
+  options: SimulationOptions,
+  selector: BlockSelector | undefined,
+): Promise<SimulatedBlock[]> {
+  const resolved = resolveOrThrow(ctx, selector ?? LATEST);
+  const block = executionBlockOf(ctx, resolved);
+  const hash = resolved.kind === "sealed" ? resolved.sealed.hash : block === ctx.chain.latest.block ? ctx.chain.latest.hash : bytesToHex(block.hash());
+  const budget = { blockMs: ctx.options.fragmentIntervalMs * ctx.options.fragmentsPerBlock, gasBudget: ctx.options.rpcGasCap };
+  return ctx.chain.withState(
+    resolved,
+    (vm) => withTimeBudget(vm, ctx.options.rpcEvmTimeoutMs, () => ctx.chain.simulate(vm, { block, hash }, blocks, options, budget)),
+    DRY_RUN,
+  );
 }
 
 /** eth_estimateGas, and the gas eth_sendTransaction fills in. */
