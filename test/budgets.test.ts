@@ -181,10 +181,16 @@ describe("eth_call state overrides (geth's shape)", () => {
 
   it("anything else is -32602: garbage, unknown fields, state with stateDiff", async () => {
     ({ provider } = await createTestChain());
-    for (const overrides of ["garbage", { [WHO]: { movePrecompileToAddress: WHO } }, { [WHO]: { state: {}, stateDiff: {} } }, { notAnAddress: {} }]) {
+    for (const overrides of ["garbage", { [WHO]: { nonsense: "0x1" } }, { [WHO]: { state: {}, stateDiff: {} } }, { notAnAddress: {} }]) {
       const error = await rpcError(provider, "eth_call", [{ to: WHO }, "latest", overrides]);
       expect(error.code, JSON.stringify(overrides)).to.equal(-32602);
     }
+  });
+
+  it("a precompile move from an address that holds none is go-ethereum's -32000", async () => {
+    ({ provider } = await createTestChain());
+    const error = await rpcError(provider, "eth_call", [{ to: WHO }, "latest", { [WHO]: { movePrecompileToAddress: WHO } }]);
+    expect(error).to.deep.include({ code: -32000, message: `account ${WHO.toLowerCase()} is not a precompile` });
   });
 });
 

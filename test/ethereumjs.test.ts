@@ -17,6 +17,9 @@ import { expect } from "chai";
 
 import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumjs/assertedSender.ts";
 import { hashOnlyBlock, shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
+import { overrideBlobGasPrice, withExtraBlocks } from "../src/node/ethereumjs/blockLookup.ts";
+import { editPrecompiles } from "../src/node/ethereumjs/precompiles.ts";
+import { hashUnsigned } from "../src/node/ethereumjs/unsignedTx.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
@@ -246,6 +249,88 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
       await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
       expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
+    });
+  });
+  describe("BLOCKHASH through the EVM's blockchain field, blob gas price per header (blockLookup.ts)", () => {
+    /** PUSH1 1; NUMBER; SUB; BLOCKHASH; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN: the parent's hash. */
+    const PARENT_HASH = Uint8Array.from(Buffer.from("600143034060005260206000f3", "hex"));
+
+    it("BLOCKHASH asks evm.blockchain.getBlock(number) when the message starts, so withExtraBlocks answers it", async () => {
+      const common = mainnet();
+      const vm = await createVM({ common });
+      await vm.stateManager.putAccount(ADDRESS, new Account());
+      await vm.stateManager.putCode(ADDRESS, PARENT_HASH);
+      const parent = createBlock({ header: { number: 9n, extraData: Uint8Array.of(1) } }, { common });
+      const child = createBlock({ header: { number: 10n } }, { common });
+      const field = () => (vm.evm as unknown as { blockchain: unknown }).blockchain;
+      const original = field();
+      const seen = await withExtraBlocks(vm, new Map([[9n, parent]]), () => vm.evm.runCall({ to: ADDRESS, block: child, gasLimit: 100_000n }));
+      expect(seen.execResult.returnValue).to.deep.equal(parent.hash());
+      // Afterwards the chain's own blockchain answers again.
+      expect(field()).to.equal(original);
+    });
+
+    it("runTx and BLOBBASEFEE read the header's getBlobGasPrice()", async () => {
+      const common = mainnet();
+      const vm = await createVM({ common });
+      // BLOBBASEFEE; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN
+      await vm.stateManager.putAccount(ADDRESS, new Account());
+      await vm.stateManager.putCode(ADDRESS, Uint8Array.from(Buffer.from("4a60005260206000f3", "hex")));
+      const block = createBlock({ header: { number: 1n, excessBlobGas: 0n } }, { common, freeze: false });
+      overrideBlobGasPrice(block, 12_345n);
+      const result = await vm.evm.runCall({ to: ADDRESS, block, gasLimit: 100_000n });
+      expect(BigInt(`0x${Buffer.from(result.execResult.returnValue).toString("hex")}`)).to.equal(12_345n);
+    });
+  });
+
+  describe("go-ethereum's hash of an unsigned tx (unsignedTx.ts)", () => {
+    it("ethereumjs refuses to hash an unsigned tx, which serializes V, R and S as empty (0x80), as zeros", () => {
+      const common = mainnet();
+      const data = { to: OTHER.toString(), gasLimit: 21_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: 2 } as const;
+      const unsigned = createTx(data, { common, freeze: false });
+      expect(() => unsigned.hash()).to.throw(/not signed/);
+      const zeros = createTx({ ...data, v: 0n, r: 0n, s: 0n }, { common });
+      expect(unsigned.serialize()).to.deep.equal(zeros.serialize());
+      expect(hashUnsigned(unsigned).hash()).to.deep.equal(zeros.hash());
+    });
+  });
+
+  describe("the precompile table (precompiles.ts)", () => {
+    it("runTx warms the addresses of evm.precompiles.entries(), which an edit keeps at the fork's list", async () => {
+      const common = mainnet();
+      const vm = await createVM({ common });
+      let warmed: string[] = [];
+      const journal = vm.evm.journal;
+      const addAlwaysWarm = journal.addAlwaysWarmAddress.bind(journal);
+      journal.addAlwaysWarmAddress = (address: string, addToAccessList?: boolean) => {
+        warmed.push(address);
+        addAlwaysWarm(address, addToAccessList);
+      };
+      await vm.stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
+      const send = () =>
+        runTx(vm, {
+          tx: assertSender(createTx({ to: OTHER.toString(), gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS),
+          skipBlockGasLimitValidation: true,
+          skipNonce: true,
+        }).catch(() => undefined);
+      await runTxAllowingAssertedSender(vm, {
+        tx: assertSender(createTx({ to: OTHER.toString(), gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }), ADDRESS),
+        skipBlockGasLimitValidation: true,
+      });
+      expect(warmed).to.include("0000000000000000000000000000000000000001");
+      const edit = editPrecompiles(vm);
+      const ecrecover = edit.at("0x0000000000000000000000000000000000000001")!;
+      edit.remove("0x0000000000000000000000000000000000000001");
+      edit.set("0x0000000000000000000000000000000000123456", ecrecover);
+      expect(vm.evm.getPrecompile!("0x0000000000000000000000000000000000123456")).to.equal(ecrecover);
+      expect(vm.evm.getPrecompile!("0x0000000000000000000000000000000000000001")).to.equal(undefined);
+      warmed = [];
+      await send();
+      expect(warmed).to.include("0000000000000000000000000000000000000001");
+      expect(warmed).to.not.include("0000000000000000000000000000000000123456");
+      edit.restore();
+      expect(vm.evm.getPrecompile!("0x0000000000000000000000000000000000000001")).to.equal(ecrecover);
+      expect(Object.hasOwn(vm.evm.precompiles, "entries")).to.equal(false);
     });
   });
 });
