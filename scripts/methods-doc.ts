@@ -16,6 +16,7 @@ import { filterMethods } from "../src/rpc/filters.ts";
 import { methods } from "../src/rpc/methods.ts";
 import { opstackMethods } from "../src/rpc/opstack.ts";
 import { preconfMethods } from "../src/rpc/preconf.ts";
+import { simulateMethods } from "../src/rpc/simulate.ts";
 import { stateMethods } from "../src/rpc/state.ts";
 import { statusMethods } from "../src/rpc/status.ts";
 import { subscriptionMethods } from "../src/rpc/subscriptions.ts";
@@ -32,6 +33,11 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
     about:
       "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers, block hashes and EIP-1898 objects. See [behaviour.md](behaviour.md).",
     table: ethMethods,
+  },
+  {
+    title: "Simulation",
+    about: "Blocks of calls on a block's state, thrown away afterwards. See [behaviour.md](behaviour.md#eth_simulatev1).",
+    table: simulateMethods,
   },
   { title: "Wallet", about: "Answered by the simulated wallet under its approval policy. See [wallet.md](wallet.md).", table: walletMethods },
   {

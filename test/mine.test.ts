@@ -36,7 +36,7 @@ describe("hardhat_mine of many blocks", () => {
     expect(Number(middle.timestamp)).to.equal(Number(first.timestamp) + 2 * 499_999);
     expect(Number(head.timestamp)).to.equal(Number(first.timestamp) + 2 * 999_999);
     expect(middle.transactions).to.deep.equal([]);
-    // A reserved block has the state of the block before the run (block 2): it runs no system call (docs/methods.md "hardhat_mine").
+    // A reserved block has the state of the block before the run (block 2): it makes no system call (docs/dev-methods.md).
     expect(middle.stateRoot).to.equal((await block(provider, "0x2")).stateRoot);
     expect(middle.stateRoot).to.not.equal(first.stateRoot);
     // The same block, read again and by hash; the head's parent is the block before it.
