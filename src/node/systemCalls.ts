@@ -93,7 +93,11 @@ export async function endBlockRequests(vm: VM, block: Block): Promise<CLRequest<
   return requests;
 }
 
+/** sha256 of nothing: the requests hash of a block without requests, most blocks' (computed once). */
+const EMPTY_REQUESTS_HASH = sha256(new Uint8Array());
+
 /** EIP-7685's requests hash of `requests` (sha256 of the non-empty requests' sha256s). */
 export function requestsHashOf(common: Common, requests: readonly CLRequest<CLRequestType>[]): Uint8Array {
+  if (requests.every((request) => request.data.length === 0)) return EMPTY_REQUESTS_HASH;
   return genRequestsRoot([...requests], common.customCrypto.sha256 ?? sha256);
 }

@@ -50,9 +50,9 @@ const simulatePayload = z.object({
 const q = (value: bigint) => bigIntToHex(value);
 
 /** A call's result: go-ethereum's simCallResult, with its revert (code 3) or halt (-32015) error. */
-function formatCall(call: SimulatedCall, blockHash: string, block: SimulatedBlock): Record<string, unknown> {
+function formatCall(call: SimulatedCall, index: number, block: SimulatedBlock): Record<string, unknown> {
   const { header } = block.sealed.block;
-  const index = block.calls.indexOf(call);
+  const blockHash = block.sealed.hash;
   const record = block.sealed.transactions[index];
   const out: Record<string, unknown> = {
     returnData: call.returnData,
@@ -93,7 +93,7 @@ function withZeroSignature(tx: Record<string, unknown>): Record<string, unknown>
 function formatSimulated(block: SimulatedBlock, full: boolean, ctx: MethodContext): Record<string, unknown> {
   const json = formatBlock({ kind: "sealed", sealed: block.sealed }, full, ctx.scope);
   if (full) json.transactions = (json.transactions as Record<string, unknown>[]).map(withZeroSignature);
-  return { ...json, calls: block.calls.map((call) => formatCall(call, block.sealed.hash, block)) };
+  return { ...json, calls: block.calls.map((call, index) => formatCall(call, index, block)) };
 }
 
 export const simulateMethods: MethodTable = {
