@@ -4,7 +4,8 @@
  * or test/ethereumjs.test.ts, which fail if an upgrade changes what it relies on.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToUnprefixedHex, unpadBytes } from "@ethereumjs/util";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { bytesToUnprefixedHex, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { merkleInternals } from "./internals.ts";
@@ -13,7 +14,7 @@ import type { Common } from "@ethereumjs/common";
 import type { Address } from "@ethereumjs/util";
 
 export function createStateManager(common: Common): MerkleStateManager {
-  const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+  const stateManager = new MerkleStateManager({ common, caches: new Caches(), trie: bytesTrie(common) });
   const deleteAccount = stateManager.deleteAccount.bind(stateManager);
   stateManager.deleteAccount = async (address: Address) => {
     await deleteAccount(address);
@@ -21,6 +22,18 @@ export function createStateManager(common: Common): MerkleStateManager {
   };
   writeStorageToCacheOnly(stateManager);
   return stateManager;
+}
+
+/**
+ * The account trie MerkleStateManager would build (`useKeyHashing`, the chain's keccak), with its
+ * nodes kept as bytes. Its default already keeps the account trie's nodes as bytes, but it passes
+ * no `valueEncoding` on to `shallowCopy`, whose copies (every storage trie, every state view) get
+ * @ethereumjs/mpt 10.1.3's default for a trie given a database: hex strings (mpt.js constructor).
+ * Each storage-trie node read then decodes hex and each write encodes it, the larger part of a
+ * storage write's cost; with `valueEncoding` in the trie's options, every copy inherits bytes.
+ */
+function bytesTrie(common: Common): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
 }
 
 /** Whether `stateManager` is @ethereumjs' own class, not a subclass with its own reads and writes. */
