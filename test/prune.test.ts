@@ -1,0 +1,124 @@
+/**
+ * The pruning pass itself (src/node/prune.ts), against an oracle: after a pass, the store holds
+ * exactly what @ethereumjs/mpt's own walker reaches from the kept roots (every account trie node,
+ * each account's storage-trie nodes and code), over a state with accounts, storage set and
+ * cleared, code, and dozens of state roots; passes in a row, so the references carried from one
+ * pass to the next are checked too.
+ */
+import { Common, Mainnet } from "@ethereumjs/common";
+import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import {
+  Account,
+  bigIntToBytes,
+  bytesToUnprefixedHex,
+  createAddressFromString,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+  MapDB,
+  setLengthLeft,
+  ValueEncoding,
+} from "@ethereumjs/util";
+import { expect } from "chai";
+
+import { nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
+import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { pruneStore } from "../src/node/prune.ts";
+
+import type { NodeStore } from "../src/node/ethereumjs/internals.ts";
+
+const slot = (n: number) => setLengthLeft(bigIntToBytes(BigInt(n)), 32);
+const address = (n: number) => createAddressFromString(`0x${(0x1000 + n).toString(16).padStart(40, "0")}`);
+
+/** Every key of `store` the roots reach, by @ethereumjs/mpt's walker; a node they reach that the store lacks fails the test. */
+async function reachable(store: NodeStore, stateRoots: Uint8Array[], storageRoots: Uint8Array[]): Promise<Set<string>> {
+  const keys = new Set<string>();
+  // The walker runs its callbacks in its own task queue, where a thrown assertion would be lost: collected, asserted after.
+  const missing: string[] = [];
+  const need = (key: string, what: string) => {
+    if (!store.has(key)) missing.push(`${what} ${key}`);
+  };
+  const walk = async (root: Uint8Array, onValue?: (value: Uint8Array) => Promise<void>) => {
+    if (bytesToUnprefixedHex(root) === bytesToUnprefixedHex(KECCAK256_RLP)) return;
+    need(bytesToUnprefixedHex(root), "root");
+    const trie = new MerklePatriciaTrie({ db: new MapDB(store), root, valueEncoding: ValueEncoding.Bytes });
+    await trie.walkTrie(root, async (nodeRef, node, key, controller) => {
+      if (node === null) return;
+      if (nodeRef.length === 32) keys.add(bytesToUnprefixedHex(nodeRef));
+      const value = node instanceof LeafMPTNode || node instanceof BranchMPTNode ? node.value() : null;
+      if (value !== null && value.length > 0 && onValue !== undefined) await onValue(value);
+      const children = node instanceof BranchMPTNode ? node.getChildren().map(([, ref]) => ref) : node instanceof ExtensionMPTNode ? [node.value()] : [];
+      for (const child of children) if (child.length === 32) need(bytesToUnprefixedHex(child as Uint8Array), "node");
+      controller.allChildren(node, key);
+    });
+  };
+  const onAccount = async (value: Uint8Array) => {
+    const [, , storageRoot, codeHash] = RLP.decode(value) as Uint8Array[];
+    await walk(storageRoot!);
+    if (bytesToUnprefixedHex(codeHash!) === bytesToUnprefixedHex(KECCAK256_NULL)) return;
+    need(`63${bytesToUnprefixedHex(codeHash!)}`, "code");
+    keys.add(`63${bytesToUnprefixedHex(codeHash!)}`);
+  };
+  for (const root of stateRoots) await walk(root, onAccount);
+  for (const root of storageRoots) await walk(root);
+  expect(missing, "kept nodes missing from the store").to.deep.equal([]);
+  return keys;
+}
+
+describe("pruneStore", () => {
+  it("leaves exactly what the kept roots reach, pass after pass", async () => {
+    const stateManager = createStateManager(new Common({ chain: Mainnet }));
+    const store = nodeStoreOf(stateManager)!;
+    for (let n = 0; n < 12; n++) await stateManager.putAccount(address(n), new Account());
+    const roots: Uint8Array[] = [];
+    // 60 "blocks": balances move, a ring of slots is overwritten (as EIP-2935's), slots are cleared, code comes and goes.
+    for (let block = 1; block <= 60; block++) {
+      await stateManager.checkpoint();
+      for (let n = 0; n < 4; n++) {
+        const who = address((block * 7 + n) % 12);
+        const account = (await stateManager.getAccount(who)) ?? new Account();
+        await stateManager.putAccount(who, new Account(account.nonce + 1n, account.balance + BigInt(block), account.storageRoot, account.codeHash));
+      }
+      await stateManager.putStorage(address(0), slot(block % 16), bigIntToBytes(BigInt(block)));
+      await stateManager.putStorage(address(1), slot(block), bigIntToBytes(BigInt(block) * 3n));
+      if (block > 5) await stateManager.putStorage(address(1), slot(block - 5), new Uint8Array());
+      if (block % 10 === 0) await stateManager.putCode(address(2 + block / 10), new Uint8Array([0x60, block, 0x00]));
+      await stateManager.commit();
+      roots.push(await stateManager.getStateRoot());
+
+      if (block % 20 === 0) {
+        const kept = roots.slice(-8);
+        const open = openStorageRoots(stateManager);
+        const before = store.size;
+        const result = pruneStore(store, kept, open);
+        expect(result.deleted).to.be.greaterThan(0);
+        expect(result.deleted).to.equal(before - store.size);
+        const expected = await reachable(store, kept, open);
+        expect(new Set(store.keys())).to.deep.equal(expected);
+        // A second pass with the same roots has nothing left to delete.
+        expect(pruneStore(store, kept, open).deleted).to.equal(0);
+      }
+    }
+    // The live state still reads: a balance written at block 60 and a slot of the ring.
+    expect((await stateManager.getAccount(address((60 * 7) % 12)))!.nonce).to.be.greaterThan(0n);
+    expect(await stateManager.getStorage(address(0), slot(60 % 16))).to.deep.equal(bigIntToBytes(60n));
+  });
+
+  it("keeps a root it deleted nodes below once the root is kept again (nodes written again are counted again)", async () => {
+    const stateManager = createStateManager(new Common({ chain: Mainnet }));
+    const store = nodeStoreOf(stateManager)!;
+    const write = async (value: number) => {
+      await stateManager.putStorage(address(0), slot(1), bigIntToBytes(BigInt(value)));
+      await stateManager.putAccount(address(5), new Account(0n, BigInt(value)));
+      return stateManager.getStateRoot();
+    };
+    await stateManager.putAccount(address(0), new Account());
+    const first = await write(1);
+    await write(2);
+    pruneStore(store, [await stateManager.getStateRoot()], openStorageRoots(stateManager));
+    // The state of `first` is written again (same content, same keys): it is whole and kept.
+    expect(await write(1)).to.deep.equal(first);
+    pruneStore(store, [first], openStorageRoots(stateManager));
+    expect(new Set(store.keys())).to.deep.equal(await reachable(store, [first], openStorageRoots(stateManager)));
+  });
+});
