@@ -118,6 +118,20 @@ export interface PreconfProviderOptions {
   poolAccountQueue?: number;
   /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
   poolLifetimeMs?: number;
+  /**
+   * Under automine, a send whose tx fails throws Hardhat's error (its block still mined), as
+   * Hardhat's option of that name (true). Interval and manual mining answer the hash whatever it says.
+   */
+  throwOnTransactionFailures?: boolean;
+  /** Under automine, an eth_call that fails throws Hardhat's error instead of geth's (true, Hardhat's default). */
+  throwOnCallFailures?: boolean;
+  /** No EIP-170 code size limit nor EIP-3860 initcode limit (Hardhat's option of that name; false). */
+  allowUnlimitedContractSize?: boolean;
+  /**
+   * The largest deployed code, in bytes (anvil's `--code-size-limit`; 24,576, EIP-170); initcode may
+   * be twice that (EIP-3860).
+   */
+  codeSizeLimit?: number;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -154,6 +168,10 @@ export interface ResolvedOptions {
   poolSlots: number;
   poolAccountQueue: number;
   poolLifetimeMs: number;
+  throwOnTransactionFailures: boolean;
+  throwOnCallFailures: boolean;
+  allowUnlimitedContractSize: boolean;
+  codeSizeLimit: number | undefined;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -236,6 +254,10 @@ const optionsSchema = z
     poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
     poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
     poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
+    throwOnTransactionFailures: z.boolean().default(true),
+    throwOnCallFailures: z.boolean().default(true),
+    allowUnlimitedContractSize: z.boolean().default(false),
+    codeSizeLimit: positiveInt.optional(),
   })
   .strict();
 
@@ -306,6 +328,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     chain: value.chain,
     state: value.state,
     fork: value.fork,
+    codeSizeLimit: value.codeSizeLimit,
   };
 }
 

@@ -281,6 +281,7 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     subsecondBlockMs: profile.denim ? DENIM_BLOCK_MS : undefined,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
+    codeSizeLimit: resolved.allowUnlimitedContractSize ? "unlimited" : resolved.codeSizeLimit,
     chainRlp: resolved.chain,
     state: resolved.state,
     op,

@@ -34,6 +34,23 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
     { code: -32000, message: "exceeds block gas limit", data: { gas: "0x1f", blockGasLimit: "0x1e" } },
   ],
   [new engine.TxRejectedError(engine.AdmissionMessage.invalidSender), { code: -32000, message: "invalid sender" }],
+  // Hardhat's refusals under automine (EDR crates/edr_provider/src/error.rs): its texts, code -32000.
+  [
+    new engine.AutomineNonceTooHighError(14n, 19n),
+    {
+      code: -32000,
+      message: "Nonce too high. Expected nonce to be 14 but got 19. Note that transactions can't be queued when automining.",
+      data: { expectedNonce: "0xe", txNonce: "0x13" },
+    },
+  ],
+  [
+    new engine.AutomineFeeTooLowError("maxFeePerGas", 7n, 875000000n),
+    {
+      code: -32000,
+      message: "Transaction maxFeePerGas (7) is too low for the next block, which has a baseFeePerGas of 875000000",
+      data: { maxFeePerGas: "0x7", baseFeePerGas: "0x3427c2c0" },
+    },
+  ],
   [
     new engine.InvalidTransactionError("params[0]", "gasLimit cannot exceed MAX_UINT64"),
     { code: -32602, message: "Invalid params", data: { field: "params[0]", reason: "gasLimit cannot exceed MAX_UINT64" } },

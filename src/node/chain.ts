@@ -23,6 +23,7 @@ import { commonFromGenesis } from "./genesis.ts";
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
+import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
@@ -112,6 +113,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   static async create(config: ChainConfig): Promise<Chain> {
     await installJumpAnalysisCache();
     const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
+    if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(common, config.codeSizeLimit);
     return new Chain(config, common, await initialState(config, common));
   }
 

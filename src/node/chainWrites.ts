@@ -9,7 +9,8 @@ import { automineNow, executeFragment, reopenIfEmpty, seal } from "./chainCore.t
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
-import { AlreadyKnownError } from "./errors.ts";
+import { AlreadyKnownError, AutomineFeeTooLowError, AutomineNonceTooHighError } from "./errors.ts";
+import { pendingNonce } from "./chainReads.ts";
 
 import type { Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
@@ -41,6 +42,7 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
       return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
     },
   });
+  if (core.automine) await checkMinesAtOnce(core, entry);
   for (const evicted of evicts) {
     pool.remove(evicted.hash);
     core.emit("dropped", evicted, "evicted: the pool is full");
@@ -50,6 +52,17 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
   core.emit("pendingTransaction", entry);
   await automineNow(core);
   return entry.hash;
+}
+
+/**
+ * Automine mines every tx as it is admitted: one that the next block could not take is refused,
+ * as Hardhat refuses it, rather than pooled behind a gap or a base fee (docs/behaviour.md#hardhats-semantics).
+ */
+async function checkMinesAtOnce(core: ChainCore, entry: PooledTx): Promise<void> {
+  const expected = await pendingNonce(core, entry.sender);
+  if (entry.nonce > expected) throw new AutomineNonceTooHighError(expected, entry.nonce);
+  const baseFee = core.open.header.baseFeePerGas;
+  if (entry.feeCap < baseFee) throw new AutomineFeeTooLowError("maxFeePerGas" in entry.tx ? "maxFeePerGas" : "gasPrice", entry.feeCap, baseFee);
 }
 
 /** Queues a deposit for the next fragment (automine: and mines it); a deposit already queued or executed is `already known`. */

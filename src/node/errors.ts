@@ -81,6 +81,30 @@ export class ReplacementUnderpricedError extends TxRejectedError {
   }
 }
 
+/**
+ * Automine takes no tx that cannot be mined at once: one behind a nonce gap, as Hardhat refuses it
+ * (EDR crates/edr_provider/src/error.rs, `AutoMineNonceTooHigh`; docs/behaviour.md#hardhats-semantics).
+ */
+export class AutomineNonceTooHighError extends TxRejectedError {
+  constructor(
+    readonly expected: bigint,
+    readonly actual: bigint,
+  ) {
+    super(`Nonce too high. Expected nonce to be ${expected} but got ${actual}. Note that transactions can't be queued when automining.`);
+  }
+}
+
+/** Automine: a fee cap below the next block's base fee (EDR's `AutoMineMaxFeePerGasTooLow` / `AutoMineGasPriceTooLow`). */
+export class AutomineFeeTooLowError extends TxRejectedError {
+  constructor(
+    readonly field: "gasPrice" | "maxFeePerGas",
+    readonly actual: bigint,
+    readonly baseFee: bigint,
+  ) {
+    super(`Transaction ${field} (${actual}) is too low for the next block, which has a baseFeePerGas of ${baseFee}`);
+  }
+}
+
 /** EIP-7825's per-tx gas cap (go-ethereum core.ErrGasLimitTooHigh, as its txpool and state transition word it). */
 export class GasCapError extends TxRejectedError {
   constructor(

@@ -43,6 +43,17 @@ export interface TxRecord {
   l1Cost?: L1Cost;
   /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
   depositNonce?: bigint;
+  /** Why the tx failed (status 0): what Hardhat's failed-send error reports (docs/behaviour.md). */
+  failure?: TxFailure;
+}
+
+/**
+ * A failed tx's outcome: ethereumjs' error name ("revert", "invalid opcode", "out of gas", …)
+ * and, for a revert, its return data ("0x" otherwise).
+ */
+export interface TxFailure {
+  error: string;
+  returnData: Hex;
 }
 
 /** One pre-confirmation: the txs a sequencer tick executed in the open block. */

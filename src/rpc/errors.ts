@@ -7,6 +7,8 @@ import { bigIntToHex } from "@ethereumjs/util";
 
 import {
   AlreadyKnownError,
+  AutomineFeeTooLowError,
+  AutomineNonceTooHighError,
   errorStringOf,
   ExecutionFailedError,
   ExecutionRevertedError,
@@ -173,6 +175,8 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
       new RpcError(ErrorCode.server, e.message, { minMaxFeePerGas: quantity(e.minMaxFeePerGas), minMaxPriorityFeePerGas: quantity(e.minMaxPriorityFeePerGas) }),
   ),
   mapping(GasCapError, (e) => new RpcError(ErrorCode.server, e.message, { cap: quantity(e.cap), gas: quantity(e.gas) })),
+  mapping(AutomineNonceTooHighError, (e) => new RpcError(ErrorCode.server, e.message, { expectedNonce: quantity(e.expected), txNonce: quantity(e.actual) })),
+  mapping(AutomineFeeTooLowError, (e) => new RpcError(ErrorCode.server, e.message, { [e.field]: quantity(e.actual), baseFeePerGas: quantity(e.baseFee) })),
   // go-ethereum's other admission errors: its text, the facts as data (docs/behaviour.md#node-errors).
   mapping(TxRejectedError, (e) => new RpcError(ErrorCode.server, e.message, factsData(e.facts))),
   mapping(InvalidTransactionError, (e) => invalidParams(e.field, e.reason)),

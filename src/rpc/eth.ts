@@ -8,7 +8,7 @@ import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from ".
 import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";
 import { call, estimate, resolveOrThrow } from "./services/calls.ts";
 import { logFilter, queryLogs } from "./services/logs.ts";
-import { suggestedTip } from "./services/send.ts";
+import { suggestedTip, throwIfFailed } from "./services/send.ts";
 import { method, positional } from "./table.ts";
 
 import type { VM } from "@ethereumjs/vm";
@@ -140,7 +140,7 @@ export const ethMethods: MethodTable = {
   ),
   eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) => q(await estimate(ctx, request, selector))),
 
-  eth_sendRawTransaction: method(positional(bytes), ([raw], ctx) => ctx.chain.sendRawTransaction(raw)),
+  eth_sendRawTransaction: method(positional(bytes), async ([raw], ctx) => throwIfFailed(ctx, await ctx.chain.sendRawTransaction(raw))),
 
   eth_getTransactionByHash: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);

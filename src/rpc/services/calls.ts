@@ -8,14 +8,16 @@ import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/d
 import { estimateGas } from "../../node/estimate.ts";
 import { withTimeBudget } from "../../node/evmBudget.ts";
 import { applyStateOverrides } from "../../node/stateOverrides.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
 import { unknownBlock } from "../errors.ts";
+import { hardhatFailure } from "../hardhatErrors.ts";
 import { LATEST } from "../schema.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../../node/chain.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
-import type { BlockSelector, CallRequest } from "../schema.ts";
+import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
 export function resolveOrThrow(ctx: NodeContext, selector: BlockSelector): ResolvedBlock {
@@ -55,8 +57,25 @@ export function withDryRun<T>(
   );
 }
 
-/** eth_call: the call's return data, or its revert as an error. */
-export function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+/**
+ * eth_call: the call's return data, or its revert as an error: geth's (code 3), or under automine
+ * with `throwOnCallFailures` Hardhat's (docs/behaviour.md#hardhats-semantics).
+ */
+export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+  try {
+    return await runCall(ctx, request, selector, overrides);
+  } catch (error) {
+    if (!ctx.chain.automine || !ctx.options.throwOnCallFailures) throw error;
+    if (error instanceof ExecutionRevertedError) throw hardhatFailure({ error: "revert", returnData: error.returnData as Hex });
+    // The halts Hardhat names (others, and calls that could not run, keep their own error).
+    if (error instanceof ExecutionFailedError && (error.message === "invalid opcode" || error.message === "out of gas")) {
+      throw hardhatFailure({ error: error.message, returnData: "0x" });
+    }
+    throw error;
+  }
+}
+
+function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   return withDryRun(ctx, request, selector, async (vm, block) => {
     const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
     if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));

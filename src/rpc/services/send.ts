@@ -8,10 +8,13 @@ import { createTx } from "@ethereumjs/tx";
 import { hexToBytes } from "@ethereumjs/util";
 
 import { admitWithSender } from "../../node/admission.ts";
+import { callGasCap } from "../../node/dryRun.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
 import { SUGGESTED_TIP } from "../../node/defaults.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
+import { hardhatFailure } from "../hardhatErrors.ts";
 import { positional } from "../params.ts";
 import { address, checkTransactionFields, PENDING, transactionFields } from "../schema.ts";
 import { estimate } from "./calls.ts";
@@ -19,7 +22,7 @@ import { estimate } from "./calls.ts";
 import type { TypedTxData } from "@ethereumjs/tx";
 import type { z } from "zod";
 import type { Chain } from "../../node/chain.ts";
-import type { Hex } from "../schema.ts";
+import type { CallRequest, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
 /** The tip eth_maxPriorityFeePerGas suggests and eth_sendTransaction fills in: op-geth's oracle on OP-stack profiles. */
@@ -86,7 +89,7 @@ export function signerOf(ctx: NodeContext, from: string): Signer | undefined {
 export async function signAndSend(ctx: NodeContext, request: SendTransactionRequest, signer = signerOf(ctx, request.from)): Promise<Hex> {
   if (signer === undefined) throw admissionError("unknown account", { address: request.from });
   checkSendRequest(ctx, request);
-  return fillAndAdmit(ctx, request, async ({ type, fields }) => {
+  const hash = await fillAndAdmit(ctx, request, async ({ type, fields }) => {
     if (signer.kind === "impersonated") {
       let tx: ReturnType<typeof impersonatedTransaction>;
       try {
@@ -106,6 +109,23 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
     }
     return ctx.chain.sendRawTransaction(signed);
   });
+  return throwIfFailed(ctx, hash);
+}
+
+/** Whether a send knows its outcome and answers a failure as Hardhat does: automine with `throwOnTransactionFailures`. */
+const throwsOnFailure = (ctx: NodeContext) => ctx.chain.automine && ctx.options.throwOnTransactionFailures;
+
+/**
+ * Hardhat's `throwOnTransactionFailures`: under automine the tx is mined before the send answers,
+ * so a tx that failed is Hardhat's error (its hash and revert data in `data`), its block mined all
+ * the same. Under interval or manual mining a send answers its hash, as a pre-confirming chain
+ * does: the outcome is in the receipt (docs/behaviour.md#hardhats-semantics).
+ */
+export function throwIfFailed(ctx: NodeContext, hash: Hex): Hex {
+  if (!throwsOnFailure(ctx)) return hash;
+  const failure = ctx.chain.transaction(hash)?.failure;
+  if (failure !== undefined) throw hardhatFailure(failure, hash);
+  return hash;
 }
 
 /**
@@ -118,6 +138,21 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
 function fillAndAdmit(ctx: NodeContext, request: SendTransactionRequest, admit: (filled: { type: number; fields: TypedTxData }) => Promise<Hex>): Promise<Hex> {
   const run = async () => admit(await fillTransaction(ctx, request));
   return request.nonce !== undefined ? run() : ctx.scope.serialPerSender(request.from, run);
+}
+
+/**
+ * The gas eth_sendTransaction fills in: the estimate on pending. When the tx would fail and the
+ * send is to throw Hardhat's error for it, it is sent anyway with the most gas a tx may have
+ * (the block gas limit, capped by EIP-7825), as Hardhat fills in `gas`, so that it is mined and
+ * fails as on Hardhat's node rather than being refused by its estimate.
+ */
+async function gasOf(ctx: NodeContext, request: CallRequest): Promise<bigint> {
+  try {
+    return await estimate(ctx, request, PENDING);
+  } catch (error) {
+    if (!throwsOnFailure(ctx) || !(error instanceof ExecutionRevertedError || error instanceof ExecutionFailedError)) throw error;
+    return callGasCap(ctx.chain.open.executionBlock);
+  }
 }
 
 /**
@@ -135,8 +170,7 @@ export async function fillTransaction(ctx: NodeContext, request: SendTransaction
   const fees = legacy
     ? { gasPrice: request.gasPrice ?? baseFee + suggested }
     : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
-  const gasLimit =
-    request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
+  const gasLimit = request.gas ?? (await gasOf(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }));
   return {
     type: legacy ? (request.accessList !== undefined ? 1 : 0) : 2,
     fields: {
