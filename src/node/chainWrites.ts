@@ -11,6 +11,7 @@ import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { AlreadyKnownError, AutomineFeeTooLowError, AutomineNonceTooHighError } from "./errors.ts";
 import { pendingNonce } from "./chainReads.ts";
+import { stateRootOf } from "./stateEdits.ts";
 
 import type { Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
@@ -128,9 +129,8 @@ export async function reorgOpenBlock(core: ChainCore, requeue: boolean): Promise
   // Deposits (0x7E) come from L1, not the pool: the rebuilt block's first fragment derives
   // the L1-attributes one again; only user txs go back to the pool or are dropped.
   const discarded = open.transactions.filter((record) => (record.tx.type as number) !== DEPOSIT_TYPE);
-  // The open block's state starts at its parent's (dev edits made since are discarded with it).
-  await core.vm.stateManager.setStateRoot(core.store.latest.block.header.stateRoot);
-  core.latestEdited = false;
+  // The open block's state starts at its parent's (dev edits made in it are discarded with it; stateEdits.ts).
+  await core.vm.stateManager.setStateRoot(stateRootOf(core, core.store.latest));
   for (const record of discarded) {
     const { feeCap, tipCap } = feesOf(record.tx);
     const entry: PooledTx = {

@@ -1,7 +1,7 @@
 /** What the chain remembers about executed transactions, their logs, fragments and blocks. */
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { TxReceipt } from "@ethereumjs/vm";
+import type { TxReceipt, VM } from "@ethereumjs/vm";
 import type { Hex } from "./types.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 
@@ -85,4 +85,13 @@ export interface SealedBlock {
   hash: Hex;
   transactions: TxRecord[];
   fragmentCount: number;
+  /** Dev edits made between its txs while it was the open block (stateEdits.ts), for replays. */
+  edits?: readonly BlockEdit[];
+}
+
+/** A dev state edit that landed inside a block, before its tx number `at` (stateEdits.ts). */
+export interface BlockEdit {
+  at: number;
+  /** Makes the same change again on another VM (a replay's). */
+  apply(vm: VM): Promise<unknown>;
 }

@@ -1,7 +1,8 @@
 /**
  * debug_traceTransaction and debug_traceCall with go-ethereum's tracers (node/trace.ts): the
  * default struct logger, or `{ tracer: "callTracer" }`. A mined or pre-confirmed tx is replayed
- * on its parent block's state after the txs before it in its block, and nothing is kept.
+ * on the state it ran on (its parent block's, then the txs and dev edits before it in its block),
+ * and nothing is kept.
  */
 import { z } from "zod";
 
@@ -14,7 +15,6 @@ import { blockSelector, callRequest, hash } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
 import type { Tracer } from "../node/trace.ts";
-import type { VM } from "@ethereumjs/vm";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
@@ -49,36 +49,16 @@ async function traceTransaction(ctx: MethodContext, txHash: Hex, options: TraceO
   if (record === undefined) throw new RpcError(ErrorCode.server, "transaction not found", { hash: txHash });
   // Replaying a block's deposits and L1 fees is not built yet (docs/dev-methods.md).
   if (chain.op !== undefined) throw new RpcError(ErrorCode.server, "debug_traceTransaction is not supported on OP-stack profiles", { hash: txHash });
-  const sealed = record.blockHash === undefined ? undefined : chain.sealedByHash(record.blockHash);
-  const records = sealed?.transactions ?? chain.open.transactions;
-  const block = sealed?.block ?? chain.open.executionBlock;
-  const parent = chain.sealedByNumber(record.blockNumber - 1n)!;
-  return chain.withState({ kind: "sealed", sealed: parent }, (vm) =>
-    reverted(vm, async () => {
-      let blockGasUsed = 0n;
-      for (const earlier of records.slice(0, record.index)) {
-        const result = await runTxAllowingAssertedSender(vm, { tx: earlier.tx, block, blockGasUsed, skipHardForkValidation: true });
-        blockGasUsed = result.receipt.cumulativeBlockGasUsed;
-      }
-      const detach = tracer.attach(vm);
-      try {
-        const result = await runTxAllowingAssertedSender(vm, { tx: record.tx, block, blockGasUsed, skipHardForkValidation: true });
-        return tracer.result({ from: record.from, gasLimit: record.tx.gasLimit, gasUsed: result.totalGasSpent, result: result.execResult });
-      } finally {
-        detach();
-      }
-    }),
-  );
-}
-
-/** Runs `work` on `vm` inside a journal checkpoint that is always reverted. */
-async function reverted<T>(vm: VM, work: () => Promise<T>): Promise<T> {
-  await vm.evm.journal.checkpoint();
-  try {
-    return await work();
-  } finally {
-    await vm.evm.journal.revert();
-  }
+  // On the state the tx actually ran on, dev edits made before it included (replay.ts).
+  return chain.replayBefore(record, async ({ vm, block, blockGasUsed }) => {
+    const detach = tracer.attach(vm);
+    try {
+      const result = await runTxAllowingAssertedSender(vm, { tx: record.tx, block, blockGasUsed, skipHardForkValidation: true });
+      return tracer.result({ from: record.from, gasLimit: record.tx.gasLimit, gasUsed: result.totalGasSpent, result: result.execResult });
+    } finally {
+      detach();
+    }
+  });
 }
 
 export const debugMethods: MethodTable = {

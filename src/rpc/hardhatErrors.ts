@@ -22,17 +22,17 @@ const PANIC_SELECTOR = "0x4e487b71";
 const VM_EXCEPTION = "VM Exception while processing transaction:";
 
 /** Hardhat's reason for each Solidity panic code (panic-errors.js). */
-const PANIC_REASONS: Readonly<Record<number, string>> = {
-  0x1: "Assertion error",
-  0x11: "Arithmetic operation overflowed outside of an unchecked block",
-  0x12: "Division or modulo division by zero",
-  0x21: "Tried to convert a value into an enum, but the value was too big or negative",
-  0x22: "Incorrectly encoded storage byte array",
-  0x31: ".pop() was called on an empty array",
-  0x32: "Array accessed at an out-of-bounds or negative index",
-  0x41: "Too much memory was allocated, or an array was created that is too large",
-  0x51: "Called a zero-initialized variable of internal function type",
-};
+const PANIC_REASONS: ReadonlyMap<bigint, string> = new Map([
+  [0x1n, "Assertion error"],
+  [0x11n, "Arithmetic operation overflowed outside of an unchecked block"],
+  [0x12n, "Division or modulo division by zero"],
+  [0x21n, "Tried to convert a value into an enum, but the value was too big or negative"],
+  [0x22n, "Incorrectly encoded storage byte array"],
+  [0x31n, ".pop() was called on an empty array"],
+  [0x32n, "Array accessed at an out-of-bounds or negative index"],
+  [0x41n, "Too much memory was allocated, or an array was created that is too large"],
+  [0x51n, "Called a zero-initialized variable of internal function type"],
+]);
 
 /** The `Panic(uint256)` code of revert data, if it is one. */
 function panicCodeOf(returnData: string): bigint | undefined {
@@ -51,7 +51,7 @@ export function hardhatFailureMessage(failure: TxFailure): string {
   if (reason !== undefined) return `${VM_EXCEPTION} reverted with reason string '${reason}'`;
   const panic = panicCodeOf(returnData);
   if (panic !== undefined) {
-    const known = panic <= 0xffn ? PANIC_REASONS[Number(panic)] : undefined;
+    const known = PANIC_REASONS.get(panic);
     return known === undefined
       ? `${VM_EXCEPTION} reverted with unknown panic code 0x${panic.toString(16)}`
       : `${VM_EXCEPTION} reverted with panic code 0x${panic.toString(16)} (${known})`;
