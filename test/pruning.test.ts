@@ -77,14 +77,14 @@ describe("state-history pruning", () => {
   it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 5);
-    // A dev edit that no block has: the snapshot's own root must survive too.
+    // A dev edit after block 5 (block 5's state from then on; src/node/stateEdits.ts): its root must survive too.
     await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
     const dev0 = provider.accounts[0]!.address;
     const id = await call<Hex>(provider, "evm_snapshot");
     const before = await call<Hex>(provider, "eth_getBalance", [dev0, "latest"]);
     await sealTransfers(provider, 6, 200);
     // The snapshot's head keeps its state; the blocks around it do not.
-    expect(await call(provider, "eth_getBalance", [STRANGER, "0x5"])).to.equal("0x5");
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x5"])).to.equal("0x64");
     expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x4"])).message).to.equal("historical state not available");
     expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x6"])).message).to.equal("historical state not available");
 
