@@ -50,9 +50,10 @@ export async function executeFragment(core: ChainCore, alone = false): Promise<F
   return fragment;
 }
 
-/** Automine: the tx or deposit just admitted gets a fragment and a block of its own. */
+/** Automine: the tx or deposit just admitted gets a fragment and a block of its own, at the clock's time (as Hardhat mines it). */
 export async function automineNow(core: ChainCore): Promise<void> {
   if (!core.automine) return;
+  if (core.open.fragments.length === 0 && core.next.isStale(core.open, core.store.latest.block)) reopenIfEmpty(core);
   await executeFragment(core);
   await seal(core);
 }

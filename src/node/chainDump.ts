@@ -49,7 +49,8 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
       live: core.vm,
       // The head's state as reads see it: with the dev edits that landed on it (stateEdits.ts).
       atHead: history.hasState(head)
-        ? (read) => history.read({ header: { stateRoot: stateRootOf(core, head), number: head.block.header.number } } as Block, (vm) => trieOnly(vm, () => read(vm)))
+        ? (read) =>
+            history.read({ header: { stateRoot: stateRootOf(core, head), number: head.block.header.number } } as Block, (vm) => trieOnly(vm, () => read(vm)))
         : undefined,
       fork: fork === undefined ? undefined : { blockNumber: fork.blockNumber, blockHash: fork.block.hash },
     }),

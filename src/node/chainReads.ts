@@ -16,7 +16,9 @@ import type { LogRecord, TxRecord } from "./records.ts";
 
 /**
  * `pending` (and the open block's number) is the open block once it has a fragment, and
- * `latest` before that: pending never returns null (docs/behaviour.md). Undefined: no such block.
+ * `latest` before that: pending never returns null (docs/behaviour.md). Under automine it is the
+ * open block always: the next block Hardhat would mine (its number, its time, its base fee; state
+ * the head's), as Hardhat's pending block. Undefined: no such block.
  */
 export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock | undefined {
   const { open, store, feed } = core;
@@ -24,7 +26,7 @@ export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock
     case "tag":
       switch (selector.tag) {
         case "pending":
-          return feed.pendingOverride() ?? (open.fragments.length > 0 ? { kind: "open", open } : { kind: "sealed", sealed: store.latest });
+          return feed.pendingOverride() ?? (open.fragments.length > 0 || core.automine ? { kind: "open", open } : { kind: "sealed", sealed: store.latest });
         case "earliest":
           // The first block this chain holds: the genesis, or the fork block on a fork.
           return { kind: "sealed", sealed: store.first };

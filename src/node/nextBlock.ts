@@ -133,11 +133,20 @@ export class NextBlock {
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
     const fields = this.#nextFields;
+    // A block at a set timestamp moves the clock there: later blocks follow it, whatever
+    // evm_increaseTime added before (Hardhat: EDR data.rs, `next_block_timestamp` gives the new offset).
+    if (requested !== undefined) this.#timeOffset = requested - nowSeconds(this.#config.clock);
     const open = this.build(parent, requested, this.#timeOffset, fields, this.#defaults);
     this.#nextTimestamp = undefined;
     this.#nextFields = {};
     this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
     return open;
+  }
+
+  /** Whether the open block, opened after `parent` with nothing pre-confirmed, would get a later time if it opened now. */
+  isStale(open: OpenBlock, parent: Block): boolean {
+    if (this.#config.subsecondBlockMs !== undefined || this.#openFields.timestamp !== undefined) return false;
+    return this.timestampAfter(parent.header.timestamp, undefined) > open.header.timestamp;
   }
 
   /** The open block after `parent` once more, with what it was opened with and the overrides set since. */

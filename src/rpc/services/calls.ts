@@ -11,7 +11,7 @@ import { applyStateOverrides } from "../../node/stateOverrides.ts";
 import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
 import { unknownBlock } from "../errors.ts";
 import { hardhatFailure } from "../hardhatErrors.ts";
-import { LATEST } from "../schema.ts";
+import { LATEST, PENDING } from "../schema.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
@@ -90,9 +90,14 @@ function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector
   });
 }
 
-/** eth_estimateGas, and the gas eth_sendTransaction fills in. */
+/**
+ * eth_estimateGas, and the gas eth_sendTransaction fills in. Without a block: `latest` (the
+ * interface's default), or under automine `pending`, the next block's context as Hardhat estimates
+ * (EDR crates/edr_provider/src/requests/eth/gas.rs: number + 1, the time evm_setNextBlockTimestamp
+ * or evm_increaseTime set, the next base fee; docs/behaviour.md#hardhats-semantics).
+ */
 export function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
-  return withDryRun(ctx, request, selector, async (vm, block) => {
+  return withDryRun(ctx, request, selector ?? (ctx.chain.automine ? PENDING : LATEST), async (vm, block) => {
     const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
     return gas;
   });
