@@ -17,6 +17,7 @@ import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../../node/chain.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
+import type { DryRunOptions } from "../../node/dryRun.ts";
 import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
@@ -35,6 +36,12 @@ export function executionBlockOf(ctx: NodeContext, resolved: ResolvedBlock): Blo
   // (base/base crates/execution/flashblocks/src/rpc/eth.rs, `call` and `estimate_gas`).
   return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
 }
+
+/**
+ * Under automine, Hardhat's dry runs: no balance checks, so a call or estimate from an account that
+ * cannot pay its value or fees runs as if it could (docs/behaviour.md#hardhats-semantics).
+ */
+const dryRunOptions = (ctx: NodeContext): DryRunOptions => ({ ignoreBalance: ctx.chain.automine });
 
 /** Dry runs read a snapshot of the pending state: fragments never wait for one (docs/limits.md). */
 const DRY_RUN = { snapshot: true } as const;
@@ -78,12 +85,13 @@ export async function call(ctx: NodeContext, request: CallRequest, selector: Blo
 function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   return withDryRun(ctx, request, selector, async (vm, block) => {
     const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-    if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+    const options = dryRunOptions(ctx);
+    if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options));
     // The overrides live in a checkpoint of their own, reverted whatever the call does.
     await vm.stateManager.checkpoint();
     try {
       await applyStateOverrides(vm, overrides);
-      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
+      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options));
     } finally {
       await vm.stateManager.revert();
     }
@@ -98,7 +106,7 @@ function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector
  */
 export function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
   return withDryRun(ctx, request, selector ?? (ctx.chain.automine ? PENDING : LATEST), async (vm, block) => {
-    const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+    const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block, dryRunOptions(ctx));
     return gas;
   });
 }
