@@ -265,6 +265,9 @@ describe("Hardhat's semantics under automine", () => {
     it("allowUnlimitedContractSize lifts EIP-170 and EIP-3860 (Hardhat's option)", async () => {
       provider = await automined({ allowUnlimitedContractSize: true });
       expect(await deployedSize(30_000)).to.deep.equal({ status: "0x1", size: 30_000 });
+      // Dry runs (on state views, with copies of the chain's Common) apply the same limit.
+      const estimate = await call<string>(provider, "eth_estimateGas", [{ from: provider.accounts[0]!.address, data: returning(30_000) }]);
+      expect(BigInt(estimate) > 6_000_000n).to.equal(true);
       const bigInitcode = `0x${"00".repeat(60_000)}` as Hex;
       const hash = await call<Hex>(provider, "eth_sendTransaction", [{ from: provider.accounts[0]!.address, data: bigInitcode, gas: "0x1000000" }]);
       expect(await call(provider, "eth_getTransactionReceipt", [hash])).to.include({ status: "0x1" });

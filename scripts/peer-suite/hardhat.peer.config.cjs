@@ -5,7 +5,8 @@
 // - `localhost` at PEER_URL, and `estimate` at the same URL: a network name hardhat-ethers does not
 //   take for Hardhat's, so that it estimates every transaction (hardhat-ethers' signers.js gives
 //   `hardhat` and `localhost` a fixed gas limit instead);
-// - a longer mocha timeout: every request crosses HTTP.
+// - a longer mocha timeout (every request crosses HTTP) and, with PEER_RESULTS, mocha's JSON
+//   report written to that file (results.mjs reads it).
 // The run copies this file into the OpenZeppelin checkout, whose node_modules it resolves from.
 const path = require("node:path");
 
@@ -27,5 +28,9 @@ const url = process.env.PEER_URL ?? "http://127.0.0.1:8545";
 module.exports = {
   ...base,
   networks: { ...base.networks, localhost: { url, timeout: 600_000 }, estimate: { url, timeout: 600_000 } },
-  mocha: { ...(base.mocha ?? {}), timeout: 600_000 },
+  mocha: {
+    ...(base.mocha ?? {}),
+    timeout: 600_000,
+    ...(process.env.PEER_RESULTS !== undefined && { reporter: "json", reporterOption: { output: process.env.PEER_RESULTS } }),
+  },
 };
