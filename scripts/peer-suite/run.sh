@@ -11,6 +11,7 @@
 # --oz DIR    an OpenZeppelin Contracts checkout (any state: v5.7.0 is checked out into a copy);
 #             without it v5.7.0 is cloned from GitHub.
 # --work DIR  where the copy, the compiler and the logs go (default: /tmp/peer-suite).
+# PEER_PORT   the port both nodes serve on (default 18545).
 # EVM         the EVM version to compile for and run (default prague: hardhat-preconf's newest fork
 #             until Osaka lands; OpenZeppelin's own default is osaka).
 set -euo pipefail
@@ -50,7 +51,7 @@ export PEER_SOLC_DIR=$solc_dir
 cp "$here/hardhat.peer.config.cjs" "$oz/hardhat.peer.config.cjs"
 (cd "$oz" && npx hardhat --config hardhat.peer.config.cjs compile) > "$work/logs/compile.log" 2>&1
 
-port=8545
+port=${PEER_PORT:-18545}
 export PEER_URL=http://127.0.0.1:$port
 node_pid=""
 stop_node() {
