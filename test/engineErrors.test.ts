@@ -48,7 +48,7 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
     {
       code: -32000,
       message: "Transaction maxFeePerGas (7) is too low for the next block, which has a baseFeePerGas of 875000000",
-      data: { maxFeePerGas: "0x7", baseFeePerGas: "0x3427c2c0" },
+      data: { maxFeePerGas: "0x7", baseFeePerGas: "0x342770c0" },
     },
   ],
   [
