@@ -12,8 +12,7 @@
  * `reverted with custom error 'Name(args)'` for contracts of its own project, and the text below
  * (which Hardhat gives for any other contract) otherwise. The matchers decode `data`, not the text.
  */
-import { errorStringOf } from "./errors.ts";
-import { ErrorCode, RpcError } from "./errors.ts";
+import { ErrorCode, errorStringOf, RpcError } from "./errors.ts";
 
 import type { TxFailure } from "../node/records.ts";
 import type { Hex } from "./schema.ts";
