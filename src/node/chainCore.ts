@@ -67,6 +67,7 @@ export async function seal(core: ChainCore): Promise<SealedBlock> {
   const sealed: SealedBlock = { block, hash, transactions: [...open.transactions], fragmentCount: open.fragments.length };
   if (open.edits.length > 0) sealed.edits = [...open.edits];
   core.store.push(sealed);
+  core.next.sealed();
   core.open = core.next.openAfter(block);
   core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots.values());
   core.emit("sealed", sealed);

@@ -133,14 +133,21 @@ export class NextBlock {
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
     const fields = this.#nextFields;
-    // A block at a set timestamp moves the clock there: later blocks follow it, whatever
-    // evm_increaseTime added before (Hardhat: EDR data.rs, `next_block_timestamp` gives the new offset).
-    if (requested !== undefined) this.#timeOffset = requested - nowSeconds(this.#config.clock);
     const open = this.build(parent, requested, this.#timeOffset, fields, this.#defaults);
     this.#nextTimestamp = undefined;
     this.#nextFields = {};
     this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
     return open;
+  }
+
+  /**
+   * The open block was sealed: when it was at a set timestamp, the clock moves there, and later
+   * blocks follow it whatever evm_increaseTime added before (Hardhat: EDR data.rs, mining with
+   * `next_block_timestamp` sets the time offset to it minus now).
+   */
+  sealed(): void {
+    const requested = this.#openFields.timestamp;
+    if (requested !== undefined) this.#timeOffset = requested - nowSeconds(this.#config.clock);
   }
 
   /** Whether the open block, opened after `parent` with nothing pre-confirmed, would get a later time if it opened now. */
