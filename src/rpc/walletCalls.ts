@@ -1,0 +1,241 @@
+/**
+ * EIP-5792 (docs/wallet.md, "Batches"): wallet_getCapabilities, wallet_sendCalls,
+ * wallet_getCallsStatus and wallet_showCallsStatus. What each personality answers and in which
+ * order it checks is src/wallet/calls.ts; here the wallet reads the chain (is the delegate there,
+ * is the account upgraded, where are the batch's transactions) and sends (services/send.ts).
+ * Atomic batches run as one transaction through the EIP-7702 delegate in the genesis
+ * (src/node/walletDelegate.ts); the first one upgrades the account in the same transaction.
+ */
+import { bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { z } from "zod";
+
+import { PENDING } from "../node/types.ts";
+import { WALLET_DELEGATE_ADDRESS } from "../node/walletDelegate.ts";
+import {
+  atomicStatus,
+  batchStatus,
+  CALLS_VERSION,
+  callsRules,
+  callsIdParams,
+  callsToSend,
+  executeCalldata,
+  getCapabilitiesParams,
+  planBatch,
+  sendCallsParams,
+} from "../wallet/calls.ts";
+import { rejectedUpgrade, unknownBundleId } from "../wallet/errors.ts";
+import { parseParams } from "../wallet/validate.ts";
+import { chainDisconnected, methodNotFound, unauthorized } from "./errors.ts";
+import { formatReceipt } from "./format.ts";
+import { sendBatchTransaction, signAndSend } from "./services/send.ts";
+import { method } from "./table.ts";
+
+import type { BatchPlan, BatchSupport, CallsBatch, CallsReceipt, CallsRules, TransactionState } from "../wallet/calls.ts";
+import type { Wallet } from "../wallet/wallet.ts";
+import type { MethodContext } from "./context.ts";
+import type { Hex } from "./schema.ts";
+import type { NodeContext } from "./services/context.ts";
+import type { MethodTable } from "./table.ts";
+
+const raw = z.unknown();
+
+const UNAVAILABLE: BatchSupport = { available: false, delegation: undefined, upgraded: false };
+
+/**
+ * Whether the wallet can batch on this node for `account`: EIP-7702 active and the delegate's code
+ * at its address, and the account's current delegation (read on `pending`, so that an upgrade
+ * pre-confirmed in a fragment counts at once).
+ */
+async function batchSupport(node: NodeContext, account: Hex): Promise<BatchSupport> {
+  const { chain } = node;
+  const pending = chain.resolve(PENDING);
+  if (!chain.common.isActivatedEIP(7702) || pending === undefined) return UNAVAILABLE;
+  return chain.withState(pending, async (vm) => {
+    const delegate = await vm.stateManager.getCode(createAddressFromString(WALLET_DELEGATE_ADDRESS));
+    const code = bytesToHex(await vm.stateManager.getCode(createAddressFromString(account))).toLowerCase();
+    // MetaMask's getDelegationAddress (transaction-controller utils/eip7702.ts): 23 bytes starting 0xef0100.
+    const delegation = code.length === 48 && code.startsWith("0xef0100") ? (`0x${code.slice(8)}` as Hex) : code === "0x" ? undefined : (code as Hex);
+    return { available: delegate.length > 0, delegation, upgraded: delegation === WALLET_DELEGATE_ADDRESS };
+  });
+}
+
+/** Where one of a batch's transactions is, as clients of its chain see it (an injected stall hides what they do not have yet). */
+function transactionState(node: NodeContext, hash: Hex): TransactionState {
+  const record = node.chain.transaction(hash);
+  if (record !== undefined && !node.chain.feed.hides(record)) {
+    const receipt = formatReceipt(record) as unknown as CallsReceipt & { logs: { address: Hex; data: Hex; topics: Hex[] }[] };
+    return {
+      kind: "executed",
+      sealed: record.blockHash !== undefined,
+      success: record.status === 1,
+      receipt: {
+        logs: receipt.logs.map(({ address, data, topics }) => ({ address, data, topics })),
+        status: receipt.status,
+        blockHash: receipt.blockHash,
+        blockNumber: receipt.blockNumber,
+        gasUsed: receipt.gasUsed,
+        transactionHash: receipt.transactionHash,
+      },
+    };
+  }
+  if (record !== undefined || node.chain.pool.get(hash) !== undefined) return { kind: "pending" };
+  return { kind: "gone" };
+}
+
+/** The sender of a batch: `from`, or the origin's selected account (MetaMask: the first permitted; none is 4100). */
+function senderOf(wallet: Wallet<NodeContext>, from: Hex | undefined): { from: Hex; privateKey: Hex } {
+  const sender = from ?? wallet.visibleAccounts[0];
+  if (sender === undefined || !wallet.visibleAccounts.includes(sender)) throw unauthorized();
+  const privateKey = wallet.privateKeyOf(sender);
+  if (privateKey === undefined) throw unauthorized();
+  return { from: sender, privateKey };
+}
+
+interface ValidBatch {
+  id: string;
+  chainId: Hex;
+  from: Hex;
+  privateKey: Hex;
+  node: NodeContext;
+  plan: BatchPlan;
+  calls: { to: Hex | undefined; value: bigint; data: Hex }[];
+}
+
+/** Sends a valid batch as its plan says; answers its transactions' hashes, in order. */
+async function send(ctx: MethodContext, batch: ValidBatch): Promise<{ hashes: Hex[]; error?: unknown }> {
+  const node: MethodContext = { ...batch.node, accounts: ctx.wallet.keys, wallet: ctx.wallet };
+  const { plan, from, privateKey, calls } = batch;
+  if (plan.kind === "atomic") {
+    const delegate = plan.upgrade ? { address: WALLET_DELEGATE_ADDRESS, authority: from, authorityKey: privateKey } : undefined;
+    return { hashes: [await sendBatchTransaction(node, { from, privateKey, to: from, data: executeCalldata(calls), delegate })] };
+  }
+  const hashes: Hex[] = [];
+  for (const call of calls) {
+    try {
+      hashes.push(
+        await signAndSend(
+          node,
+          { from, to: call.to ?? null, value: call.value, data: call.data === "0x" ? undefined : hexToBytes(call.data) },
+          { kind: "key", privateKey },
+        ),
+      );
+    } catch (error) {
+      // One call at a time (the EIP's non-atomic batch): what was sent stays sent.
+      if (hashes.length === 0) throw error;
+      return { hashes, error };
+    }
+  }
+  return { hashes };
+}
+
+function batchFor(valid: ValidBatch, state: CallsBatch["state"]): CallsBatch {
+  return { id: valid.id, chainId: valid.chainId, from: valid.from, atomic: valid.plan.kind !== "sequential", transactions: [], state };
+}
+
+/** wallet_getCallsStatus's answer for a batch (EIP-5792; MetaMask's getCallsStatus.ts shape). */
+function callsStatus(wallet: Wallet<NodeContext>, batch: CallsBatch, unsent: number): Record<string, unknown> {
+  const node = wallet.nodeOf(batch.chainId);
+  const states: TransactionState[] = node === undefined ? [] : batch.transactions.map((hash) => transactionState(node, hash));
+  for (let i = 0; i < unsent; i++) states.push({ kind: "gone" });
+  const { status, receipts } = batchStatus(batch, states, wallet.preconfirmedCallsStatus);
+  return { version: CALLS_VERSION, id: batch.id, chainId: batch.chainId, status, atomic: batch.atomic, ...(receipts !== undefined && { receipts }) };
+}
+
+/** Calls of a non-atomic batch that were never sent (a send failed midway): they count as failed. */
+const unsentCalls = new WeakMap<CallsBatch, number>();
+
+/** A batch by the id a dapp names: MetaMask's ids are hex, compared without case. */
+function findBatch(wallet: Wallet<NodeContext>, rules: CallsRules, id: string): CallsBatch {
+  const batch = wallet.calls.get(rules.honoursId ? id : id.toLowerCase());
+  if (batch === undefined) throw unknownBundleId();
+  return batch;
+}
+
+export const walletCallsMethods: MethodTable = {
+  wallet_getCapabilities: method(raw, async (params, { wallet }) => {
+    const rules = callsRules(wallet.personality);
+    const [address, chainIds] = parseParams(getCapabilitiesParams, params);
+    // MetaMask's validateAndNormalizeKeyholder: an account the origin may not use is 4100.
+    if (!wallet.visibleAccounts.includes(address)) throw unauthorized();
+    const result: Record<string, unknown> = {};
+    for (const chainId of chainIds ?? wallet.chains().map((chain) => chain.chainId)) {
+      const node = wallet.nodeOf(chainId);
+      if (node === undefined) continue;
+      const support = await batchSupport(node, address);
+      const status = atomicStatus(rules, support);
+      if (status !== undefined) result[chainId] = { atomic: { status }, ...structuredClone(rules.reports) };
+    }
+    return result;
+  }),
+
+  wallet_sendCalls: method(raw, (params, ctx) => {
+    const { wallet } = ctx;
+    const rules = callsRules(wallet.personality);
+    /** A one-call MetaMask batch answered before its prompt: remembered as unapproved until decided. */
+    let early: CallsBatch | undefined;
+    return wallet.prompt("wallet_sendCalls", params, {
+      validate: async (): Promise<ValidBatch> => {
+        const [payload] = parseParams(sendCallsParams(rules), params);
+        const { from, privateKey } = senderOf(wallet, payload.from);
+        const chainId = wallet.activeChainId;
+        const node = wallet.nodeOf(chainId);
+        const support = node === undefined ? UNAVAILABLE : await batchSupport(node, from);
+        const plan = planBatch(rules, payload, support, { selectedChainId: chainId, accounts: wallet.accounts, idTaken: (id) => wallet.calls.has(id) });
+        if (node === undefined) throw chainDisconnected(chainId);
+        const id = rules.honoursId && payload.id !== undefined ? payload.id : wallet.calls.nextId(from, chainId);
+        return { id, chainId, from, privateKey, node, plan, calls: callsToSend(rules, payload) };
+      },
+      // MetaMask shows the upgrade first; declining it is 5750 (useSmartAccountActions.ts).
+      before: async (valid) => {
+        if (valid.plan.kind !== "atomic" || !valid.plan.upgrade || !rules.upgradePrompt) return;
+        await wallet.confirm("wallet_upgradeAccount", [{ account: valid.from, chainId: valid.chainId, delegate: WALLET_DELEGATE_ADDRESS }], rejectedUpgrade);
+      },
+      // MetaMask adds a one-call batch as a plain transaction and answers its id before the user
+      // decides (eip-5792-middleware processSingleTransaction: addTransaction does not wait).
+      answerBeforeDecision: (valid) => {
+        if (!rules.answersOneCallAtOnce || valid.plan.kind !== "single") return undefined;
+        early = batchFor(valid, "unapproved");
+        wallet.calls.add(early);
+        return { id: valid.id };
+      },
+      // A rejected transaction leaves MetaMask's state: its batch is then unknown (5730).
+      onRefused: (valid) => {
+        if (early !== undefined) wallet.calls.delete(valid.id);
+      },
+      perform: async (valid) => {
+        const batch = early ?? batchFor(valid, "sent");
+        try {
+          const { hashes, error } = await send(ctx, valid);
+          batch.transactions = hashes;
+          batch.state = "sent";
+          if (error !== undefined) unsentCalls.set(batch, valid.calls.length - hashes.length);
+        } catch (error) {
+          // Approved but never sent (the node refused it): MetaMask's failed-without-hash, 400.
+          if (early === undefined) throw error;
+          batch.state = "failed";
+          throw error;
+        }
+        if (early === undefined) wallet.calls.add(batch);
+        return { id: valid.id };
+      },
+    });
+  }),
+
+  wallet_getCallsStatus: method(raw, (params, { wallet }) => {
+    const rules = callsRules(wallet.personality);
+    const [id] = parseParams(callsIdParams(rules), params);
+    const batch = findBatch(wallet, rules, id);
+    return callsStatus(wallet, batch, unsentCalls.get(batch) ?? 0);
+  }),
+
+  /** MetaMask does not implement it (-32601); the others would show the batch in their UI: `null`. */
+  wallet_showCallsStatus: method(raw, (params, { wallet }) =>
+    wallet.answer("wallet_showCallsStatus", params, () => {
+      const rules = callsRules(wallet.personality);
+      if (!rules.showsCallsStatus) throw methodNotFound("wallet_showCallsStatus");
+      const [id] = parseParams(callsIdParams(rules), params);
+      findBatch(wallet, rules, id);
+      return null;
+    }),
+  ),
+};
