@@ -27,7 +27,7 @@ import { rejectedUpgrade, unknownBundleId } from "../wallet/errors.ts";
 import { parseParams } from "../wallet/validate.ts";
 import { chainDisconnected, methodNotFound, unauthorized } from "./errors.ts";
 import { formatReceipt } from "./format.ts";
-import { sendBatchTransaction, signAndSend } from "./services/send.ts";
+import { estimateOrFallback, sendBatchTransaction, signAndSend } from "./services/send.ts";
 import { method } from "./table.ts";
 
 import type { BatchPlan, BatchSupport, CallsBatch, CallsReceipt, CallsRules, TransactionState } from "../wallet/calls.ts";
@@ -112,13 +112,10 @@ async function send(ctx: MethodContext, batch: ValidBatch): Promise<{ hashes: He
   const hashes: Hex[] = [];
   for (const call of calls) {
     try {
-      hashes.push(
-        await signAndSend(
-          node,
-          { from, to: call.to ?? null, value: call.value, data: call.data === "0x" ? undefined : hexToBytes(call.data) },
-          { kind: "key", privateKey },
-        ),
-      );
+      const request = { from, to: call.to ?? null, value: call.value, data: call.data === "0x" ? undefined : hexToBytes(call.data) };
+      // Estimated before the calls ahead of it have run: a revert there gets MetaMask's fallback gas, not a refusal.
+      const gas = await estimateOrFallback(node, request);
+      hashes.push(await signAndSend(node, { ...request, gas }, { kind: "key", privateKey }));
     } catch (error) {
       // One call at a time (the EIP's non-atomic batch): what was sent stays sent.
       if (hashes.length === 0) throw error;

@@ -8,7 +8,8 @@ import { createTx } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from "@ethereumjs/util";
 
 import { admitWithSender } from "../../node/admission.ts";
-import { SUGGESTED_TIP } from "../../node/defaults.ts";
+import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/defaults.ts";
+import { ExecutionRevertedError } from "../../node/errors.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
@@ -20,7 +21,7 @@ import type { TypedTxData } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
 import type { z } from "zod";
 import type { Chain } from "../../node/chain.ts";
-import type { CallAuthorization } from "../../node/types.ts";
+import type { CallAuthorization, CallRequest } from "../../node/types.ts";
 import type { Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
@@ -196,17 +197,13 @@ export function sendBatchTransaction(ctx: NodeContext, batch: BatchTransaction):
             ),
           ];
     const data = hexToBytes(batch.data);
-    const gasLimit = await estimate(
-      ctx,
-      {
-        from: batch.from,
-        to: batch.to,
-        data,
-        value: 0n,
-        ...(authorizationList !== undefined && { authorizationList: authorizationList.map(authorizationForCall) }),
-      },
-      PENDING,
-    );
+    const gasLimit = await estimateOrFallback(ctx, {
+      from: batch.from,
+      to: batch.to,
+      data,
+      value: 0n,
+      ...(authorizationList !== undefined && { authorizationList: authorizationList.map(authorizationForCall) }),
+    });
     const tip = suggestedTip(chain);
     const fields: TypedTxData = {
       nonce,
@@ -228,6 +225,26 @@ export function sendBatchTransaction(ctx: NodeContext, batch: BatchTransaction):
     }
     return chain.sendRawTransaction(signed);
   });
+}
+
+/** MetaMask's gas when an estimate fails: 35 % of the block gas limit (transaction-controller feature-flags.ts DEFAULT_GAS_ESTIMATE_FALLBACK_BLOCK_PERCENT). */
+export const GAS_FALLBACK_BLOCK_PERCENT = 35n;
+
+/**
+ * The gas a wallet sends a batch's transaction with: the estimate on pending, or, when the
+ * estimate reverts, MetaMask's fallback (35 % of the block gas limit, within EIP-7825's cap where
+ * it is active: transaction-controller utils/gas.ts estimateGas). MetaMask still lets the user
+ * send a transaction it expects to fail; it is mined, reverts, and the batch's status says so (500).
+ */
+export async function estimateOrFallback(ctx: NodeContext, request: CallRequest): Promise<bigint> {
+  try {
+    return await estimate(ctx, request, PENDING);
+  } catch (error) {
+    if (!(error instanceof ExecutionRevertedError)) throw error;
+    const { chain } = ctx;
+    const fallback = (chain.open.header.gasLimit * GAS_FALLBACK_BLOCK_PERCENT) / 100n;
+    return chain.common.isActivatedEIP(7825) && fallback > EIP7825_MAX_TX_GAS ? EIP7825_MAX_TX_GAS : fallback;
+  }
 }
 
 /** An EIP-7702 authorization signed with `privateKey` (ethereumjs' eoaCode7702SignAuthorization). */
