@@ -5,6 +5,8 @@
  * OP-stack profile. Every code and message asserted is MetaMask's (metamask/core
  * packages/eip-5792-middleware, packages/transaction-controller) or EIP-5792's, cited beside it.
  */
+import { createServer } from "node:http";
+
 import { expect } from "chai";
 import { createWalletClient, custom, encodeFunctionData, parseEther, zeroHash } from "viem";
 
@@ -12,6 +14,7 @@ import { Token, Vault } from "./helpers/contracts.ts";
 import { createTestChain, devChain, rpcError, viemClients } from "./helpers/chain.ts";
 import { WALLET_DELEGATE_ADDRESS } from "../src/node/walletDelegate.ts";
 
+import type { AddressInfo } from "node:net";
 import type { Hex } from "viem";
 import type { PreconfProvider, PreconfProviderOptions } from "../src/index.ts";
 
@@ -412,6 +415,112 @@ describe("EIP-5792 under the other personalities", function () {
     const tx = await s.publicClient.getTransaction({ hash: status.receipts![0]!.transactionHash });
     const approve = s.approveAndDeposit(1n)[0]!.data;
     expect(tx.input).to.include(`${approve.slice(2)}${suffix.slice(2)}`);
+  });
+
+  describe("paymasterService (ERC-7677): a local paymaster service, and the wallet's sponsor pays the gas", () => {
+    const PAYMASTER = "0x00000000000000000000000000000000000000aa";
+    let service: { url: string; requests: { method: string; params: unknown[] }[]; fail: boolean; close(): Promise<void> };
+    beforeEach(async () => {
+      const requests: { method: string; params: unknown[] }[] = [];
+      const state = { fail: false };
+      const server = createServer((req, res) => {
+        let body = "";
+        req.on("data", (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        req.on("end", () => {
+          const { id, method, params } = JSON.parse(body) as { id: number; method: string; params: unknown[] };
+          requests.push({ method, params });
+          const answer = state.fail
+            ? { error: { code: -32000, message: "policy rejected the operation" } }
+            : method === "pm_getPaymasterStubData"
+              ? {
+                  result: {
+                    paymaster: PAYMASTER,
+                    paymasterData: "0x",
+                    paymasterVerificationGasLimit: "0x1",
+                    paymasterPostOpGasLimit: "0x1",
+                    sponsor: { name: "Test" },
+                  },
+                }
+              : { result: { paymaster: PAYMASTER, paymasterData: "0x1234" } };
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, ...answer }));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      service = {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`,
+        requests,
+        get fail() {
+          return state.fail;
+        },
+        set fail(value) {
+          state.fail = value;
+        },
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
+    });
+    afterEach(async () => service.close());
+
+    it("stub data, then data, with [userOp, EntryPoint v0.7, chainId, context]; the sponsor sends and pays, the user pays nothing", async () => {
+      s = await setup({ walletPersonality: "base-account" });
+      const sponsor = s.provider.accounts.at(-1)!.address;
+      const balances = async () => [
+        await s.publicClient.getBalance({ address: s.account, blockTag: "pending" }),
+        await s.publicClient.getBalance({ address: sponsor, blockTag: "pending" }),
+      ];
+      const [userBefore, sponsorBefore] = await balances();
+      const capabilities = { paymasterService: { url: service.url, context: { policyId: "abc" } } };
+      const { id } = await s.wallet.sendCalls({ account: s.account, calls: s.approveAndDeposit(7n), capabilities });
+      await s.provider.preconf.advance();
+      const status = await s.wallet.getCallsStatus({ id });
+      expect(status.statusCode).to.equal(200);
+      const tx = await s.publicClient.getTransaction({ hash: status.receipts![0]!.transactionHash });
+      expect(tx).to.deep.include({ type: "eip7702", from: sponsor.toLowerCase(), to: s.account });
+      // The sponsor sends: the authorization names the account's own nonce (its two deployments), which the batch leaves as it is.
+      expect(tx.authorizationList![0]!.nonce).to.equal(2);
+      expect(await s.publicClient.getTransactionCount({ address: s.account, blockTag: "pending" })).to.equal(3);
+      const [userAfter, sponsorAfter] = await balances();
+      expect(userAfter).to.equal(userBefore);
+      expect(sponsorAfter! < sponsorBefore!).to.equal(true);
+      expect(await deposits(s)).to.equal(7n);
+      expect(service.requests.map((request) => request.method)).to.deep.equal(["pm_getPaymasterStubData", "pm_getPaymasterData"]);
+      const [userOp, entryPoint, chainId, context] = service.requests[0]!.params as [{ sender: string; nonce: string }, string, string, unknown];
+      expect([userOp.sender, userOp.nonce, entryPoint, chainId, context]).to.deep.equal([
+        s.account,
+        "0x0",
+        "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+        "0x7a69",
+        { policyId: "abc" },
+      ]);
+      // The data request carries the stub's paymaster fields (ERC-7677), not its display-only sponsor.
+      expect(service.requests[1]!.params[0]).to.deep.include({ paymaster: PAYMASTER, paymasterData: "0x" }).and.not.have.property("sponsor");
+
+      // A second sponsored batch: the account is upgraded, the signed batch's nonce has moved on.
+      const second = await s.wallet.sendCalls({ account: s.account, calls: s.approveAndDeposit(1n), capabilities });
+      await s.provider.preconf.advance();
+      expect((await s.wallet.getCallsStatus({ id: second.id })).statusCode).to.equal(200);
+      expect(await deposits(s)).to.equal(8n);
+      expect((service.requests[2]!.params[0] as { nonce: string }).nonce).to.equal("0x1");
+    });
+
+    it("a service that answers an error: -32603 Paymaster service error with its error, nothing sent; a URL off this machine is -32602", async () => {
+      s = await setup({ walletPersonality: "base-account" });
+      service.fail = true;
+      const failed = await rpcError(s.provider, "wallet_sendCalls", [
+        { ...sendCalls(s, s.approveAndDeposit(1n)), capabilities: { paymasterService: { url: service.url } } },
+      ]);
+      expect(failed).to.deep.equal({
+        code: -32603,
+        message: "Paymaster service error",
+        data: { url: service.url, method: "pm_getPaymasterStubData", reason: { code: -32000, message: "policy rejected the operation" } },
+      });
+      expect(s.provider.chain.pool.size).to.equal(0);
+      const remote = await rpcError(s.provider, "wallet_sendCalls", [
+        { ...sendCalls(s, s.approveAndDeposit(1n)), capabilities: { paymasterService: { url: "https://paymaster.example/rpc" } } },
+      ]);
+      expect(remote).to.deep.include({ code: -32602, message: "Invalid params" });
+    });
   });
 
   it("eip: the dapp's id names the batch, 5720 when it is taken; atomicRequired on a chain without EIP-7702 is 5760", async () => {

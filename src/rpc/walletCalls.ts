@@ -6,13 +6,16 @@
  * Atomic batches run as one transaction through the EIP-7702 delegate in the genesis
  * (src/node/walletDelegate.ts); the first one upgrades the account in the same transaction.
  */
-import { bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { bytesToBigInt, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
+import { keccak256 } from "../node/crypto.ts";
 import { PENDING } from "../node/types.ts";
 import { WALLET_DELEGATE_ADDRESS } from "../node/walletDelegate.ts";
+import { ErrorCode, RpcError } from "../protocol/errors.ts";
 import {
   atomicStatus,
+  batchDigest,
   batchStatus,
   CALLS_VERSION,
   callsRules,
@@ -22,15 +25,18 @@ import {
   getCapabilitiesParams,
   planBatch,
   sendCallsParams,
+  signedExecuteCalldata,
 } from "../wallet/calls.ts";
+import { askPaymaster, ENTRY_POINT_V07 } from "../wallet/paymaster.ts";
+import { signDigest } from "../wallet/sign.ts";
 import { rejectedUpgrade, unknownBundleId } from "../wallet/errors.ts";
 import { parseParams } from "../wallet/validate.ts";
 import { chainDisconnected, methodNotFound, unauthorized } from "./errors.ts";
 import { formatReceipt } from "./format.ts";
-import { estimateOrFallback, sendBatchTransaction, signAndSend } from "./services/send.ts";
+import { estimateOrFallback, sendBatchTransaction, signAndSend, suggestedTip } from "./services/send.ts";
 import { method } from "./table.ts";
 
-import type { BatchPlan, BatchSupport, CallsBatch, CallsReceipt, CallsRules, TransactionState } from "../wallet/calls.ts";
+import type { BatchPlan, BatchSupport, CallsBatch, CallsReceipt, CallsRules, PaymasterService, TransactionState } from "../wallet/calls.ts";
 import type { Wallet } from "../wallet/wallet.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
@@ -105,6 +111,7 @@ interface ValidBatch {
 async function send(ctx: MethodContext, batch: ValidBatch): Promise<{ hashes: Hex[]; error?: unknown }> {
   const node: MethodContext = { ...batch.node, accounts: ctx.wallet.keys, wallet: ctx.wallet };
   const { plan, from, privateKey, calls } = batch;
+  if (plan.kind === "atomic" && plan.paymaster !== undefined) return { hashes: [await sendSponsored(node, batch, plan.upgrade, plan.paymaster)] };
   if (plan.kind === "atomic") {
     const delegate = plan.upgrade ? { address: WALLET_DELEGATE_ADDRESS, authority: from, authorityKey: privateKey } : undefined;
     return { hashes: [await sendBatchTransaction(node, { from, privateKey, to: from, data: executeCalldata(calls), delegate })] };
@@ -123,6 +130,59 @@ async function send(ctx: MethodContext, batch: ValidBatch): Promise<{ hashes: He
     }
   }
   return { hashes };
+}
+
+/** Where BatchExecutor keeps an account's signed-batch nonce (contracts/wallet/BatchExecutor.sol, NONCE_SLOT). */
+const EXECUTOR_NONCE_SLOT = keccak256(new TextEncoder().encode("hardhat-preconf.BatchExecutor.nonce"));
+
+async function executorNonce(node: NodeContext, account: Hex): Promise<bigint> {
+  const pending = node.chain.resolve(PENDING)!;
+  return node.chain.withState(pending, async (vm) => bytesToBigInt(await vm.stateManager.getStorage(createAddressFromString(account), EXECUTOR_NONCE_SLOT)));
+}
+
+/**
+ * A sponsored batch (ERC-7677 paymasterService, docs/wallet.md): the wallet asks the paymaster
+ * service for stub data, then for its data, describing the batch as an EntryPoint v0.7 user
+ * operation; then the account signs the batch (BatchExecutor.batchDigest) and the wallet's sponsor
+ * account — its last dev account — sends it through the delegate (ERC-7821 mode with opData),
+ * paying the gas, with the account's upgrade authorization when it needs one.
+ */
+async function sendSponsored(node: MethodContext, batch: ValidBatch, upgrade: boolean, paymaster: PaymasterService): Promise<Hex> {
+  const { chain } = node;
+  const sponsor = node.wallet.keys.at(-1)!;
+  const nonce = await executorNonce(node, batch.from);
+  const tip = suggestedTip(chain);
+  const chainId = `0x${chain.chainId.toString(16)}`;
+  const userOp = {
+    sender: batch.from,
+    nonce: `0x${nonce.toString(16)}`,
+    callData: executeCalldata(batch.calls),
+    callGasLimit: "0x0",
+    verificationGasLimit: "0x0",
+    preVerificationGas: "0x0",
+    maxFeePerGas: `0x${(2n * chain.open.header.baseFeePerGas + tip).toString(16)}`,
+    maxPriorityFeePerGas: `0x${tip.toString(16)}`,
+    signature: "0x",
+  };
+  const stub = await askPaymaster(paymaster.url, "pm_getPaymasterStubData", [userOp, ENTRY_POINT_V07, chainId, paymaster.context]);
+  const { sponsor: _display, isFinal: _final, ...stubFields } = stub;
+  const data = await askPaymaster(paymaster.url, "pm_getPaymasterData", [{ ...userOp, ...stubFields }, ENTRY_POINT_V07, chainId, paymaster.context]);
+  if (typeof data.paymaster !== "string" && typeof data.paymasterAndData !== "string") {
+    throw new RpcError(ErrorCode.internalError, "Paymaster service error", {
+      url: paymaster.url,
+      method: "pm_getPaymasterData",
+      reason: "no paymaster in its answer",
+    });
+  }
+  const signature = signDigest(batchDigest(chain.chainId, batch.from, nonce, batch.calls), batch.privateKey);
+  const delegate = upgrade ? { address: WALLET_DELEGATE_ADDRESS, authority: batch.from, authorityKey: batch.privateKey } : undefined;
+  return sendBatchTransaction(node, {
+    from: sponsor.address,
+    privateKey: sponsor.privateKey,
+    to: batch.from,
+    data: signedExecuteCalldata(batch.calls, signature),
+    delegate,
+  });
 }
 
 function batchFor(valid: ValidBatch, state: CallsBatch["state"]): CallsBatch {

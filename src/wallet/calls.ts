@@ -14,6 +14,7 @@ import { ADDRESS_PATTERN, BYTES_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.
 import { WALLET_DELEGATE_ABI } from "../node/walletDelegate.ts";
 import { invalidParams } from "../protocol/errors.ts";
 import { positional } from "../protocol/params.ts";
+import { paymasterUrl } from "./paymaster.ts";
 import {
   atomicityNotSupported,
   bundleTooLarge,
@@ -252,7 +253,20 @@ export interface CallsContext {
 }
 
 /** How the wallet will send a valid batch. */
-export type BatchPlan = { kind: "single" } | { kind: "atomic"; upgrade: boolean } | { kind: "sequential" };
+export type BatchPlan = { kind: "single" } | { kind: "atomic"; upgrade: boolean; paymaster?: PaymasterService | undefined } | { kind: "sequential" };
+
+/** ERC-7677's capability: the service to ask, and the dapp's context for it. */
+export interface PaymasterService {
+  url: string;
+  context: unknown;
+}
+
+/** The request's paymasterService, where the wallet takes it; its URL checked (paymaster.ts). */
+function paymasterOf(rules: CallsRules, payload: SendCallsPayload): (PaymasterService & { required: boolean }) | undefined {
+  const capability = payload.capabilities?.paymasterService;
+  if (capability === undefined || !rules.supported.includes("paymasterService")) return undefined;
+  return { url: paymasterUrl(capability), context: capability.context ?? {}, required: capability.optional !== true };
+}
 
 /**
  * Checks a wallet_sendCalls request after its params parsed and its sender was authorized, in the
@@ -279,12 +293,16 @@ export function planBatch(rules: CallsRules, payload: SendCallsPayload, support:
   if (missing.length > 0) throw unsupportedCapabilities(missing);
   checkAuxiliaryFunds(rules, payload);
   checkBatchCalls(payload, context);
-  if (single) return { kind: "single" };
+  const paymaster = paymasterOf(rules, payload);
   if (!support.available) {
+    // A sponsor submits the batch through the delegate: without it, only an optional paymaster is ignored.
+    if (paymaster?.required === true) throw unsupportedCapabilities(["paymasterService"]);
+    if (single) return { kind: "single" };
     if (payload.atomicRequired || !rules.sequentialWhenUnsupported) throw atomicityNotSupported();
     return { kind: "sequential" };
   }
-  return atomicPlan(support);
+  if (single && paymaster === undefined) return { kind: "single" };
+  return { ...atomicPlan(support), ...(paymaster !== undefined && { paymaster: { url: paymaster.url, context: paymaster.context } }) };
 }
 
 function checkBatchCalls(payload: SendCallsPayload, context: CallsContext): void {
@@ -294,7 +312,7 @@ function checkBatchCalls(payload: SendCallsPayload, context: CallsContext): void
 }
 
 /** MetaMask neither uses nor replaces a delegate other than its own (transaction-controller utils/batch.ts). */
-function atomicPlan(support: BatchSupport): BatchPlan {
+function atomicPlan(support: BatchSupport): { kind: "atomic"; upgrade: boolean } {
   if (support.delegation !== undefined && !support.upgraded) throw upgradedToUnsupportedContract();
   return { kind: "atomic", upgrade: !support.upgraded };
 }
