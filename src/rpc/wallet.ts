@@ -135,11 +135,16 @@ function senderOf(params: unknown): string | undefined {
  */
 function metaMaskTransactionChecks(wallet: Wallet<NodeContext>, params: unknown): void {
   if (!followsMetaMask(wallet.personality)) return;
-  const first = firstParam(params);
-  if (first === undefined) return;
-  const type = first.type;
-  if (first.authorizationList !== undefined || type === "0x4" || type === "0x04") throw externalEip7702NotSupported();
-  const chainId = first.chainId;
+  let type: unknown;
+  let authorizationList: unknown;
+  let chainId: unknown;
+  try {
+    ({ type, authorizationList, chainId } = firstParam(params) ?? {});
+  } catch {
+    // Unreadable params (a throwing getter, in process) were refused by parseParams already.
+    return;
+  }
+  if (authorizationList !== undefined || type === "0x4" || type === "0x04") throw externalEip7702NotSupported();
   if (typeof chainId === "string" && chainId.toLowerCase() !== wallet.activeChainId) throw transactionChainMismatch(chainId, wallet.activeChainId);
 }
 
@@ -201,13 +206,13 @@ export const walletMethods: MethodTable = {
     }),
   ),
   /** MetaMask's onboarding library registers its page: MetaMask answers `true` (metamask-extension rpc-method-middleware handlers). */
-  wallet_registerOnboarding: method(raw, (params, { wallet }) =>
-    wallet.answer("wallet_registerOnboarding", params, () => {
-      if (!followsMetaMask(wallet.personality)) throw methodNotFound("wallet_registerOnboarding");
+  wallet_registerOnboarding: method(raw, (params, { wallet }) => {
+    if (!followsMetaMask(wallet.personality)) throw methodNotFound("wallet_registerOnboarding");
+    return wallet.answer("wallet_registerOnboarding", params, () => {
       parseParams(positional(), params);
       return true;
-    }),
-  ),
+    });
+  }),
 
   wallet_addEthereumChain: method(raw, (params, { wallet }) =>
     wallet.prompt("wallet_addEthereumChain", params, {
@@ -270,8 +275,8 @@ export const walletMethods: MethodTable = {
     // Otherwise the approval policy first, then the send service with the wallet's key.
     return ctx.wallet.prompt("eth_sendTransaction", params, {
       validate: () => {
-        metaMaskTransactionChecks(ctx.wallet, params);
         const [request] = parseParams(sendTransactionParams, params);
+        metaMaskTransactionChecks(ctx.wallet, params);
         ctx.wallet.assertAuthorized(request.from);
         const privateKey = accountKey(ctx.wallet, request.from, "params[0].from");
         checkSendRequest(ctx, request);
@@ -366,14 +371,14 @@ export const walletMethods: MethodTable = {
     });
   }),
   /** ERC-7846: the dapp disconnects; the origin's grant goes (accountsChanged []). */
-  wallet_disconnect: method(raw, (params, { wallet }) =>
-    wallet.answer("wallet_disconnect", params, () => {
-      if (wallet.personality !== "base-account") throw methodNotFound("wallet_disconnect");
+  wallet_disconnect: method(raw, (params, { wallet }) => {
+    if (wallet.personality !== "base-account") throw methodNotFound("wallet_disconnect");
+    return wallet.answer("wallet_disconnect", params, () => {
       parseParams(positional(), params);
       wallet.disconnectAccounts();
       return null;
-    }),
-  ),
+    });
+  }),
 
   ...walletCallsMethods,
 

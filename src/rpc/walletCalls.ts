@@ -286,13 +286,13 @@ export const walletCallsMethods: MethodTable = {
   }),
 
   /** MetaMask does not implement it (-32601); the others would show the batch in their UI: `null`. */
-  wallet_showCallsStatus: method(raw, (params, { wallet }) =>
-    wallet.answer("wallet_showCallsStatus", params, () => {
-      const rules = callsRules(wallet.personality);
-      if (!rules.showsCallsStatus) throw methodNotFound("wallet_showCallsStatus");
+  wallet_showCallsStatus: method(raw, (params, { wallet }) => {
+    const rules = callsRules(wallet.personality);
+    if (!rules.showsCallsStatus) throw methodNotFound("wallet_showCallsStatus");
+    return wallet.answer("wallet_showCallsStatus", params, () => {
       const [id] = parseParams(callsIdParams(rules), params);
       findBatch(wallet, rules, id);
       return null;
-    }),
-  ),
+    });
+  }),
 };
