@@ -190,16 +190,13 @@ function batchFor(valid: ValidBatch, state: CallsBatch["state"]): CallsBatch {
 }
 
 /** wallet_getCallsStatus's answer for a batch (EIP-5792; MetaMask's getCallsStatus.ts shape). */
-function callsStatus(wallet: Wallet<NodeContext>, batch: CallsBatch, unsent: number): Record<string, unknown> {
+function callsStatus(wallet: Wallet<NodeContext>, batch: CallsBatch): Record<string, unknown> {
   const node = wallet.nodeOf(batch.chainId);
   const states: TransactionState[] = node === undefined ? [] : batch.transactions.map((hash) => transactionState(node, hash));
-  for (let i = 0; i < unsent; i++) states.push({ kind: "gone" });
+  for (let i = 0; i < (batch.unsent ?? 0); i++) states.push({ kind: "gone" });
   const { status, receipts } = batchStatus(batch, states, wallet.preconfirmedCallsStatus);
   return { version: CALLS_VERSION, id: batch.id, chainId: batch.chainId, status, atomic: batch.atomic, ...(receipts !== undefined && { receipts }) };
 }
-
-/** Calls of a non-atomic batch that were never sent (a send failed midway): they count as failed. */
-const unsentCalls = new WeakMap<CallsBatch, number>();
 
 /** A batch by the id a dapp names: MetaMask's ids are hex, compared without case. */
 function findBatch(wallet: Wallet<NodeContext>, rules: CallsRules, id: string): CallsBatch {
@@ -265,7 +262,7 @@ export const walletCallsMethods: MethodTable = {
           const { hashes, error } = await send(ctx, valid);
           batch.transactions = hashes;
           batch.state = "sent";
-          if (error !== undefined) unsentCalls.set(batch, valid.calls.length - hashes.length);
+          if (error !== undefined) batch.unsent = valid.calls.length - hashes.length;
         } catch (error) {
           // Approved but never sent (the node refused it): MetaMask's failed-without-hash, 400.
           if (early === undefined) throw error;
@@ -282,7 +279,7 @@ export const walletCallsMethods: MethodTable = {
     const rules = callsRules(wallet.personality);
     const [id] = parseParams(callsIdParams(rules), params);
     const batch = findBatch(wallet, rules, id);
-    return callsStatus(wallet, batch, unsentCalls.get(batch) ?? 0);
+    return callsStatus(wallet, batch);
   }),
 
   /** MetaMask does not implement it (-32601); the others would show the batch in their UI: `null`. */

@@ -383,6 +383,8 @@ export interface CallsBatch {
   transactions: Hex[];
   /** Not sent yet (a one-call MetaMask batch waiting for its prompt), sent, or failed before any transaction existed (400). */
   state: "unapproved" | "sent" | "failed";
+  /** Calls of a one-by-one batch never sent (a send failed midway): they count as failed. */
+  unsent?: number;
 }
 
 /** Remembered batches, the oldest forgotten first beyond MAX_REMEMBERED_BATCHES. */
