@@ -134,6 +134,30 @@ describe("one wallet, state per origin, over plain HTTP", () => {
   });
 });
 
+describe("evm_snapshot / evm_revert and the wallet's origins", () => {
+  it("a revert restores the wallet's chains and every origin's selected chain; an origin that moves back hears chainChanged", async () => {
+    const { provider } = await createTestChain();
+    try {
+      const events: unknown[] = [];
+      const dapp = provider.openWalletSession({ origin: DAPP, emit: (event, data) => events.push([event, data]), trusted: false });
+      expect(await dapp.request({ method: "eth_chainId" })).to.equal("0x7a69");
+      const snapshot = await provider.request({ method: "evm_snapshot" });
+      expect(await dapp.request({ method: "wallet_addEthereumChain", params: [BASE] })).to.equal(null);
+      expect(await dapp.request({ method: "eth_chainId" })).to.equal("0x2105");
+      expect(await provider.request({ method: "evm_revert", params: [snapshot] })).to.equal(true);
+      expect(await dapp.request({ method: "eth_chainId" })).to.equal("0x7a69");
+      expect(provider.wallet.chains().map((chain) => chain.chainId)).to.deep.equal(["0x7a69"]);
+      expect(events).to.deep.equal([
+        ["chainChanged", "0x2105"],
+        ["chainChanged", "0x7a69"],
+      ]);
+      dapp.end();
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
 describe("what a client can add to the wallet is bounded (docs/limits.md)", () => {
   let provider: PreconfProvider;
   beforeEach(async () => {
