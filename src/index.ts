@@ -16,7 +16,18 @@ export type { SubscriptionMessage, SubscriptionKind } from "./rpc/subscriptions.
 export type { TransactionStatus } from "./rpc/status.ts";
 export type { Fault, FaultResult } from "./rpc/faults.ts";
 export { Wallet } from "./wallet/wallet.ts";
-export type { KnownChain, Permission, SimulatedChainOptions, WalletRequestRecord, WatchedAsset, RequestOutcome } from "./wallet/wallet.ts";
+export type {
+  KnownChain,
+  ListedAsset,
+  Permission,
+  SimulatedChainOptions,
+  WalletRequestRecord,
+  WalletStateSummary,
+  WatchedAsset,
+  RequestOutcome,
+} from "./wallet/wallet.ts";
+export { IN_PROCESS_ORIGIN, NO_ORIGIN } from "./wallet/wallet.ts";
+export { WALLET_DELEGATE_ADDRESS } from "./node/walletDelegate.ts";
 export { WalletPolicy, PROMPTING_METHODS } from "./wallet/policy.ts";
 export type { CustomDecision, Decision, DecisionFunction, PendingPrompt, PromptingMethod, PromptRequest } from "./wallet/policy.ts";
 export { runScenario, loadScenario } from "./scenario/run.ts";

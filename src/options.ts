@@ -104,6 +104,13 @@ export interface PreconfProviderOptions {
   walletConnected?: boolean;
   /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
   walletPersonality?: WalletPersonality;
+  /**
+   * What `wallet_getCallsStatus` reports for a batch pre-confirmed in a fragment (docs/wallet.md):
+   * 200 (default: confirmed, as a wallet reading Base's pre-confirmed receipts does, and viem's
+   * waitForCallsStatus returns), 201 (pre-confirmed: viem keeps waiting until the block seals) or
+   * 100 (pending until sealed).
+   */
+  walletPreconfirmedCallsStatus?: 100 | 200 | 201;
   /** Most gas an eth_call / eth_estimateGas may run with (50,000,000, geth's `--rpc.gascap`); 0 for no cap. */
   rpcGasCap?: number | bigint;
   /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
@@ -134,7 +141,7 @@ export interface PreconfProviderOptions {
   codeSizeLimit?: number;
 }
 
-export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
+export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "base-account", "eip"] as const;
 export type WalletPersonality = (typeof WALLET_PERSONALITIES)[number];
 
 export interface ResolvedOptions {
@@ -161,6 +168,7 @@ export interface ResolvedOptions {
   switchOnAdd: boolean;
   walletConnected: boolean;
   walletPersonality: WalletPersonality;
+  walletPreconfirmedCallsStatus: 100 | 200 | 201;
   rpcGasCap: bigint;
   rpcEvmTimeoutMs: number;
   maxSubscriptions: number;
@@ -247,6 +255,7 @@ const optionsSchema = z
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
+    walletPreconfirmedCallsStatus: z.union([z.literal(100), z.literal(200), z.literal(201)]).default(200),
     rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
     rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
     maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
