@@ -3,14 +3,14 @@ import { z } from "zod";
 
 import { unknownBlock } from "../errors.ts";
 import { formatLog } from "../format.ts";
-import { address, hash, quantity } from "../schema.ts";
+import { address, blockNumber, hash, NAMED_TAGS } from "../schema.ts";
 
 import type { Chain } from "../../node/chain.ts";
 
 export const logFilter = z
   .object({
-    fromBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),
-    toBlock: z.union([z.enum(["latest", "pending", "earliest", "safe", "finalized"]), quantity]).optional(),
+    fromBlock: z.union([z.enum(NAMED_TAGS), blockNumber]).optional(),
+    toBlock: z.union([z.enum(NAMED_TAGS), blockNumber]).optional(),
     blockHash: hash.optional(),
     address: z.union([address, z.array(address)]).optional(),
     topics: z
