@@ -10,11 +10,12 @@ import { z } from "zod";
 
 import { ForkSource } from "../node/fork/source.ts";
 import { invalidParams } from "./errors.ts";
-import { resolveOrThrow } from "./services/calls.ts";
+import { checkFeeHistory, newestOfFeeHistory } from "./services/feeHistory.ts";
 import { queryLogs } from "./services/logs.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
+import type { FeeHistory } from "./services/feeHistory.ts";
 import type { LogFilter } from "./services/logs.ts";
 import type { BlockSelector, Hex } from "./schema.ts";
 import type { MethodSpec, MethodTable } from "./table.ts";
@@ -138,29 +139,20 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
   return [...upstream, ...own];
 }
 
-/** The newest block of a local range (as eth_feeHistory reads it: `pending` is the latest). */
-function newestOf(ctx: MethodContext, selector: BlockSelector): bigint {
-  const resolved = resolveOrThrow(ctx, selector);
-  return resolved.kind === "open" ? ctx.chain.latest.block.header.number : resolved.sealed.block.header.number;
-}
-
-interface FeeHistory {
-  oldestBlock: Hex;
-  baseFeePerGas: Hex[];
-  gasUsedRatio: number[];
-  reward?: Hex[][];
-}
-
 /**
  * eth_feeHistory over a range that reaches the fork block or below: that part is the upstream's
  * answer, the rest the chain's, merged into one history of the range asked (anvil's rule,
  * crates/anvil/tests/it/fork.rs `test_fork_fee_history_across_fork_boundary`). A range all at or
- * below the fork block is the upstream's answer as it is.
+ * below the fork block is the upstream's answer as it is. The request is checked as the chain
+ * checks its own (services/feeHistory.ts) before the upstream is asked; an upstream that answers
+ * no blob fields gives its blocks go-ethereum's values for blocks without blob gas (0).
  */
 async function forkedFeeHistory(params: [number, BlockSelector, number[] | undefined], ctx: MethodContext, fork: ForkSource, local: Handler): Promise<unknown> {
   const [count, selector, percentiles] = params;
-  const newest = upstreamNumber(ctx, fork, selector, false) ?? newestOf(ctx, selector);
-  const blocks = BigInt(Math.min(count, 1024)) < newest + 1n ? BigInt(Math.min(count, 1024)) : newest + 1n;
+  const empty = checkFeeHistory(count, percentiles);
+  if (empty !== undefined) return empty;
+  const newest = upstreamNumber(ctx, fork, selector, false) ?? newestOfFeeHistory(ctx, selector);
+  const blocks = BigInt(count) < newest + 1n ? BigInt(count) : newest + 1n;
   const oldest = newest - blocks + 1n;
   if (oldest > fork.blockNumber) return local(params, ctx);
   const upstreamNewest = newest < fork.blockNumber ? newest : fork.blockNumber;
@@ -169,12 +161,15 @@ async function forkedFeeHistory(params: [number, BlockSelector, number[] | undef
   if (newest <= fork.blockNumber) return upstream;
   // The upstream's last base fee is its next block's; here the next block is the chain's own.
   const own = (await local([Number(newest - fork.blockNumber), selector, percentiles], ctx)) as FeeHistory;
-  const upstreamBlocks = upstream.gasUsedRatio.length;
+  const upstreamBlocks = upstream.gasUsedRatio?.length ?? 0;
+  const zeros = <T>(value: T) => new Array<T>(upstreamBlocks).fill(value);
   return {
     oldestBlock: upstream.oldestBlock,
-    baseFeePerGas: [...upstream.baseFeePerGas.slice(0, upstreamBlocks), ...own.baseFeePerGas],
-    gasUsedRatio: [...upstream.gasUsedRatio, ...own.gasUsedRatio],
-    ...(percentiles !== undefined && { reward: [...(upstream.reward ?? []), ...(own.reward ?? [])] }),
+    ...(own.reward !== undefined && { reward: [...(upstream.reward ?? []), ...own.reward] }),
+    baseFeePerGas: [...(upstream.baseFeePerGas ?? []).slice(0, upstreamBlocks), ...(own.baseFeePerGas ?? [])],
+    gasUsedRatio: [...(upstream.gasUsedRatio ?? []), ...(own.gasUsedRatio ?? [])],
+    baseFeePerBlobGas: [...(upstream.baseFeePerBlobGas?.slice(0, upstreamBlocks) ?? zeros<Hex>("0x0")), ...(own.baseFeePerBlobGas ?? [])],
+    blobGasUsedRatio: [...(upstream.blobGasUsedRatio ?? zeros(0)), ...(own.blobGasUsedRatio ?? [])],
   };
 }
 
