@@ -11,7 +11,7 @@ import { z } from "zod";
 import { ForkSource } from "../node/fork/source.ts";
 import { invalidParams } from "./errors.ts";
 import { checkFeeHistory, newestOfFeeHistory } from "./services/feeHistory.ts";
-import { queryLogs } from "./services/logs.ts";
+import { checkLogCriteria, logRange, queryLogs } from "./services/logs.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
@@ -117,6 +117,7 @@ const forked: Record<string, Forked> = {
  * range), the later ones from the chain, which reads only its own blocks.
  */
 async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSource): Promise<unknown[]> {
+  checkLogCriteria(filter);
   const local = (range: LogFilter) => queryLogs(ctx.chain, range);
   const criteria = { ...(filter.address !== undefined && { address: filter.address }), ...(filter.topics !== undefined && { topics: filter.topics }) };
   if (filter.blockHash !== undefined) {
@@ -124,13 +125,9 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
     if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local(filter);
     return fork.cached<unknown[]>("eth_getLogs", [{ blockHash: filter.blockHash, ...criteria }]);
   }
-  const head = ctx.chain.latest.block.header.number;
-  const bound = (value: LogFilter["fromBlock"]) =>
-    value === undefined ? head : typeof value === "bigint" ? value : value === "earliest" ? 0n : value === "pending" ? ctx.chain.open.number : head;
-  const from = bound(filter.fromBlock);
-  const to = bound(filter.toBlock);
+  const { from, to } = logRange(ctx.chain, filter);
   const upstream =
-    from <= fork.blockNumber && from <= to
+    from <= fork.blockNumber
       ? await fork.cached<unknown[]>("eth_getLogs", [{ fromBlock: q(from), toBlock: q(to < fork.blockNumber ? to : fork.blockNumber), ...criteria }])
       : [];
   if (to <= fork.blockNumber) return upstream;
