@@ -44,7 +44,12 @@ describe("eth_feeHistory", () => {
 
     it("answers geth's fields: one more base fee and blob base fee than blocks, the ratios, rewards by gas-weighted percentile", async () => {
       const answer = await history(provider, ["0x2", "0x2", [0, 49, 50, 51, 100]]);
-      const block = (n: number) => provider.request({ method: "eth_getBlockByNumber", params: [`0x${n}`, false] }) as Promise<{ baseFeePerGas: string; gasUsed: string; gasLimit: string }>;
+      const block = (n: number) =>
+        provider.request({ method: "eth_getBlockByNumber", params: [`0x${n}`, false] }) as Promise<{
+          baseFeePerGas: string;
+          gasUsed: string;
+          gasLimit: string;
+        }>;
       const [one, two, three] = [await block(1), await block(2), await block(3)];
       expect(answer).to.deep.equal({
         oldestBlock: "0x1",
