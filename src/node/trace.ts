@@ -5,7 +5,7 @@
  */
 import { bytesToHex } from "@ethereumjs/util";
 
-import { errorStringOf } from "./errors.ts";
+import { revertReasonOf } from "./errors.ts";
 
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
@@ -232,7 +232,7 @@ function finish(frame: CallFrame, execResult: EVMResult["execResult"]): void {
   frame.error = gethError(error);
   if (error === "revert" && execResult.returnValue.length > 0) {
     frame.output = bytesToHex(execResult.returnValue);
-    const reason = errorStringOf(frame.output);
+    const reason = revertReasonOf(frame.output);
     if (reason !== undefined) frame.revertReason = reason;
   }
 }
