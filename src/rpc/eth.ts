@@ -9,6 +9,7 @@ import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity
 import { call, estimate, resolveOrThrow } from "./services/calls.ts";
 import { blockCount, feeHistory, rewardPercentiles } from "./services/feeHistory.ts";
 import { logFilter, queryLogs } from "./services/logs.ts";
+import { getProof, storageKeys } from "./services/proof.ts";
 import { suggestedTip } from "./services/send.ts";
 import { method, positional } from "./table.ts";
 
@@ -94,6 +95,8 @@ export const ethMethods: MethodTable = {
       return q(await (ctx.chain.baseRpc ? ctx.chain.preconfirmedNonce(who) : ctx.chain.pendingNonce(who)));
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
+
+  eth_getProof: method(positional(address, storageKeys, blockSelector.optional()), ([who, keys, selector], ctx) => getProof(ctx, who, keys, selector)),
 
   eth_call: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
     call(ctx, request, selector, overrides),

@@ -9,18 +9,25 @@ import { bigIntToHex, hexToBytes, setLengthLeft, bytesToHex } from "@ethereumjs/
 import { z } from "zod";
 
 import { ForkSource } from "../node/fork/source.ts";
-import { invalidParams } from "./errors.ts";
+import { ErrorCode, invalidParams, RpcError } from "./errors.ts";
 import { checkFeeHistory, newestOfFeeHistory } from "./services/feeHistory.ts";
 import { checkLogCriteria, logRange, queryLogs } from "./services/logs.ts";
+import { echoKey } from "./services/proof.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
 import type { FeeHistory } from "./services/feeHistory.ts";
 import type { LogFilter } from "./services/logs.ts";
+import type { StorageKey } from "./services/proof.ts";
 import type { BlockSelector, Hex } from "./schema.ts";
 import type { MethodSpec, MethodTable } from "./table.ts";
 
 const q = (value: bigint) => bigIntToHex(value);
+
+/** An upstream's eth_getProof answer: only its storage keys are rewritten. */
+interface AccountProof {
+  storageProof: { key: Hex }[];
+}
 
 type Handler = MethodSpec["handler"];
 type Forked = (params: never, ctx: MethodContext, fork: ForkSource, local: Handler) => unknown;
@@ -101,6 +108,18 @@ const forked: Record<string, Forked> = {
   // A log filter's logs are eth_getLogs' with its criteria (its changes are new blocks: the chain's own).
   eth_getFilterLogs: ((params: [string], ctx, fork) => forkedLogs(ctx.filters.logFilter(params[0]), ctx, fork)) as Forked,
   eth_feeHistory: ((params: [number, BlockSelector, number[] | undefined], ctx, fork, local) => forkedFeeHistory(params, ctx, fork, local)) as Forked,
+  // The fork's own state trie holds only what was read from the upstream or written since: a proof
+  // is the upstream's at or before the fork block, and none after it.
+  eth_getProof: ((params: [Hex, StorageKey[], BlockSelector | undefined], ctx, fork) => {
+    const [who, keys, selector] = params;
+    const number = upstreamNumber(ctx, fork, selector ?? { kind: "tag", tag: "latest" }, false);
+    if (number === undefined) {
+      throw new RpcError(ErrorCode.server, "eth_getProof is not supported after the fork block", { forkBlock: q(fork.blockNumber) });
+    }
+    return fork
+      .cached<AccountProof>("eth_getProof", [who, keys.map((key) => bytesToHex(key.slot)), q(number)])
+      .then((answer) => ({ ...answer, storageProof: answer.storageProof.map((item, i) => ({ ...item, key: echoKey(keys[i]!) })) }));
+  }) as Forked,
   eth_getBalance: accountRead("eth_getBalance"),
   eth_getCode: accountRead("eth_getCode"),
   eth_getTransactionCount: accountRead("eth_getTransactionCount"),
