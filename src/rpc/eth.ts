@@ -6,7 +6,7 @@ import { keccak256 } from "../node/crypto.ts";
 import { stateOverrides } from "../node/stateOverrides.ts";
 import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";
-import { call, estimate, resolveOrThrow } from "./services/calls.ts";
+import { accessList, call, estimate, resolveOrThrow } from "./services/calls.ts";
 import { blockCount, feeHistory, rewardPercentiles } from "./services/feeHistory.ts";
 import { logFilter, queryLogs } from "./services/logs.ts";
 import { getProof, storageKeys } from "./services/proof.ts";
@@ -100,6 +100,9 @@ export const ethMethods: MethodTable = {
 
   eth_call: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
     call(ctx, request, selector, overrides),
+  ),
+  eth_createAccessList: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
+    accessList(ctx, request, selector, overrides),
   ),
   eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) => q(await estimate(ctx, request, selector))),
 

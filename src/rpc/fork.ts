@@ -190,7 +190,7 @@ async function forkedFeeHistory(params: [number, BlockSelector, number[] | undef
 }
 
 /**
- * eth_call and eth_estimateGas at a block before the fork block: the upstream runs them there, on
+ * eth_call, eth_createAccessList and eth_estimateGas at a block before the fork block: the upstream runs them there, on
  * the request as the caller gave it (these take the raw params: a parsed request is not what the
  * upstream reads).
  */
@@ -198,6 +198,10 @@ const forkedRaw: Record<string, (raw: unknown[], parsed: [unknown, BlockSelector
   eth_call: (raw, [, selector], ctx, fork) => {
     const number = upstreamNumber(ctx, fork, selector, true);
     return number === undefined ? undefined : fork.cached("eth_call", [raw[0], q(number), ...raw.slice(2)]);
+  },
+  eth_createAccessList: (raw, [, selector], ctx, fork) => {
+    const number = upstreamNumber(ctx, fork, selector, true);
+    return number === undefined ? undefined : fork.cached("eth_createAccessList", [raw[0], q(number), ...raw.slice(2)]);
   },
   eth_estimateGas: (raw, [, selector], ctx, fork) => {
     const number = upstreamNumber(ctx, fork, selector, true);
