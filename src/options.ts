@@ -13,6 +13,7 @@ import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
+import { TRACE_FORMATS } from "./node/structLogger.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -22,6 +23,7 @@ import type { SupportedHardfork } from "./node/genesis.ts";
 import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
+import type { TraceFormat } from "./node/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
@@ -118,6 +120,12 @@ export interface PreconfProviderOptions {
   poolAccountQueue?: number;
   /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
   poolLifetimeMs?: number;
+  /**
+   * The shape of debug_traceTransaction / debug_traceCall struct logs (docs/dev-methods.md):
+   * `geth` (default; go-ethereum's, which Hardhat 3 answers too) or `hardhat` (Hardhat 2's node:
+   * 64-digit stack words, storage on every step).
+   */
+  traceFormat?: TraceFormat;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
@@ -154,6 +162,7 @@ export interface ResolvedOptions {
   poolSlots: number;
   poolAccountQueue: number;
   poolLifetimeMs: number;
+  traceFormat: TraceFormat;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -236,6 +245,7 @@ const optionsSchema = z
     poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
     poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
     poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
+    traceFormat: z.enum(TRACE_FORMATS).default("geth"),
   })
   .strict();
 

@@ -59,3 +59,9 @@ export const ACCESS_RUNTIME = code(
 
 /** A Panic(uint256) code as eth_call data (one word). */
 export const panicCode = (value: number): Hex => `0x${value.toString(16).padStart(64, "0")}`;
+
+/** Puts 42 in memory, STATICCALLs the identity precompile (0x04) with it, POPs the flag, STOPs: the POP sees 42 as return data. */
+export const RETURN_DATA_RUNTIME = code("602a", "6000", "52", "6000", "6000", "6020", "6000", "6004", "5a", "fa", "50", "00");
+
+/** CREATEs with 1 ether it does not have (no frame runs: geth's callTracer shows one with the error), then STOP. */
+export const UNPAYABLE_CREATE_RUNTIME = code("6000", "6000", "670de0b6b3a7640000", "f0", "50", "00");
