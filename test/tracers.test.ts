@@ -7,6 +7,8 @@
  */
 import { expect } from "chai";
 
+import { parseNodeArgs } from "../src/cli.ts";
+import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import {
   ACCESS_RUNTIME,
@@ -234,5 +236,21 @@ describe("callTracer frames go-ethereum has and ethereumjs opens no message for"
     expect(frame).to.not.have.property("to");
     const invalid = await call<Frame>(provider, "debug_traceCall", [{ from, to: INVALID }, "latest", { tracer: "callTracer" }]);
     expect(invalid).to.deep.include({ error: "invalid opcode: INVALID", to: INVALID });
+  });
+});
+
+describe("the traceFormat option", () => {
+  it("is an option of the provider and the --trace-format flag of preconf node; anything but geth or hardhat is refused", async () => {
+    const parsed = parseNodeArgs(["--trace-format", "hardhat"]);
+    expect(parsed !== "help" && parsed.provider.traceFormat).to.equal("hardhat");
+    const plain = parseNodeArgs([]);
+    expect(plain !== "help" && plain.provider.traceFormat).to.equal(undefined);
+    expect(() => parseNodeArgs(["--trace-format", "parity"])).to.throw('--trace-format must be geth or hardhat, got "parity"');
+    const refused = await createPreconfProvider({ traceFormat: "parity" as never }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(refused).to.be.instanceOf(InvalidOptionsError);
+    expect(refused!.message).to.match(/^Invalid hardhat-preconf option traceFormat: /);
   });
 });
