@@ -1,7 +1,7 @@
 /**
  * Block parameters: numbers given as JSON numbers wherever a block is named (Hardhat's and anvil's
  * eth_getBlockByNumber accept `1` beside `"0x1"`), and the state at block 0 (served like any kept
- * block: docs/behaviour.md, "Block parameters").
+ * block: docs/behaviour.md, "The RPC surface").
  */
 import { expect } from "chai";
 

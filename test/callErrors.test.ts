@@ -1,7 +1,7 @@
 /**
  * How a failed call reads: a Solidity panic decoded in go-ethereum's words (accounts/abi
  * UnpackRevert, read at v1.17.5), an invalid opcode with geth's text and Hardhat's empty return data
- * (docs/behaviour.md, "INVALID opcode"), and a tx signed for another chain refused with data a
+ * (docs/dev-methods.md, "Reverts and estimates"), and a tx signed for another chain refused with data a
  * client can show (no text of the library that decoded it).
  */
 import { expect } from "chai";

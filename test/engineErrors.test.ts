@@ -42,7 +42,7 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
   [new engine.ExecutionRevertedError("0x", "call"), { code: 3, message: "execution reverted", data: "0x" }],
   [new engine.ExecutionRevertedError(REVERT_DATA, "estimate"), { code: -32000, message: "execution reverted", data: REVERT_DATA }],
   [new engine.ExecutionFailedError("out of gas"), { code: -32000, message: "out of gas" }],
-  // An invalid opcode carries empty return data, as Hardhat's error (docs/behaviour.md, "INVALID opcode").
+  // An invalid opcode carries empty return data, as Hardhat's error (docs/dev-methods.md, "Reverts and estimates").
   [new engine.ExecutionFailedError("invalid opcode: INVALID", "0x"), { code: -32000, message: "invalid opcode: INVALID", data: "0x" }],
   // A panic decodes in go-ethereum's words (accounts/abi UnpackRevert).
   [

@@ -1,7 +1,7 @@
 /**
  * eth_feeHistory: go-ethereum's answers (eth/gasprice/feehistory.go, internal/ethapi/api.go
  * FeeHistory, read at v1.17.5) for the edge cases, its blob fields and its reward algorithm; the
- * open block as `pending` (docs/behaviour.md, "eth_feeHistory").
+ * open block as `pending` (docs/behaviour.md, "The RPC surface").
  */
 import { expect } from "chai";
 import { parseGwei } from "viem";

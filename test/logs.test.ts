@@ -2,7 +2,7 @@
  * eth_getLogs, eth_newFilter and eth_getFilterLogs refuse as go-ethereum does (eth/filters/api.go
  * and filter.go, read at v1.17.5): unknown block hash, reversed ranges, ranges past the head, too
  * many topics or alternatives. The head a range may reach is the open block, whose pre-confirmed
- * logs a range includes (docs/behaviour.md, "eth_getLogs").
+ * logs a range includes (docs/behaviour.md, "The RPC surface").
  */
 import { expect } from "chai";
 

@@ -2,7 +2,7 @@
  * eth_getProof (EIP-1186) in go-ethereum's shape (internal/ethapi/api.go GetProof, read at v1.17.5):
  * every proof is checked with @ethereumjs/mpt's own verification against the block's stateRoot —
  * existing and absent accounts, existing and absent slots, at latest, at older blocks and at
- * `pending` (docs/behaviour.md, "eth_getProof").
+ * `pending` (docs/behaviour.md, "The RPC surface").
  */
 import { verifyMerkleProof } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";

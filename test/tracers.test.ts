@@ -1,5 +1,5 @@
 /**
- * The tracers' shapes (docs/dev-methods.md, "debug_traceTransaction and debug_traceCall"):
+ * The tracers' shapes (docs/dev-methods.md, "Tracing"):
  * go-ethereum's current struct logs (eth/tracers/logger/logger.go at v1.17.5, the execution-apis
  * format Hardhat 3 answers too), Hardhat 2's with `traceFormat: "hardhat"` (hardhat-core's
  * edrRpcDebugTraceToHardhat), and geth's callTracer frames for SELFDESTRUCT and for calls that fail

@@ -50,7 +50,7 @@ function failedOpcode(result: ExecResult): number | undefined {
  * The engine error of a dry run whose EVM run failed: a revert with its data (`operation`: which
  * dry run, docs/behaviour.md#engine-errors), or go-ethereum's text of the halt. An invalid opcode
  * also carries empty return data, `0x`, as Hardhat's error does: hardhat-chai-matchers' `.reverted`
- * reads a failed call's `data` (docs/behaviour.md, "INVALID opcode").
+ * reads a failed call's `data` (docs/dev-methods.md, "Reverts and estimates").
  */
 export function executionFailure(result: ExecResult, operation: "call" | "estimate"): ExecutionRevertedError | ExecutionFailedError {
   const error = result.exceptionError?.error ?? "internal error";
