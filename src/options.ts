@@ -13,6 +13,7 @@ import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
+import { TRACE_FORMATS } from "./node/structLogger.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -22,6 +23,7 @@ import type { SupportedHardfork } from "./node/genesis.ts";
 import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
+import type { TraceFormat } from "./node/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
@@ -139,6 +141,12 @@ export interface PreconfProviderOptions {
    * be twice that (EIP-3860).
    */
   codeSizeLimit?: number;
+  /**
+   * The shape of debug_traceTransaction / debug_traceCall struct logs (docs/dev-methods.md):
+   * `geth` (default; go-ethereum's, which Hardhat 3 answers too) or `hardhat` (Hardhat 2's node:
+   * 64-digit stack words, storage on every step).
+   */
+  traceFormat?: TraceFormat;
 }
 
 export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "base-account", "eip"] as const;
@@ -180,6 +188,7 @@ export interface ResolvedOptions {
   throwOnCallFailures: boolean;
   allowUnlimitedContractSize: boolean;
   codeSizeLimit: number | undefined;
+  traceFormat: TraceFormat;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -267,6 +276,7 @@ const optionsSchema = z
     throwOnCallFailures: z.boolean().default(true),
     allowUnlimitedContractSize: z.boolean().default(false),
     codeSizeLimit: positiveInt.optional(),
+    traceFormat: z.enum(TRACE_FORMATS).default("geth"),
   })
   .strict();
 

@@ -358,6 +358,8 @@ function slotsOf(fam: Family) {
   const block: Slot = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...TAGS) },
     { weight: 2, arbitrary: fc.bigInt(0n, 6n).map(quantityOf) },
+    // JSON numbers: fine ones, and negative, fractional and inexact ones.
+    { weight: 1, arbitrary: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer(), fc.double(), fc.constant(2 ** 60)) },
     { weight: 1, arbitrary: quantity },
     { weight: 1, arbitrary: hash },
     { weight: 1, arbitrary: objectOf({ blockNumber: fc.oneof(small, fc.constantFrom(...TAGS)) }, ["blockNumber"]) },
@@ -532,6 +534,7 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
         eth_getTransactionByHash: [s.hash],
         eth_getTransactionReceipt: [s.hash],
         eth_getLogs: [s.logFilter],
+        eth_getProof: [s.address, fc.oneof(fc.array(fc.oneof(s.quantity, hexDigits(0, 70), oddHex), { maxLength: 3 }), junk), s.block],
       }),
       {
         examples: [
@@ -555,6 +558,7 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
       requests({
         eth_call: [s.transaction(s.address), s.block, junk],
         eth_estimateGas: [s.transaction(s.address), s.block],
+        eth_createAccessList: [s.transaction(s.address), s.block, junk],
       }),
       {
         examples: [

@@ -59,7 +59,7 @@ describe("state-history pruning", () => {
     for (const [method, params, number] of [
       ["eth_getBalance", [STRANGER, "0xa"], 10],
       ["eth_getBalance", [STRANGER, { blockHash: block.hash }], 10],
-      ["eth_call", [{ to: STRANGER }, "earliest"], 0],
+      ["eth_getBalance", [STRANGER, "0x1"], 1],
       ["eth_getBalance", [STRANGER, hex(150 - 38)], 112],
     ] as const) {
       expect(await rpcError(provider, method, [...params])).to.deep.equal({
@@ -72,6 +72,14 @@ describe("state-history pruning", () => {
       expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
     }
     expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(150));
+    // The genesis state is kept by every pass, as geth's pruner keeps it (core/state/pruner,
+    // extractGenesis): block 0 and `earliest` stay readable, by number, tag and hash.
+    const genesis = await call<{ hash: Hex }>(provider, "eth_getBlockByNumber", ["0x0", false]);
+    for (const at of ["0x0", "earliest", { blockHash: genesis.hash }, 0]) {
+      expect(await call(provider, "eth_getBalance", [STRANGER, at])).to.equal("0x0");
+      expect(await call(provider, "eth_getBalance", [provider.accounts[0]!.address, at])).to.equal(hex(10_000n * 10n ** 18n));
+    }
+    expect(await call(provider, "eth_call", [{ to: STRANGER }, "earliest"])).to.equal("0x");
   });
 
   it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {

@@ -36,6 +36,7 @@ import { StateHistory } from "./stateHistory.ts";
 import { applyEdit } from "./stateEdits.ts";
 import { replayBefore } from "./replay.ts";
 
+import type { BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { BlockSelector, Hex } from "./types.ts";
@@ -190,6 +191,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Whether a block may have its parent's timestamp. */
   get allowsSameTimestamp(): boolean {
     return this.#core.next.allowsSameTimestamp;
+  }
+
+  /** EIP-1559's base fee of a block after `parent` (the profile's parameters), no dev override applied: eth_feeHistory's next fee. */
+  baseFeeAfter(parent: BlockHeader): bigint {
+    return this.#core.next.baseFeeAfter(parent);
   }
 
   /** The coinbase of the blocks to come (eth_coinbase). */

@@ -11,10 +11,10 @@ import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereu
 import { txCommonOf } from "./admission.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
   ExecutionFailedError,
-  ExecutionRevertedError,
   InsufficientFundsError,
   InsufficientFundsForTransferError,
   TxRejectedError,
@@ -231,11 +231,9 @@ function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): Err
   return new ExecutionFailedError(message);
 }
 
-/** eth_call's answer: the return data, or the revert / execution error. */
+/** eth_call's answer: the return data, or the revert / execution error (vmErrors.ts). */
 export function callOutcome(run: DryRun): string {
   const { execResult } = run.result;
-  const failure = execResult.exceptionError;
-  if (failure === undefined) return bytesToHex(execResult.returnValue);
-  if (failure.error === "revert") throw new ExecutionRevertedError(bytesToHex(execResult.returnValue), "call");
-  throw new ExecutionFailedError(failure.error);
+  if (execResult.exceptionError === undefined) return bytesToHex(execResult.returnValue);
+  throw executionFailure(execResult, "call");
 }

@@ -11,11 +11,12 @@
  * succeeds (the common case: two executions in all). When it fails (an SSTORE needs more than 2300
  * gas left, EIP-2200), the bisection goes on from there.
  */
-import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
+import { createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
-import { ExecutionFailedError, ExecutionRevertedError, GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
+import { GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
+import { executionFailure } from "./vmErrors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Message } from "@ethereumjs/evm";
@@ -174,13 +175,12 @@ function gasBound(vm: VM, request: CallRequest, block: Block): bigint {
   return vm.common.isActivatedEIP(7825) && hi > EIP7825_MAX_TX_GAS ? EIP7825_MAX_TX_GAS : hi;
 }
 
-/** geth: a revert (or other EVM error) is reported as is; out of gas at the cap is the allowance error. */
+/** geth: a revert (or other EVM error) is reported as is (vmErrors.ts); out of gas at the cap is the allowance error. */
 function firstRunError(run: DryRun | undefined, hi: bigint): Error {
   const failure = run?.result.execResult;
   const error = failure?.exceptionError?.error;
   if (failure === undefined || error === undefined || /out of gas/i.test(error)) return new GasRequiredExceedsAllowanceError(hi);
-  if (error === "revert") return new ExecutionRevertedError(bytesToHex(failure.returnValue), "estimate");
-  return new ExecutionFailedError(error);
+  return executionFailure(failure, "estimate");
 }
 
 /** Opcodes past which a frame's path may depend on its gas: GAS, and anything that opens a frame (counted apart). */

@@ -129,6 +129,11 @@ export class NextBlock {
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
   }
 
+  /** EIP-1559's base fee of the block after `parent` (the profile's parameters where it has its own), no override applied. */
+  baseFeeAfter(parent: BlockHeader): bigint {
+    return this.#config.nextBaseFee?.(parent) ?? parent.calcNextBaseFee();
+  }
+
   /** The block after `parent`, taking the next block's overrides. */
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
@@ -185,7 +190,7 @@ export class NextBlock {
       parentHash: bytesToHex(parentHash),
       timestamp,
       gasLimit: defaults.gasLimit,
-      baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
+      baseFeePerGas: fields.baseFeePerGas ?? this.baseFeeAfter(parentHeader),
       coinbase: defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
       prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),

@@ -36,6 +36,12 @@ export class StateHistory {
   #from = 0n;
   /** Blocks below `#from` whose state pruning kept: heads of live snapshots, and the head. */
   #keptHeads = new Set<Hex>();
+  /**
+   * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
+   * by every pruning pass, as geth's pruner keeps the genesis state (core/state/pruner), so that
+   * `earliest` and block 0 stay readable while the recent blocks are.
+   */
+  #first = 0n;
   /** The head's number at the last pruning pass. */
   #prunedAt = 0n;
   /** Blocks whose state is not their header's root: the root after the dev edits that landed on them, by block hash. */
@@ -49,6 +55,7 @@ export class StateHistory {
   reset(live: VM, from: bigint, head: bigint): void {
     this.#views = new StateViews(live);
     this.#from = from;
+    this.#first = from;
     this.#keptHeads.clear();
     this.#prunedAt = head;
     this.#edited.clear();
@@ -116,6 +123,7 @@ export class StateHistory {
       if (edited !== undefined) roots.push(edited);
       if (sealed.block.header.number < from) keptHeads.add(sealed.hash);
     };
+    keep(byNumber(this.#first));
     for (const snap of kept) {
       roots.push(snap.stateRoot);
       if (snap.headEditedRoot !== undefined) roots.push(snap.headEditedRoot);

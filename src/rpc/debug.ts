@@ -8,7 +8,8 @@ import { z } from "zod";
 
 import { runTxAllowingAssertedSender } from "../node/ethereumjs/assertedSender.ts";
 import { callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
-import { callTracer, structLogger } from "../node/trace.ts";
+import { callTracer } from "../node/callTracer.ts";
+import { structLogger } from "../node/structLogger.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
 import { withDryRun } from "./services/calls.ts";
 import { blockSelector, callRequest, hash } from "./schema.ts";
@@ -26,6 +27,8 @@ const traceOptions = z
     disableStack: z.boolean().optional(),
     disableStorage: z.boolean().optional(),
     enableMemory: z.boolean().optional(),
+    // Hardhat 2's switch (its struct logs have memory unless told not to).
+    disableMemory: z.boolean().optional(),
     enableReturnData: z.boolean().optional(),
     timeout: z.string().optional(),
   })
@@ -34,15 +37,16 @@ const traceOptions = z
 
 type TraceOptions = z.output<typeof traceOptions>;
 
-function tracerOf(options: TraceOptions): Tracer<unknown> {
-  if (options?.tracer === undefined || options.tracer === "") return structLogger(options);
+function tracerOf(options: TraceOptions, ctx: MethodContext): Tracer<unknown> {
+  // The struct logs' shape is the chain's `traceFormat` (docs/dev-methods.md, "Struct logs").
+  if (options?.tracer === undefined || options.tracer === "") return structLogger(options, ctx.options.traceFormat);
   if (options.tracer === "callTracer") return callTracer(options.tracerConfig);
   // go-ethereum's text for a tracer it does not know (eth/tracers/api.go).
   throw new RpcError(ErrorCode.server, "tracer not found", { tracer: options.tracer, supported: ["callTracer", "(default struct logger)"] });
 }
 
 async function traceTransaction(ctx: MethodContext, txHash: Hex, options: TraceOptions): Promise<unknown> {
-  const tracer = tracerOf(options);
+  const tracer = tracerOf(options, ctx);
   const { chain } = ctx;
   const record = chain.transaction(txHash);
   // go-ethereum's errTxNotFound.
@@ -64,7 +68,7 @@ async function traceTransaction(ctx: MethodContext, txHash: Hex, options: TraceO
 export const debugMethods: MethodTable = {
   debug_traceTransaction: method(positional(hash, traceOptions), ([txHash, options], ctx) => traceTransaction(ctx, txHash, options)),
   debug_traceCall: method(positional(callRequest, blockSelector.optional(), traceOptions), ([request, selector, options], ctx) => {
-    const tracer = tracerOf(options);
+    const tracer = tracerOf(options, ctx);
     // The same gas and wall-time budgets as eth_call (docs/limits.md).
     return withDryRun(ctx, request, selector, async (vm, block) => {
       const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);

@@ -10,7 +10,6 @@ import {
   AlreadyKnownError,
   AutomineFeeTooLowError,
   AutomineNonceTooHighError,
-  errorStringOf,
   ExecutionFailedError,
   ExecutionRevertedError,
   ExecutionTimeoutError,
@@ -24,6 +23,7 @@ import {
   NodeError,
   NonceTooLowError,
   ReplacementUnderpricedError,
+  revertReasonOf,
   StateDumpUnsupportedError,
   TxRejectedError,
   txConstructionFailure,
@@ -73,11 +73,12 @@ export const executionReverted = (returnData: string) => new RpcError(ErrorCode.
 
 /**
  * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
- * code 3, `execution reverted: <reason>` when the data is `Error(string)`, the revert bytes as data.
+ * code 3, `execution reverted: <reason>` when the data decodes (`Error(string)`, or a
+ * `Panic(uint256)` in geth's words: node/errors.ts revertReasonOf), the revert bytes as data.
  * viem decodes code 3 into ContractFunctionRevertedError, whatever provider carries it.
  */
 export const callReverted = (returnData: string) => {
-  const reason = errorStringOf(returnData);
+  const reason = revertReasonOf(returnData);
   return new RpcError(ErrorCode.executionReverted, reason === undefined ? "execution reverted" : `execution reverted: ${reason}`, returnData);
 };
 
@@ -116,7 +117,7 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
   mapping(TxRejectedError, (e) => new RpcError(ErrorCode.server, e.message, factsData(e.facts))),
   mapping(InvalidTransactionError, (e) => invalidParams(e.field, e.reason)),
   mapping(ExecutionRevertedError, (e) => (e.operation === "call" ? callReverted(e.returnData) : executionReverted(e.returnData))),
-  mapping(ExecutionFailedError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(ExecutionFailedError, (e) => new RpcError(ErrorCode.server, e.message, e.returnData)),
   mapping(InsufficientFundsForTransferError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(GasRequiredExceedsAllowanceError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(ExecutionTimeoutError, (e) => new RpcError(ErrorCode.server, e.message)),

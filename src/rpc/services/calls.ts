@@ -4,6 +4,7 @@
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
+import { createAccessList } from "../../node/accessList.ts";
 import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/dryRun.ts";
 import { estimateGas } from "../../node/estimate.ts";
 import { withTimeBudget } from "../../node/evmBudget.ts";
@@ -64,6 +65,18 @@ export function withDryRun<T>(
   );
 }
 
+/** Runs `run` on `vm` with the state overrides applied, in a checkpoint of their own that is reverted whatever it does. */
+async function withOverrides<T>(vm: VM, overrides: StateOverrides, run: () => Promise<T>): Promise<T> {
+  if (overrides === undefined) return run();
+  await vm.stateManager.checkpoint();
+  try {
+    await applyStateOverrides(vm, overrides);
+    return await run();
+  } finally {
+    await vm.stateManager.revert();
+  }
+}
+
 /**
  * eth_call: the call's return data, or its revert as an error: geth's (code 3), or under automine
  * with `throwOnCallFailures` Hardhat's (docs/behaviour.md#hardhats-semantics).
@@ -86,15 +99,20 @@ function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector
   return withDryRun(ctx, request, selector, async (vm, block) => {
     const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
     const options = dryRunOptions(ctx);
-    if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options));
-    // The overrides live in a checkpoint of their own, reverted whatever the call does.
-    await vm.stateManager.checkpoint();
-    try {
-      await applyStateOverrides(vm, overrides);
-      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options));
-    } finally {
-      await vm.stateManager.revert();
-    }
+    return withOverrides(vm, overrides, async () => callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options)));
+  });
+}
+
+/**
+ * eth_createAccessList (go-ethereum's answer: internal/ethapi/api.go CreateAccessList): the list,
+ * the call's failure as `error` rather than as an error answer, and the gas it used with the list.
+ * It runs as eth_call runs: the same block default (latest), gas, budgets and state overrides.
+ */
+export function accessList(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides) {
+  return withDryRun(ctx, request, selector, async (vm, block) => {
+    const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+    const created = await withOverrides(vm, overrides, () => createAccessList(vm, capped, block, capped.gas ?? callGasCap(block)));
+    return { accessList: created.accessList, ...(created.error !== undefined && { error: created.error }), gasUsed: bigIntToHex(created.gasUsed) };
   });
 }
 
