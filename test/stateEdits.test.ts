@@ -86,7 +86,7 @@ describe("dev state edits, as Hardhat attributes them (irregular state)", () => 
       const trace = await call<{ failed: boolean; structLogs: { op: string; storage?: Record<string, string> }[] }>(provider, "debug_traceTransaction", [hash]);
       expect(trace.failed).to.equal(false);
       const store = trace.structLogs.find((log) => log.op === "SSTORE");
-      expect(store?.storage?.[`${"0".repeat(64)}`]).to.equal(42n.toString(16).padStart(64, "0"));
+      expect(store?.storage?.[`0x${"0".repeat(64)}`]).to.equal(`0x${42n.toString(16).padStart(64, "0")}`);
       const frame = await call<Record<string, unknown>>(provider, "debug_traceTransaction", [hash, { tracer: "callTracer" }]);
       expect(frame).to.include({ from: WHO, to: counter });
       expect(frame).to.not.have.property("error");
@@ -151,7 +151,7 @@ describe("dev state edits, as Hardhat attributes them (irregular state)", () => 
       const trace = await call<{ failed: boolean; structLogs: { op: string; storage?: Record<string, string> }[] }>(provider, "debug_traceTransaction", [
         second,
       ]);
-      expect(trace.structLogs.find((log) => log.op === "SSTORE")?.storage?.[`${"0".repeat(64)}`]).to.equal(101n.toString(16).padStart(64, "0"));
+      expect(trace.structLogs.find((log) => log.op === "SSTORE")?.storage?.[`0x${"0".repeat(64)}`]).to.equal(`0x${101n.toString(16).padStart(64, "0")}`);
     });
   });
 });
