@@ -27,5 +27,5 @@ export { walletScript } from "./browser/walletScript.ts";
 export type { WalletScriptInfo, WalletScriptOptions } from "./browser/walletScript.ts";
 export type { WalletSession, WalletSessionOptions } from "./provider.ts";
 export type { WalletPersonality } from "./options.ts";
-export { preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
+export { preconfActions, preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
 export type { PreconfChain, PreconfChainParameters } from "./chains.ts";
