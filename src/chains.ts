@@ -66,13 +66,18 @@ export const preconfChains = Object.fromEntries(
   }),
 ) as Readonly<Record<ProfileName, PreconfChain>>;
 
+/** Receipt polls per fragment (or block) interval. */
+const POLLS_PER_FRAGMENT = 4;
+
 /**
  * viem's `waitForTransactionReceipt` checks for the receipt when it is called and then once per new
  * block number (viem src/actions/public/waitForTransactionReceipt.ts: `watchBlockNumber`, polled
- * with `eth_blockNumber`), so on a chain that pre-confirms it returns with the sealed block, up to
- * a block time after the receipt exists. On a client whose chain has
- * `experimental_preconfirmationTime`, this one asks for the receipt every pre-confirmation interval
- * instead and returns the pre-confirmed receipt (block hash 32 zero bytes until the block seals).
+ * with `eth_blockNumber` every `experimental_preconfirmationTime`, else every client polling
+ * interval: at least 500 ms, src/clients/createClient.ts), so on a chain that pre-confirms it
+ * returns with the sealed block, up to a block time after the receipt exists, and on 200 ms blocks
+ * up to 500 ms after. This one asks for the receipt four times per fragment (the pre-confirmation
+ * interval, else the block time: our choice, a quarter of it) and returns the first receipt there is:
+ * the pre-confirmed one (block hash 32 zero bytes until the block seals) on a pre-confirming chain.
  * With `confirmations` above 1 or an `onReplaced` callback it is viem's own.
  *
  * @example
@@ -92,10 +97,11 @@ async function waitForPreconfirmedReceipt<chain extends Chain | undefined>(
   client: Client<Transport, chain>,
   parameters: WaitForTransactionReceiptParameters<chain>,
 ): Promise<TransactionReceipt> {
-  const interval = (client.chain as { experimental_preconfirmationTime?: number } | undefined)?.experimental_preconfirmationTime;
+  const chain = client.chain as { experimental_preconfirmationTime?: number; blockTime?: number } | undefined;
+  const cadence = chain?.experimental_preconfirmationTime ?? chain?.blockTime;
   const { hash, confirmations = 1, onReplaced, timeout = 180_000 } = parameters;
-  if (interval === undefined || confirmations > 1 || onReplaced !== undefined) return waitForTransactionReceipt(client, parameters);
-  const pollingInterval = parameters.pollingInterval ?? interval;
+  if (cadence === undefined || confirmations > 1 || onReplaced !== undefined) return waitForTransactionReceipt(client, parameters);
+  const pollingInterval = parameters.pollingInterval ?? Math.max(Math.floor(cadence / POLLS_PER_FRAGMENT), 1);
   const deadline = timeout > 0 ? Date.now() + timeout : Number.POSITIVE_INFINITY;
   for (;;) {
     try {
