@@ -39,5 +39,5 @@ export type { WalletScriptInfo, WalletScriptOptions } from "./browser/walletScri
 export type { WalletSession, WalletSessionOptions } from "./provider.ts";
 export type { WalletPersonality } from "./options.ts";
 export type { TraceFormat } from "./node/structLogger.ts";
-export { preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
+export { preconfActions, preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
 export type { PreconfChain, PreconfChainParameters } from "./chains.ts";

@@ -7,11 +7,14 @@ import { EventEmitter } from "node:events";
 import { Chain } from "./node/chain.ts";
 import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
-import { OpStack } from "./node/opstack/execution.ts";
+import { l1BlockStorageAt, OpStack } from "./node/opstack/execution.ts";
+import { encodeFeeParams, opNextBaseFee } from "./node/opstack/feeParams.ts";
+import { opStackPrecompiles } from "./node/opstack/precompiles.ts";
 import { predeployAlloc } from "./node/opstack/predeploys.ts";
 import { walletDelegateAlloc } from "./node/walletDelegate.ts";
-import { DENIM_BLOCK_MS } from "./node/opstack/baseTime.ts";
-import { nextBaseFee, PROFILES } from "./node/profiles.ts";
+import { ForkSchedule } from "./node/forkSchedule.ts";
+import { paramsAtFork, PROFILES } from "./node/profiles.ts";
+import { MAX_TIMESTAMP } from "./node/time.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
 import { StateDumpError } from "./node/stateDump.ts";
@@ -33,7 +36,9 @@ import type { StateDump } from "./node/stateDump.ts";
 import type { PreconfProviderOptions, ResolvedOptions } from "./options.ts";
 import type { MethodContext } from "./rpc/context.ts";
 import type { Fault, FaultResult } from "./rpc/faults.ts";
-import type { GenesisAccount } from "./node/genesis.ts";
+import type { GenesisAccount, SupportedHardfork } from "./node/genesis.ts";
+import type { FeeParams } from "./node/opstack/feeParams.ts";
+import type { ForkRules } from "./node/profiles.ts";
 import type { Hex } from "./rpc/schema.ts";
 import type { NodeContext } from "./rpc/services/context.ts";
 
@@ -150,7 +155,9 @@ export class PreconfProvider extends EventEmitter {
       },
       setMining: (mode) => sequencer.setMode(mode),
       fragmentIntervalMs: options.fragmentIntervalMs,
-      fragmentsPerBlock: options.fragmentsPerBlock,
+      get fragmentsPerBlock() {
+        return chain.fragmentsPerBlock;
+      },
       dumpState: () => chain.dumpState().catch((error: unknown) => Promise.reject(engineErrorAsRpc(error))),
       loadState: async (dump) => {
         await this.request({ method: "preconf_loadState", params: [dump] });
@@ -270,47 +277,61 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     resolved.blockGasLimit = BigInt(fork.block.gasLimit as string);
   }
   const profile = PROFILES[resolved.profile];
+  const schedule = new ForkSchedule(profile.ladder, resolved.forkIndex, resolved.forkSchedule);
+  const genesisTime = BigInt(Math.floor(resolved.clock.now() / 1000));
+  const params = paramsAtFork(profile, resolved.forkIndex);
+  const feeParams: FeeParams | undefined =
+    profile.op === undefined || params.eip1559 === undefined ? undefined : { ...params.eip1559, minBaseFee: params.minBaseFee };
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
   // A fork's predeploys are the upstream's (code, storage and the vaults' balances).
-  if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc(profile.denim)) alloc.set(address, account);
+  if (profile.op !== undefined && fork === undefined) {
+    const l1BlockStorage = l1BlockStorageAt(genesisTime, profile.op.l1);
+    for (const [address, account] of predeployAlloc({ denim: schedule.genesis.rules.denim, l1BlockStorage })) alloc.set(address, account);
+  }
   // The wallet's EIP-7702 delegate (docs/wallet.md): in every genesis this package writes.
   if (fork === undefined) alloc.set(...walletDelegateAlloc());
-  const op = profile.op === undefined ? undefined : new OpStack(profile.op, profile.denim);
-  const eip1559 = profile.eip1559;
+  const op =
+    profile.op === undefined ? undefined : new OpStack(profile.op, schedule.genesis.rules.denim || schedule.upcoming.some(({ fork }) => fork.rules.denim));
+  // EVM forks scheduled later: at their time, or (at a block) a placeholder time the Chain moves to the block.
+  const forkTimes: Partial<Record<SupportedHardfork, bigint>> = {};
+  for (const { evm, activation } of schedule.evmActivations()) forkTimes[evm] = activation.timestamp ?? MAX_TIMESTAMP;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
   const genesis =
     resolved.state?.genesis ??
     resolved.genesis ??
     devGethGenesis({
       chainId: resolved.chainId,
-      hardfork: resolved.hardfork,
+      hardfork: resolved.evmHardfork,
       gasLimit: resolved.blockGasLimit,
       baseFeePerGas: resolved.initialBaseFeePerGas,
-      timestamp: BigInt(Math.floor(resolved.clock.now() / 1000)),
+      timestamp: genesisTime,
       alloc,
+      forkTimes,
+      // Holocene and Jovian: the genesis carries the chain's fee parameters (specs/protocol/holocene/exec-engine.md).
+      extraData: feeParams === undefined ? undefined : encodeFeeParams(feeParams),
     });
+  const rulesByEvm = new Map<string, ForkRules>();
+  for (const active of [schedule.genesis, ...schedule.upcoming.map(({ fork }) => fork)]) rulesByEvm.set(active.rules.evm, active.rules);
   const chain = await Chain.create({
     genesis,
-    hardfork: resolved.genesis === undefined && resolved.state === undefined ? resolved.hardfork : undefined,
+    hardfork: resolved.genesis === undefined && resolved.state === undefined ? resolved.evmHardfork : undefined,
     customCrypto: nativeCrypto(),
     clock: resolved.clock,
-    fragmentsPerBlock: resolved.fragmentsPerBlock,
+    fragmentsPerBlock: resolved.fixedFragmentsPerBlock,
     coinbase: resolved.coinbase,
     minTip: resolved.minPriorityFeePerGas,
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
-    subsecondBlockMs: profile.denim ? DENIM_BLOCK_MS : undefined,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
     codeSizeLimit: resolved.allowUnlimitedContractSize ? "unlimited" : resolved.codeSizeLimit,
     chainRlp: resolved.chain,
     state: resolved.state,
     op,
-    nextBaseFee:
-      eip1559 === undefined
-        ? undefined
-        : (parent) => nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, eip1559, profile.minBaseFee),
-    eips: profile.maxTxGas === undefined ? undefined : [7825],
+    schedule,
+    feeParams,
+    nextBaseFee: feeParams === undefined ? undefined : (parent) => opNextBaseFee(parent, feeParams),
+    precompiles: profile.op === undefined ? undefined : opStackPrecompiles(rulesByEvm),
     fork,
   }).catch((error: unknown) => {
     // A dump or a chain that cannot be loaded is a bad option: callers (the CLI) report it as such.
@@ -319,10 +340,9 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     throw error;
   });
   if (op !== undefined) chain.addSnapshotPart(op.snapshotPart);
-  // Flashblocks as the profile's chain serves them (docs/flashblocks.md).
+  // Flashblocks as the profile's chain serves them (docs/flashblocks.md); the forks decide when they retire.
   chain.baseRpc = profile.pendingRules === "base";
-  chain.fragmentGasSchedule = profile.fragmentGasSchedule;
-  chain.feed.flashblocksRetired = profile.denim;
+  chain.fragmentGasSchedule = schedule.genesis.rules.fragmentGasSchedule || schedule.upcoming.some(({ fork }) => fork.rules.fragmentGasSchedule);
   const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
   return new PreconfProvider(chain, sequencer, resolved);
 }

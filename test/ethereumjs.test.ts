@@ -19,7 +19,10 @@ import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumj
 import { hashOnlyBlock, shareBlocks } from "../src/node/ethereumjs/blockchain.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
+import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
+import { commonFromGenesis, devGethGenesis } from "../src/node/genesis.ts";
+import { MAX_TIMESTAMP } from "../src/node/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
 import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
@@ -246,6 +249,28 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
       await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
       expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
+    });
+  });
+
+  describe("a post-merge fork at a block number (forkBlocks.ts)", () => {
+    it("getHardforkBy honours the block of an entry the genesis scheduled at a placeholder time, and every copy sees it", () => {
+      const genesis = devGethGenesis({
+        chainId: 31337n,
+        hardfork: "prague",
+        gasLimit: 30_000_000n,
+        baseFeePerGas: 1n,
+        timestamp: 1_700_000_000n,
+        alloc: new Map(),
+        forkTimes: { osaka: MAX_TIMESTAMP },
+      });
+      const common = commonFromGenesis(genesis, {});
+      const copy = common.copy();
+      activateHardforkAtBlock(common, "osaka", 5n);
+      const at = (c: Common, block: bigint) => c.getHardforkBy({ blockNumber: block, timestamp: 1_700_000_010n });
+      expect([at(common, 4n), at(common, 5n), at(common, 6n)]).to.deep.equal(["prague", "osaka", "osaka"]);
+      expect(at(copy, 4n)).to.equal("prague");
+      expect(at(copy, 5n)).to.equal("osaka");
+      expect(() => activateHardforkAtBlock(common, "bpo1", 9n)).to.throw("the genesis schedules no bpo1 fork to move to block 9");
     });
   });
 });

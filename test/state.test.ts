@@ -389,7 +389,7 @@ describe("state dump and load", () => {
       const error = await rpcError(cancun, "preconf_loadState", [dump]);
       expect(error.data).to.deep.include({ field: "params[0].genesis.config" });
       const { provider: loaded } = await chain({ hardfork: "cancun", state: dump });
-      expect(loaded.chain.common.hardfork()).to.equal("prague");
+      expect(loaded.chain.common.hardfork()).to.equal("osaka");
     });
 
     it("the `state` option names the field, and refuses genesis or chain beside it", async () => {

@@ -12,7 +12,7 @@ import { EventEmitter } from "node:events";
 
 import { admitTransaction } from "./admission.ts";
 import { BlockStore } from "./blockStore.ts";
-import { executeFragment, install, reopenIfEmpty, seal } from "./chainCore.ts";
+import { executeFragment, fragmentsPerBlockOf, install, reopenIfEmpty, seal } from "./chainCore.ts";
 import { dumpState, loadState } from "./chainDump.ts";
 import { initialState } from "./chainInit.ts";
 import { logs, pendingNonce, preconfirmedNonce, resolve, withState } from "./chainReads.ts";
@@ -24,6 +24,7 @@ import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
+import { activateHardforkAtBlock } from "./ethereumjs/forkBlocks.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
@@ -51,6 +52,7 @@ import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, StateDump } from "./stateDump.ts";
 import type { ForkSource } from "./fork/source.ts";
 import type { ReplayPoint } from "./replay.ts";
+import type { ForkSchedule } from "./forkSchedule.ts";
 
 export type { BlockDefaults, ChainConfig, ChainEvents, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
 
@@ -115,8 +117,18 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   static async create(config: ChainConfig): Promise<Chain> {
     await installJumpAnalysisCache();
-    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
+    const { genesis: fork } = config.schedule;
+    const common = commonFromGenesis(
+      config.genesis,
+      config.customCrypto,
+      config.hardfork,
+      config.chainRlp,
+      fork.rules.eips.length > 0 ? [...fork.rules.eips] : undefined,
+    );
     if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(common, config.codeSizeLimit);
+    // An EVM fork scheduled at a block (the genesis gave it a placeholder time): ethereumjs/forkBlocks.ts.
+    for (const { evm, activation } of config.schedule.evmActivations())
+      if (activation.block !== undefined) activateHardforkAtBlock(common, evm, activation.block);
     return new Chain(config, common, await initialState(config, common));
   }
 
@@ -188,9 +200,27 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#core.next.timeOffset;
   }
 
-  /** Whether a block may have its parent's timestamp. */
+  /** Whether a block may have its parent's timestamp (by option, or on Denim blocks, which share seconds). */
   get allowsSameTimestamp(): boolean {
-    return this.#core.next.allowsSameTimestamp;
+    return this.#core.next.allowsSameTimestamp || this.#core.open.fork.rules.denim;
+  }
+
+  /** Which fork of the profile's ladder each block runs. */
+  get schedule(): ForkSchedule {
+    return this.#core.config.schedule;
+  }
+
+  /** Fragments the open block has before it seals (the fork's cadence, or the `fragmentsPerBlock` option). */
+  get fragmentsPerBlock(): number {
+    return fragmentsPerBlockOf(this.#core);
+  }
+
+  /**
+   * The time the block after `parent` (a sealed block) would get now: its second and, on a Denim
+   * block, its millisecond part (nextBlock.ts). Changes nothing.
+   */
+  timeAfter(parent: SealedBlock): { timestamp: bigint; millisPart: number | undefined } {
+    return this.#core.next.timeAfter(parent.block);
   }
 
   /** EIP-1559's base fee of a block after `parent` (the profile's parameters), no dev override applied: eth_feeHistory's next fee. */
@@ -282,7 +312,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const core = this.#core;
     return core.queue.run(async () => {
       const fragment = await executeFragment(core);
-      if (core.open.fragments.length >= core.config.fragmentsPerBlock) await seal(core);
+      if (core.open.fragments.length >= fragmentsPerBlockOf(core)) await seal(core);
       return fragment;
     });
   }

@@ -4,15 +4,16 @@
  * `Chain` (chain.ts) holds one core and is the way in from outside the engine.
  */
 import { flatHex } from "./hex.ts";
+import { decodeFeeParams } from "./opstack/feeParams.ts";
 
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { AccountIndex } from "./accountIndex.ts";
 import type { BlockStore } from "./blockStore.ts";
-import type { BlockDefaults, ChainConfig, ChainEvents, InitialState } from "./chainTypes.ts";
+import type { ChainConfig, ChainEvents, InitialState } from "./chainTypes.ts";
 import type { FragmentRunner } from "./fragmentRunner.ts";
 import type { Mempool } from "./mempool.ts";
-import type { NextBlock } from "./nextBlock.ts";
+import type { Defaults, NextBlock } from "./nextBlock.ts";
 import type { OpenBlock } from "./openBlock.ts";
 import type { PendingFeed } from "./pendingFeed.ts";
 import type { Fragment, SealedBlock } from "./records.ts";
@@ -42,6 +43,9 @@ export interface ChainCore {
   automine: boolean;
   emit<K extends keyof ChainEvents>(event: K, ...args: ChainEvents[K]): void;
 }
+
+/** Fragments the open block has before it seals: the `fragmentsPerBlock` option, else its fork's cadence. */
+export const fragmentsPerBlockOf = (core: ChainCore): number => core.config.fragmentsPerBlock ?? core.open.fork.rules.fragmentsPerBlock;
 
 /** `alone`: the block is sealed right after this fragment (seal(), evm_mine), which then carries its txs too. */
 export async function executeFragment(core: ChainCore, alone = false): Promise<Fragment> {
@@ -83,14 +87,26 @@ export function reopenIfEmpty(core: ChainCore): void {
 /** Swaps the whole chain for `restored`: what can fail (opening its next block) runs before anything changes. */
 export function install(core: ChainCore, restored: InitialState): void {
   const head = restored.sealed[restored.sealed.length - 1]!;
-  const defaults: Required<BlockDefaults> = { coinbase: core.config.coinbase, gasLimit: head.block.header.gasLimit };
-  const open = restored.open ?? core.next.build(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults);
+  const defaults: Defaults = {
+    coinbase: core.config.coinbase,
+    gasLimit: head.block.header.gasLimit,
+    // An OP chain's fee parameters are in its head's extraData (a fork's upstream's too), else the profile's.
+    ...(core.config.feeParams !== undefined && { feeParams: decodeFeeParams(head.block.header.extraData) ?? core.config.feeParams }),
+  };
+  const built = restored.open === undefined ? core.next.build(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults) : undefined;
+  const open = restored.open ?? built!.open;
   core.vm = restored.vm;
   core.index = restored.index;
   core.store.shareHeaders(restored.blockchain);
   core.genesis = restored.genesis;
   core.store.replace(restored.sealed);
-  core.next.reset(restored.timeOffset, restored.nextTimestamp, restored.open !== undefined, defaults);
+  core.next.reset(
+    restored.timeOffset,
+    restored.nextTimestamp,
+    restored.open !== undefined,
+    defaults,
+    built && { parentHash: head.hash, defaults: built.defaults },
+  );
   core.open = open;
   for (const record of open.transactions) core.store.indexTransaction(record);
   core.pool.clear();

@@ -71,7 +71,7 @@ export async function loadState(core: ChainCore, dump: ParsedStateDump): Promise
   }
   const { common, config } = core;
   try {
-    install(core, await restoreState(common, dump, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common)));
+    install(core, await restoreState(common, config, nowSeconds(config.clock), dump, config.fork === undefined ? undefined : forkRestore(config.fork, common)));
   } catch (error) {
     // Restoring moves the shared Common to the dump's open block; the running open block needs its own fork back.
     common.setHardforkBy({ blockNumber: core.open.number, timestamp: core.open.header.timestamp });

@@ -150,6 +150,6 @@ export async function reorgOpenBlock(core: ChainCore, requeue: boolean): Promise
       core.emit("dropped", entry, "discarded by a flashblock reorg");
     }
   }
-  core.open = new OpenBlock(core.common, open.header, open.rebuild + 1);
+  core.open = new OpenBlock(core.common, open.header, open.fork, open.rebuild + 1);
   return discarded;
 }

@@ -19,6 +19,7 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "./types.ts";
 import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "./records.ts";
+import type { ActiveFork } from "./forkSchedule.ts";
 
 export interface OpenBlockHeader {
   number: bigint;
@@ -30,10 +31,12 @@ export interface OpenBlockHeader {
   prevRandao: Hex;
   excessBlobGas: bigint | undefined;
   /**
-   * The millisecond part of the block's time where blocks share seconds (base-denim: 0, 200, …,
-   * 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
+   * The millisecond part of the block's time on a Denim block (Base's native 200 ms blocks: 0, 200,
+   * …, 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
    */
   millisPart?: number | undefined;
+  /** An OP chain's fee parameters (opstack/feeParams.ts); undefined: empty. */
+  extraData?: Hex | undefined;
 }
 
 /** The shared Common of the headers built here (ethereumjs/sharedCommon.ts): automine builds two per tx. */
@@ -58,6 +61,8 @@ export class OpenBlock {
   /** The block every tx of this block executes against (its header's gasUsed is never read). */
   readonly executionBlock: Block;
   readonly payloadId: Hex;
+  /** The fork of the profile's ladder the block runs (forkSchedule.ts). */
+  readonly fork: ActiveFork;
   readonly #transactions: TxRecord[] = [];
   readonly #fragments: Fragment[] = [];
   readonly #edits: BlockEdit[] = [];
@@ -73,11 +78,13 @@ export class OpenBlock {
   constructor(
     common: Common,
     header: OpenBlockHeader,
+    fork: ActiveFork,
     readonly rebuild = 0,
     executionBlock?: Block,
   ) {
     this.#common = common;
     this.header = header;
+    this.fork = fork;
     this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
@@ -86,7 +93,7 @@ export class OpenBlock {
 
   /** The block as pre-confirmed so far, unaffected by later fragments (what a stalled pending view shows). */
   frozen(): OpenBlock {
-    const copy = new OpenBlock(this.#common, this.header, this.rebuild, this.executionBlock);
+    const copy = new OpenBlock(this.#common, this.header, this.fork, this.rebuild, this.executionBlock);
     copy.#transactions.push(...this.#transactions);
     copy.#fragments.push(...this.#fragments);
     copy.#edits.push(...this.#edits);
@@ -128,11 +135,15 @@ export class OpenBlock {
     return this.#logCount;
   }
 
-  /** Appends an executed (or restored) tx: its receipt's cumulative gas is the block's from now on. */
+  /**
+   * Appends an executed (or restored) tx: its receipt's cumulative gas is the block's from now on.
+   * The header's `blobGasUsed` counts blob gas, or on OP chains since Jovian the DA footprint.
+   */
   addRecord(record: TxRecord): void {
     this.#transactions.push(record);
     this.#gasUsed = record.cumulativeGasUsed;
-    if (record.blobGasUsed !== undefined) this.#blobGasUsed += record.blobGasUsed;
+    const blobGas = record.blobGasUsed ?? record.daFootprint;
+    if (blobGas !== undefined) this.#blobGasUsed += blobGas;
     this.#logCount += record.logs.length;
   }
 
@@ -177,6 +188,7 @@ export class OpenBlock {
       gasLimit: header.gasLimit,
       timestamp: header.timestamp,
       baseFeePerGas: header.baseFeePerGas,
+      extraData: header.extraData ?? "0x",
     };
   }
 
@@ -278,6 +290,7 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
     data.excessBlobGas = header.excessBlobGas;
     data.blobGasUsed = 0n;
   }
+  if (header.extraData !== undefined) data.extraData = header.extraData;
   if (common.isActivatedEIP(4788)) data.parentBeaconBlockRoot = new Uint8Array(32);
   return data;
 }

@@ -22,6 +22,8 @@ export interface TxRecord {
   blockNumber: bigint;
   /** The block's timestamp (fixed when the block opens, so known while pre-confirmed). */
   blockTimestamp: bigint;
+  /** The block's time in milliseconds on a Denim block (Base's `blockTimestampMs`); undefined elsewhere. */
+  blockTimestampMs?: bigint | undefined;
   /** Position in the block. */
   index: number;
   /** Fragment of its block that pre-confirmed it. */
@@ -41,6 +43,8 @@ export interface TxRecord {
   blobGasPrice: bigint | undefined;
   /** OP stack: the L1 data fee the tx paid (user txs). */
   l1Cost?: L1Cost;
+  /** OP stack since Jovian: the tx's DA footprint (receipts' `blobGasUsed`, the header's sum). */
+  daFootprint?: bigint;
   /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
   depositNonce?: bigint;
   /** Why the tx failed (status 0): what Hardhat's failed-send error reports (docs/behaviour.md). */
@@ -78,6 +82,8 @@ export interface FragmentBase {
   gasLimit: bigint;
   timestamp: bigint;
   baseFeePerGas: bigint;
+  /** The header's extraData (an OP chain's fee parameters), "0x" when empty. */
+  extraData: Hex;
 }
 
 export interface SealedBlock {

@@ -4,6 +4,7 @@ import { z } from "zod";
 
 import { keccak256 } from "../node/crypto.ts";
 import { stateOverrides } from "../node/stateOverrides.ts";
+import { ethConfig } from "./config.ts";
 import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";
 import { accessList, call, estimate, resolveOrThrow } from "./services/calls.ts";
@@ -37,6 +38,8 @@ export const ethMethods: MethodTable = {
   eth_hashrate: method(positional(), () => "0x0"),
   eth_coinbase: method(positional(), (_, ctx) => ctx.chain.coinbase),
   eth_blockNumber: method(positional(), (_, ctx) => q(ctx.chain.latest.block.header.number)),
+  /** EIP-7910: the configuration of the head's fork and of the next and last ones scheduled (rpc/config.ts). */
+  eth_config: method(positional(), (_, ctx) => ethConfig(ctx)),
   eth_gasPrice: method(positional(), (_, ctx) => q(ctx.chain.open.header.baseFeePerGas + suggestedTip(ctx.chain))),
   eth_maxPriorityFeePerGas: method(positional(), (_, ctx) => q(suggestedTip(ctx.chain))),
   eth_blobBaseFee: method(positional(), (_, ctx) => q(ctx.chain.open.executionBlock.header.getBlobGasPrice())),
