@@ -68,14 +68,17 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
   const live = (number: bigint) => (options.snapshot === true ? readSnapshot(core, number, read) : core.queue.run(() => read(core.vm)));
   if (resolved.kind === "open") {
     const { stateRoot } = resolved;
-    // A frozen view's state root, read like a sealed block's (state views need only the root and a number).
-    if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number: resolved.open.number } } as Block, read);
+    // A frozen view's state root, read like a sealed block's (state views need the root, and the
+    // number and time that name the block's fork).
+    const { number, timestamp } = resolved.open.header;
+    if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number, timestamp } } as Block, read);
     return live(resolved.open.number);
   }
   if (!core.history.hasState(resolved.sealed)) throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
-  // A sealed block's state as every read sees it: with the dev edits that landed on it (stateEdits.ts).
-  const { number } = resolved.sealed.block.header;
-  return core.history.read({ header: { stateRoot: stateRootOf(core, resolved.sealed), number } } as Block, read);
+  // A sealed block's state as every read sees it: with the dev edits that landed on it (stateEdits.ts),
+  // under the fork its number and time name (a fork scheduled later: docs/profiles.md).
+  const { number, timestamp } = resolved.sealed.block.header;
+  return core.history.read({ header: { stateRoot: stateRootOf(core, resolved.sealed), number, timestamp } } as Block, read);
 }
 
 /**
