@@ -1,27 +1,30 @@
 /**
  * Provider options, validated once and resolved with the defaults of docs/behaviour.md#defaults
- * (chainId 31337, Prague, 30M gas, 1 gwei initial base fee, the Hardhat/anvil mnemonic).
+ * (chainId 31337, Osaka, 60M gas, 1 gwei initial base fee, the Hardhat/anvil mnemonic) or the
+ * profile's (docs/profiles.md).
  */
 import { z } from "zod";
 
 import { clockFromFake, realClock } from "./clock.ts";
 import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
-import { DEFAULT_BLOCK_GAS_LIMIT, ETHER, GWEI } from "./node/defaults.ts";
-import { SUPPORTED_HARDFORKS } from "./node/genesis.ts";
-import { PROFILE_NAMES, PROFILES, profileOfChainId } from "./node/profiles.ts";
+import { ETHER, GWEI } from "./node/defaults.ts";
+import { forkIndexOf, hardforkNames, paramsAtFork, PROFILE_NAMES, PROFILES, profileOfChainId, rulesAtFork } from "./node/profiles.ts";
 import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
+import { TRACE_FORMATS } from "./node/structLogger.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
 import type { DevAccount } from "./node/accounts.ts";
 import type { SupportedHardfork } from "./node/genesis.ts";
+import type { ForkActivation } from "./node/forkSchedule.ts";
 import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
+import type { TraceFormat } from "./node/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
@@ -42,13 +45,27 @@ export interface ExplicitAccount {
 
 export interface PreconfProviderOptions {
   /**
-   * What the chain simulates (docs/profiles.md): `dev` (default), or an OP-stack chain — `base`,
-   * `base-sepolia`, `base-denim`, `optimism`, `unichain` — with its chain id, fragment cadence, fee parameters,
-   * predeploys, L1 data fee and deposit txs. Options given explicitly override the profile's.
+   * What the chain simulates (docs/profiles.md): `dev` (default), or an OP-stack chain as it runs
+   * today — `base` (`base-denim` is an alias), `base-sepolia`, `optimism`, `unichain` — with its
+   * chain id, fork ladder, cadence, fee parameters, predeploys, L1 data fee and deposit txs. Options
+   * given explicitly override the profile's.
    */
   profile?: ProfileName;
   chainId?: number | bigint;
-  hardfork?: SupportedHardfork;
+  /**
+   * The fork the chain starts at: a fork of the profile's ladder (`hardforkNames(profile)`: on `dev`
+   * Ethereum's `paris` … `osaka`; on `base` `jovian`, `azul`, `beryl`, `cobalt`, `denim`; on
+   * `optimism` and `unichain` `jovian`, `karst`), or on an OP profile an Ethereum fork (its newest
+   * rung with that EVM). Default: the newest (the chain as it runs today).
+   */
+  hardfork?: string;
+  /**
+   * Later forks of the ladder to activate on the local chain, each at a block number or at the
+   * first block with a timestamp at or after a time: `{ denim: { block: 10 } }`. Activating a fork
+   * activates the forks between with it; the chain then starts at the fork before the first one
+   * scheduled, unless `hardfork` says otherwise (docs/profiles.md, "Scheduling a fork").
+   */
+  forkSchedule?: Record<string, { block: number | bigint } | { timestamp: number | bigint }>;
   blockGasLimit?: number | bigint;
   initialBaseFeePerGas?: number | bigint;
   accounts?: MnemonicAccounts | ExplicitAccount[];
@@ -110,6 +127,13 @@ export interface PreconfProviderOptions {
   walletConnected?: boolean;
   /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
   walletPersonality?: WalletPersonality;
+  /**
+   * What `wallet_getCallsStatus` reports for a batch pre-confirmed in a fragment (docs/wallet.md):
+   * 200 (default: confirmed, as a wallet reading Base's pre-confirmed receipts does, and viem's
+   * waitForCallsStatus returns), 201 (pre-confirmed: viem keeps waiting until the block seals) or
+   * 100 (pending until sealed).
+   */
+  walletPreconfirmedCallsStatus?: 100 | 200 | 201;
   /** Most gas an eth_call / eth_estimateGas may run with (50,000,000, geth's `--rpc.gascap`); 0 for no cap. */
   rpcGasCap?: number | bigint;
   /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
@@ -124,21 +148,52 @@ export interface PreconfProviderOptions {
   poolAccountQueue?: number;
   /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
   poolLifetimeMs?: number;
+  /**
+   * Under automine, a send whose tx fails throws Hardhat's error (its block still mined), as
+   * Hardhat's option of that name (true). Interval and manual mining answer the hash whatever it says.
+   */
+  throwOnTransactionFailures?: boolean;
+  /** Under automine, an eth_call that fails throws Hardhat's error instead of geth's (true, Hardhat's default). */
+  throwOnCallFailures?: boolean;
+  /** No EIP-170 code size limit nor EIP-3860 initcode limit (Hardhat's option of that name; false). */
+  allowUnlimitedContractSize?: boolean;
+  /**
+   * The largest deployed code, in bytes (anvil's `--code-size-limit`; 24,576, EIP-170); initcode may
+   * be twice that (EIP-3860).
+   */
+  codeSizeLimit?: number;
+  /**
+   * The shape of debug_traceTransaction / debug_traceCall struct logs (docs/dev-methods.md):
+   * `geth` (default; go-ethereum's, which Hardhat 3 answers too) or `hardhat` (Hardhat 2's node:
+   * 64-digit stack words, storage on every step).
+   */
+  traceFormat?: TraceFormat;
 }
 
-export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
+export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "base-account", "eip"] as const;
 export type WalletPersonality = (typeof WALLET_PERSONALITIES)[number];
 
 export interface ResolvedOptions {
+  /** The profile (`base-denim` resolves to `base`). */
   profile: ProfileName;
   chainId: bigint;
-  hardfork: SupportedHardfork;
+  /** The fork of the profile's ladder block 0 runs. */
+  hardfork: string;
+  /** Its index on the ladder. */
+  forkIndex: number;
+  /** The Ethereum fork block 0 runs. */
+  evmHardfork: SupportedHardfork;
+  /** Ladder index → activation of the forks scheduled after block 0. */
+  forkSchedule: Map<number, ForkActivation>;
   blockGasLimit: bigint;
   initialBaseFeePerGas: bigint;
   accounts: (DevAccount & { balance: bigint })[];
   clock: Clock;
   fragmentIntervalMs: number;
+  /** Fragments per block at block 0 (the fork's cadence or the option). */
   fragmentsPerBlock: number;
+  /** The `fragmentsPerBlock` option, when given: it holds whatever the fork. */
+  fixedFragmentsPerBlock: number | undefined;
   mining: MiningMode;
   coinbase: Hex;
   preinstalls: boolean;
@@ -154,6 +209,7 @@ export interface ResolvedOptions {
   switchOnAdd: boolean;
   walletConnected: boolean;
   walletPersonality: WalletPersonality;
+  walletPreconfirmedCallsStatus: 100 | 200 | 201;
   rpcGasCap: bigint;
   rpcEvmTimeoutMs: number;
   maxSubscriptions: number;
@@ -161,6 +217,11 @@ export interface ResolvedOptions {
   poolSlots: number;
   poolAccountQueue: number;
   poolLifetimeMs: number;
+  throwOnTransactionFailures: boolean;
+  throwOnCallFailures: boolean;
+  allowUnlimitedContractSize: boolean;
+  codeSizeLimit: number | undefined;
+  traceFormat: TraceFormat;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -182,9 +243,18 @@ const optionsSchema = z
       .transform(BigInt)
       .refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec")
       .optional(),
-    // The profile's when left out (Prague on every profile today).
-    hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
-    blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").default(DEFAULT_BLOCK_GAS_LIMIT),
+    // The profile's newest fork when left out; checked against the profile's ladder below.
+    hardfork: z.string().optional(),
+    forkSchedule: z
+      .record(
+        z.union([
+          z.object({ block: z.union([z.bigint(), z.number().int().safe()]).transform(BigInt) }).strict(),
+          z.object({ timestamp: z.union([z.bigint(), z.number().int().safe()]).transform(BigInt) }).strict(),
+        ]),
+      )
+      .optional(),
+    // The profile's at the fork the chain starts at when left out (dev: Hardhat 3's 60M).
+    blockGasLimit: wei.refine((gas) => gas >= 21000n, "must be at least 21000").optional(),
     initialBaseFeePerGas: wei.default(GWEI),
     accounts: z
       .union([
@@ -237,6 +307,7 @@ const optionsSchema = z
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
+    walletPreconfirmedCallsStatus: z.union([z.literal(100), z.literal(200), z.literal(201)]).default(200),
     rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
     rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
     maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
@@ -244,6 +315,11 @@ const optionsSchema = z
     poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
     poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
     poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
+    throwOnTransactionFailures: z.boolean().default(true),
+    throwOnCallFailures: z.boolean().default(true),
+    allowUnlimitedContractSize: z.boolean().default(false),
+    codeSizeLimit: positiveInt.optional(),
+    traceFormat: z.enum(TRACE_FORMATS).default("geth"),
   })
   .strict();
 
@@ -286,11 +362,20 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
     if (other !== undefined) throw new InvalidOptionsError("fork", `a fork takes its chain id and blocks from the upstream: leave out ${other}`);
   }
-  // Every OP-stack block opens with the L1-attributes deposit (and BaseTime's on base-denim): a block must have room for them.
-  if (profile.op !== undefined && value.blockGasLimit < systemDepositGas(profile.denim)) {
+  const { forkIndex, forkSchedule } = resolveForks(
+    value.profile,
+    value.hardfork,
+    value.forkSchedule,
+    value.genesis !== undefined || value.state !== undefined || value.chain !== undefined,
+  );
+  const rules = rulesAtFork(profile, forkIndex);
+  const blockGasLimit = value.blockGasLimit ?? paramsAtFork(profile, forkIndex).gasLimit;
+  // Every OP-stack block opens with the L1-attributes deposit (and BaseTime's from Denim on): a block must have room for them.
+  const baseTime = rules.denim || [...forkSchedule.keys()].some((index) => rulesAtFork(profile, index).denim);
+  if (profile.op !== undefined && blockGasLimit < systemDepositGas(baseTime)) {
     throw new InvalidOptionsError(
       "blockGasLimit",
-      `must be at least ${systemDepositGas(profile.denim)} on the ${value.profile} profile (${systemDepositsName(profile.denim)})`,
+      `must be at least ${systemDepositGas(baseTime)} on the ${profile.name} profile (${systemDepositsName(baseTime)})`,
     );
   }
   const accounts = Array.isArray(value.accounts)
@@ -301,13 +386,19 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
       }));
   return {
     ...value,
+    profile: profile.name,
     accounts,
     clock: value.clock === undefined ? realClock : clockFromFake(value.clock),
     // A given genesis (or a dump's) names the chain.
     chainId: BigInt((value.state?.genesis ?? value.genesis)?.config.chainId ?? value.chainId ?? profile.chainId),
-    hardfork: value.hardfork ?? profile.hardfork,
+    hardfork: profile.ladder[forkIndex]!.name,
+    forkIndex,
+    evmHardfork: rules.evm,
+    forkSchedule,
+    blockGasLimit,
     fragmentIntervalMs: value.fragmentIntervalMs ?? profile.fragmentIntervalMs,
-    fragmentsPerBlock: value.fragmentsPerBlock ?? profile.fragmentsPerBlock,
+    fragmentsPerBlock: value.fragmentsPerBlock ?? rules.fragmentsPerBlock,
+    fixedFragmentsPerBlock: value.fragmentsPerBlock,
     // On OP-stack chains the block's fee recipient is the SequencerFeeVault (op-geth).
     coinbase: value.coinbase ?? (profile.op === undefined ? (`0x${"00".repeat(20)}` as Hex) : SEQUENCER_FEE_VAULT),
     preinstalls: value.preinstalls ?? profile.op !== undefined,
@@ -315,7 +406,56 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     chain: value.chain,
     state: value.state,
     fork: value.fork,
+    codeSizeLimit: value.codeSizeLimit,
   };
+}
+
+/**
+ * The fork block 0 runs and the forks scheduled after it, checked against the profile's ladder:
+ * `hardfork` when given, else the fork before the first scheduled one, else the newest.
+ */
+function resolveForks(
+  profileName: ProfileName,
+  hardfork: string | undefined,
+  schedule: Record<string, { block: bigint } | { timestamp: bigint }> | undefined,
+  ownGenesis: boolean,
+): { forkIndex: number; forkSchedule: Map<number, ForkActivation> } {
+  const profile = PROFILES[profileName];
+  const names = hardforkNames(profileName);
+  if (hardfork !== undefined && forkIndexOf(profile, hardfork) === -1) {
+    throw new InvalidOptionsError("hardfork", `the ${profile.name} profile has no fork "${hardfork}" (one of ${names.join(", ")})`);
+  }
+  const forkSchedule = new Map<number, ForkActivation>();
+  for (const [name, activation] of Object.entries(schedule ?? {})) {
+    const index = profile.ladder.findIndex((rung) => rung.name === name);
+    if (index === -1) {
+      const ladder = profile.ladder.map((rung) => rung.name).join(", ");
+      throw new InvalidOptionsError(`forkSchedule.${name}`, `the ${profile.name} profile has no fork "${name}" (its ladder: ${ladder})`);
+    }
+    forkSchedule.set(index, activation);
+  }
+  if (forkSchedule.size > 0 && ownGenesis) {
+    throw new InvalidOptionsError("forkSchedule", "a given genesis, chain or state brings its own fork schedule: leave out forkSchedule");
+  }
+  const first = Math.min(...forkSchedule.keys());
+  const forkIndex = hardfork !== undefined ? forkIndexOf(profile, hardfork) : forkSchedule.size > 0 ? first - 1 : profile.ladder.length - 1;
+  let previous: ForkActivation | undefined;
+  for (const [index, activation] of [...forkSchedule].sort(([a], [b]) => a - b)) {
+    const name = profile.ladder[index]!.name;
+    if (index <= forkIndex) {
+      throw new InvalidOptionsError(`forkSchedule.${name}`, `${name} is not after ${profile.ladder[forkIndex]!.name}, the fork the chain starts at`);
+    }
+    const at = activation.block ?? activation.timestamp;
+    if (at < 0n) throw new InvalidOptionsError(`forkSchedule.${name}`, "must not be negative");
+    if (activation.block === 0n)
+      throw new InvalidOptionsError(`forkSchedule.${name}`, `block 0 is the genesis: start the chain at ${name} with hardfork instead`);
+    const before = previous?.block ?? previous?.timestamp;
+    if (previous !== undefined && (previous.block === undefined) === (activation.block === undefined) && before! > at) {
+      throw new InvalidOptionsError(`forkSchedule.${name}`, "activates before a fork that comes before it on the ladder");
+    }
+    previous = activation;
+  }
+  return { forkIndex, forkSchedule };
 }
 
 /**

@@ -123,11 +123,22 @@ describe("eth_sendRawTransaction admission", () => {
     });
   });
 
-  it("exceeds block gas limit", async () => {
-    await expectRejected(await signTx(provider, 0, { nonce: 0, gas: 30_000_001n }), -32000, "exceeds block gas limit", {
-      gas: toHex(30_000_001n),
-      blockGasLimit: toHex(30_000_000n),
+  it("exceeds block gas limit (below EIP-7825's cap)", async () => {
+    await provider.close();
+    ({ provider } = await createTestChain({ mining: "manual", blockGasLimit: 10_000_000 }));
+    await expectRejected(await signTx(provider, 0, { nonce: 0, gas: 10_000_001n }), -32000, "exceeds block gas limit", {
+      gas: toHex(10_000_001n),
+      blockGasLimit: toHex(10_000_000n),
     });
+  });
+
+  it("transaction gas limit too high: EIP-7825's 2^24 cap from Osaka on, checked before the block gas limit as geth does", async () => {
+    // go-ethereum core/txpool/validation.go: the Osaka cap, then the block gas limit.
+    await expectRejected(await signTx(provider, 0, { nonce: 0, gas: 60_000_001n }), -32000, "transaction gas limit too high (cap: 16777216, tx: 60000001)");
+    await provider.close();
+    ({ provider } = await createTestChain({ mining: "manual", hardfork: "prague" }));
+    await expectRejected(await signTx(provider, 0, { nonce: 0, gas: 60_000_001n }), -32000, "exceeds block gas limit");
+    expect(await send(provider, await signTx(provider, 0, { nonce: 0, gas: 30_000_000n }))).to.match(/^0x[0-9a-f]{64}$/);
   });
 
   it("max priority fee per gas higher than max fee per gas", async () => {

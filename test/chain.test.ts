@@ -25,9 +25,10 @@ describe("chain", () => {
     expect(accounts[0]).to.equal("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
     expect(await provider.request({ method: "eth_getBalance", params: [accounts[19], "latest"] })).to.equal("0x21e19e0c9bab2400000");
     const genesis = (await block("earliest")) as Block & { gasLimit: string };
-    expect(genesis.gasLimit).to.equal("0x1c9c380");
+    // Hardhat 3's defaults: 60,000,000 gas and Osaka (docs/behaviour.md, "Defaults").
+    expect(genesis.gasLimit).to.equal("0x3938700");
     expect(genesis.baseFeePerGas).to.equal("0x3b9aca00");
-    expect(provider.chain.common.hardfork()).to.equal("prague");
+    expect(provider.chain.common.hardfork()).to.equal("osaka");
     expect(await provider.request({ method: "web3_clientVersion" })).to.match(/^HardhatNetwork\//);
   });
 
@@ -205,7 +206,7 @@ describe("chain", () => {
     expect(history.oldestBlock).to.equal("0x1");
     expect(history.baseFeePerGas).to.have.length(3);
     expect(history.reward).to.deep.equal([["0x7"], ["0x0"]]);
-    expect(history.gasUsedRatio[0]).to.equal(21000 / 30_000_000);
+    expect(history.gasUsedRatio[0]).to.equal(21000 / 60_000_000);
   });
 
   it("runs on real timers too: a tx is pre-confirmed within one 200 ms fragment", async function () {

@@ -1,19 +1,22 @@
 /**
- * The `base-denim` profile (docs/profiles.md, docs/flashblocks.md): Base after its Denim upgrade —
- * a block every 200 ms, five sharing one whole-second timestamp, the millisecond part in the
- * BaseTime predeploy written by tx[1], and the flashblock RPCs retired. On a fake clock.
+ * Base as it runs today, since its Denim upgrade (docs/profiles.md, docs/flashblocks.md; `base-denim`
+ * is an alias): a block every 200 ms, five sharing one whole-second timestamp, the millisecond part
+ * in the BaseTime predeploy written by tx[1] and in Base's `timestampMs` / `blockTimestampMs` RPC
+ * fields, and the flashblock RPCs retired; and the cutover, scheduled on a local chain. On a fake clock.
  */
 import { once } from "node:events";
 
 import { expect } from "chai";
-import { concat, createPublicClient, custom, keccak256, numberToHex, pad, toFunctionSelector } from "viem";
+import { concat, createPublicClient, custom, encodeFunctionData, hexToBytes, keccak256, numberToHex, pad, toFunctionSelector } from "viem";
 
 import WebSocket from "ws";
 
 import { preconfChains } from "../src/index.ts";
+import { decodeFeeParams } from "../src/node/opstack/feeParams.ts";
 import { subsecondTimeAfter } from "../src/node/time.ts";
 
 import { createTestChain, rpcError, START_MS, serveEachTest } from "./helpers/chain.ts";
+import { Counter } from "./helpers/contracts.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
 import type { Hex } from "viem";
@@ -31,7 +34,7 @@ const SET_TIMESTAMP_MILLIS_PART = "0x86bdf394";
 
 type Block = { number: Hex; hash: Hex; timestamp: Hex; transactions: Hex[] };
 
-describe("base-denim: 200 ms blocks with a millisecond part", () => {
+describe("base (Denim): 200 ms blocks with a millisecond part", () => {
   let provider: PreconfProvider;
   const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
   const block = (tag: Hex | "latest" | "pending") => request("eth_getBlockByNumber", [tag, false]) as Promise<Block>;
@@ -39,7 +42,7 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
   const transfer = (nonce: number, value = 1n) => signTx(provider, 0, { chainId: 8453, nonce, to: RECIPIENT, value });
 
   beforeEach(async () => {
-    ({ provider } = await createTestChain({ profile: "base-denim" }));
+    ({ provider } = await createTestChain({ profile: "base" }));
   });
   afterEach(() => provider.close());
 
@@ -169,7 +172,7 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
       (caught: unknown) => caught,
     );
     expect(String(error)).to.equal(
-      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 2000000 on the base-denim profile (the L1-attributes and BaseTime deposits' gas)",
+      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 2000000 on the base profile (the L1-attributes and BaseTime deposits' gas)",
     );
     expect(await rpcError(provider, "evm_setBlockGasLimit", ["0x1e847f"])).to.deep.include({
       code: -32000,
@@ -180,9 +183,11 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
     expect((await block("latest")).transactions).to.have.length(2);
   });
 
-  it("preconfChains['base-denim']: Base's chain id, 200 ms blocks; a viem client sees a transfer one block later, latest and pending alike", async () => {
-    expect(preconfChains["base-denim"]).to.include({ id: 8453, blockTime: 200, experimental_preconfirmationTime: 200 });
-    const client = createPublicClient({ chain: preconfChains["base-denim"], transport: custom(provider), cacheTime: 0 });
+  it("preconfChains.base: Base's chain id, 200 ms blocks and no pre-confirmation time; a viem client sees a transfer one block later", async () => {
+    expect(preconfChains.base).to.include({ id: 8453, blockTime: 200 });
+    expect(preconfChains.base).not.to.have.property("experimental_preconfirmationTime");
+    expect(preconfChains["base-denim"]).to.include({ id: 8453, blockTime: 200 });
+    const client = createPublicClient({ chain: preconfChains.base, transport: custom(provider), cacheTime: 0 });
     await send(provider, await transfer(0, 1000n));
     await provider.preconf.advance();
     expect(await client.getBalance({ address: RECIPIENT })).to.equal(1000n);
@@ -191,7 +196,177 @@ describe("base-denim: 200 ms blocks with a millisecond part", () => {
   });
 });
 
-describe("base-denim over the server: the raw /ws feed sends nothing", () => {
+describe("base (Denim): Base's millisecond RPC fields", () => {
+  let provider: PreconfProvider;
+  const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
+  type Json = Record<string, unknown>;
+
+  beforeEach(async () => {
+    ({ provider } = await createTestChain({ profile: "base" }));
+  });
+  afterEach(() => provider.close());
+
+  it("timestampMs on blocks and newHeads; blockTimestampMs on txs and on logs, in receipts on the nested logs only (quantities)", async () => {
+    const messages: SubscriptionMessage[] = [];
+    provider.on("message", (message: SubscriptionMessage) => messages.push(message));
+    const heads = await request("eth_subscribe", ["newHeads"]);
+    const deploy = await signTx(provider, 0, { chainId: 8453, nonce: 0, to: undefined, value: 0n, gas: 300_000n, data: Counter.bytecode });
+    await send(provider, deploy);
+    await provider.preconf.advance(3);
+    const counter = ((await request("eth_getTransactionReceipt", [keccak256(deploy)])) as { contractAddress: Hex }).contractAddress;
+    const increment = await send(
+      provider,
+      await signTx(provider, 0, {
+        chainId: 8453,
+        nonce: 1,
+        to: counter,
+        value: 0n,
+        gas: 100_000n,
+        data: encodeFunctionData({ abi: Counter.abi, functionName: "increment" }),
+      }),
+    );
+    await provider.preconf.advance();
+    const receipt = (await request("eth_getTransactionReceipt", [increment])) as Json & { logs: Json[]; blockNumber: Hex };
+    const mined = (await request("eth_getBlockByNumber", [receipt.blockNumber, true])) as Json & { transactions: Json[]; timestamp: Hex };
+    const ms = await provider.request({ method: "eth_call", params: [{ to: BASE_TIME, data: TIMESTAMP_MS }, receipt.blockNumber] });
+    // Block 4, 800 ms after a whole-second genesis: 200 ms per block; BaseTime.timestampMs() agrees.
+    expect(receipt.blockNumber).to.equal("0x4");
+    expect(BigInt(mined.timestamp)).to.equal(START_SECOND);
+    expect(mined.timestampMs).to.equal(numberToHex(BigInt(ms as Hex)));
+    expect(mined.timestampMs).to.equal(numberToHex(START_SECOND * 1000n + 800n));
+    const tx = mined.transactions.find((entry) => entry.hash === increment)!;
+    expect(tx.blockTimestampMs).to.equal(mined.timestampMs);
+    expect(await request("eth_getTransactionByHash", [increment])).to.include({ blockTimestampMs: mined.timestampMs });
+    expect(receipt).not.to.have.property("blockTimestampMs");
+    expect(receipt.logs).to.have.length(1);
+    expect(receipt.logs[0]).to.include({ blockTimestampMs: mined.timestampMs, blockTimestamp: mined.timestamp });
+    const logs = (await request("eth_getLogs", [{ fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber }])) as Json[];
+    expect(logs[0]).to.include({ blockTimestampMs: mined.timestampMs });
+    // Every header newHeads delivered has its timestampMs, 200 ms apart.
+    const stamps = messages.filter((m) => m.data.subscription === heads).map((m) => BigInt((m.data.result as { timestampMs: Hex }).timestampMs));
+    expect(stamps).to.have.length(4);
+    expect(stamps.slice(1).map((stamp, i) => stamp - stamps[i]!)).to.deep.equal([200n, 200n, 200n]);
+    // The genesis has no BaseTime deposit: no timestampMs.
+    expect(await request("eth_getBlockByNumber", ["0x0", false])).not.to.have.property("timestampMs");
+  });
+});
+
+describe("the Denim cutover, scheduled on a local chain (forkSchedule)", () => {
+  type Json = Record<string, unknown>;
+  const request = (provider: PreconfProvider, method: string, params: unknown[] = []) => provider.request({ method, params });
+  const blockAt = async (provider: PreconfProvider, number: number) =>
+    (await request(provider, "eth_getBlockByNumber", [numberToHex(number), false])) as Json & {
+      timestamp: Hex;
+      gasLimit: Hex;
+      gasUsed: Hex;
+      baseFeePerGas: Hex;
+      extraData: Hex;
+      transactions: Hex[];
+    };
+
+  it("at the block it names: 2 s blocks of ten flashblocks before, then a block per 200 ms fragment from .000, gas limit ÷ 10, denominator × 10", async () => {
+    const { provider } = await createTestChain({ profile: "base", forkSchedule: { denim: { block: 3 } } });
+    expect(provider.options.hardfork).to.equal("cobalt");
+    const messages: SubscriptionMessage[] = [];
+    provider.on("message", (message: SubscriptionMessage) => messages.push(message));
+    const flashblocks = await request(provider, "eth_subscribe", ["newFlashblocks"]);
+    expect(provider.preconf.fragmentsPerBlock).to.equal(10);
+    expect(await request(provider, "eth_getCode", [BASE_TIME, "latest"])).to.equal("0x");
+    await provider.preconf.advance(20); // blocks 1 and 2: cobalt, 2 s each
+    expect(messages.filter((m) => m.data.subscription === flashblocks)).to.have.length(20);
+    const [one, two] = [await blockAt(provider, 1), await blockAt(provider, 2)];
+    // Opened at 0 s (a second after the genesis at the least) and at 2 s.
+    expect([BigInt(one.timestamp), BigInt(two.timestamp)]).to.deep.equal([START_SECOND + 1n, START_SECOND + 2n]);
+    for (const block of [one, two]) {
+      expect(block.gasLimit).to.equal(numberToHex(400_000_000));
+      expect(decodeFeeParams(hexToBytes(block.extraData))).to.deep.equal({ denominator: 100n, elasticity: 5n, minBaseFee: 5_000_000n });
+      expect(block.transactions).to.have.length(1); // the L1-attributes deposit alone
+      expect(block).not.to.have.property("timestampMs");
+    }
+    // Block 3 is Denim's first: one fragment, sealed at once, at a whole second (.000).
+    expect(provider.preconf.fragmentsPerBlock).to.equal(1);
+    await provider.preconf.advance(1);
+    const first = await blockAt(provider, 3);
+    expect(BigInt(first.timestamp)).to.equal(START_SECOND + 4n);
+    expect(first.timestampMs).to.equal(numberToHex((START_SECOND + 4n) * 1000n));
+    expect(first.gasLimit).to.equal(numberToHex(40_000_000));
+    expect(decodeFeeParams(hexToBytes(first.extraData))).to.deep.equal({ denominator: 1000n, elasticity: 5n, minBaseFee: 5_000_000n });
+    expect(first.transactions).to.have.length(2); // the L1-attributes and BaseTime deposits
+    expect(((await request(provider, "eth_getCode", [BASE_TIME, "0x3"])) as string).length).to.be.greaterThan(100);
+    expect(await request(provider, "eth_getCode", [BASE_TIME, "0x2"])).to.equal("0x");
+    // The first Denim block's base fee follows its parent's parameters (denominator 100, 400M gas).
+    const baseFee = BigInt(two.baseFeePerGas);
+    const target = 400_000_000n / 5n;
+    expect(BigInt(first.baseFeePerGas)).to.equal(baseFee - (baseFee * (target - BigInt(two.gasUsed))) / target / 100n);
+    // Then five blocks a second, each 200 ms after the last; no flashblock is sent any more.
+    await provider.preconf.advance(5);
+    const seconds = [];
+    for (let n = 4; n <= 8; n++) seconds.push(BigInt((await blockAt(provider, n)).timestampMs as Hex) - (START_SECOND + 4n) * 1000n);
+    expect(seconds).to.deep.equal([200n, 400n, 600n, 800n, 1000n]);
+    expect(messages.filter((m) => m.data.subscription === flashblocks)).to.have.length(20);
+    // The block after the first Denim block: denominator 1000 on a 40M block.
+    const second = await blockAt(provider, 4);
+    const target4 = 40_000_000n / 5n;
+    const fee3 = BigInt(first.baseFeePerGas);
+    expect(BigInt(second.baseFeePerGas)).to.equal(fee3 - (fee3 * (target4 - BigInt(first.gasUsed))) / target4 / 1000n);
+    await provider.close();
+  });
+
+  it("at a timestamp: the first block at or after it, at .000; evm_snapshot / evm_revert back across it scales again", async () => {
+    const { provider } = await createTestChain({ profile: "base", forkSchedule: { denim: { timestamp: START_SECOND + 3n } } });
+    await provider.preconf.advance(20); // blocks 1 and 2, at +1 s and +2 s
+    const id = await request(provider, "evm_snapshot");
+    await provider.preconf.advance(1); // block 3, opened at +4 s: the first at or after +3 s
+    const first = await blockAt(provider, 3);
+    expect(BigInt(first.timestamp)).to.equal(START_SECOND + 4n);
+    expect(first.timestampMs).to.equal(numberToHex((START_SECOND + 4n) * 1000n));
+    expect(first.gasLimit).to.equal(numberToHex(40_000_000));
+    expect((await blockAt(provider, 2)).gasLimit).to.equal(numberToHex(400_000_000));
+    expect(await request(provider, "evm_revert", [id])).to.equal(true);
+    await provider.preconf.advance(2);
+    for (const n of [3, 4]) expect((await blockAt(provider, n)).gasLimit, `block ${n}`).to.equal(numberToHex(40_000_000));
+    await provider.close();
+  });
+
+  it("a tx sent across the cutover is pre-confirmed in a flashblock, then sealed; after it, sealed within 200 ms", async () => {
+    const { provider } = await createTestChain({ profile: "base", forkSchedule: { denim: { block: 2 } } });
+    const before = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 1n }));
+    await provider.preconf.advance(2);
+    expect(await request(provider, "eth_getTransactionReceipt", [before])).to.include({ blockNumber: "0x1", blockHash: `0x${"00".repeat(32)}` });
+    await provider.preconf.advance(8);
+    const after = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 1, to: RECIPIENT, value: 1n }));
+    await provider.preconf.advance(1);
+    const receipt = (await request(provider, "eth_getTransactionReceipt", [after])) as Json;
+    expect(receipt).to.include({ blockNumber: "0x2", transactionIndex: "0x2" });
+    expect(receipt.blockHash).not.to.equal(`0x${"00".repeat(32)}`);
+    await provider.close();
+  });
+
+  it("refuses a fork it cannot schedule, with the field and the ladder", async () => {
+    const refusal = (options: Parameters<typeof createTestChain>[0]) =>
+      createTestChain(options).then(
+        () => "created",
+        (error: unknown) => String(error),
+      );
+    expect(await refusal({ profile: "base", forkSchedule: { karst: { block: 3 } } })).to.equal(
+      'InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.karst: the base profile has no fork "karst" (its ladder: jovian, azul, beryl, cobalt, denim)',
+    );
+    expect(await refusal({ profile: "base", hardfork: "denim", forkSchedule: { cobalt: { block: 3 } } })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.cobalt: cobalt is not after denim, the fork the chain starts at",
+    );
+    expect(await refusal({ profile: "base", forkSchedule: { denim: { block: 0 } } })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.denim: block 0 is the genesis: start the chain at denim with hardfork instead",
+    );
+    expect(await refusal({ profile: "base", forkSchedule: { azul: { block: 9 }, denim: { block: 3 } } })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.denim: activates before a fork that comes before it on the ladder",
+    );
+    expect(await refusal({ profile: "base", hardfork: "karst" })).to.equal(
+      'InvalidOptionsError: Invalid hardhat-preconf option hardfork: the base profile has no fork "karst" (one of jovian, azul, beryl, cobalt, denim, prague, osaka)',
+    );
+  });
+});
+
+describe("base (Denim) over the server: the raw /ws feed sends nothing", () => {
   let provider: PreconfProvider;
   let server: RunningServer;
   serveEachTest(
@@ -199,7 +374,7 @@ describe("base-denim over the server: the raw /ws feed sends nothing", () => {
       provider = p;
       server = s;
     },
-    async () => (await createTestChain({ profile: "base-denim" })).provider,
+    async () => (await createTestChain({ profile: "base" })).provider,
   );
 
   it("connects, and stays silent while blocks are sealed", async () => {

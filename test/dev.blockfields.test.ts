@@ -117,7 +117,7 @@ describe("dev methods: next-block header overrides", () => {
     expect(await call(provider, "eth_coinbase")).to.equal("0x0000000000000000000000000000000000000000");
     await call(provider, "evm_mine");
     const mined = await block(provider, "latest");
-    expect(mined.gasLimit).to.equal("0x1c9c380");
+    expect(mined.gasLimit).to.equal("0x3938700");
     expect(mined.baseFeePerGas).to.not.equal("0x0");
   });
 

@@ -22,7 +22,10 @@ import { editPrecompiles } from "../src/node/ethereumjs/precompiles.ts";
 import { hashUnsigned } from "../src/node/ethereumjs/unsignedTx.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
+import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
+import { commonFromGenesis, devGethGenesis } from "../src/node/genesis.ts";
+import { MAX_TIMESTAMP } from "../src/node/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
 import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
@@ -251,6 +254,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
     });
   });
+
   describe("BLOCKHASH through the EVM's blockchain field, blob gas price per header (blockLookup.ts)", () => {
     /** PUSH1 1; NUMBER; SUB; BLOCKHASH; PUSH1 0; MSTORE; PUSH1 32; PUSH1 0; RETURN: the parent's hash. */
     const PARENT_HASH = Uint8Array.from(Buffer.from("600143034060005260206000f3", "hex"));
@@ -331,6 +335,28 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       edit.restore();
       expect(vm.evm.getPrecompile!("0x0000000000000000000000000000000000000001")).to.equal(ecrecover);
       expect(Object.hasOwn(vm.evm.precompiles, "entries")).to.equal(false);
+    });
+  });
+
+  describe("a post-merge fork at a block number (forkBlocks.ts)", () => {
+    it("getHardforkBy honours the block of an entry the genesis scheduled at a placeholder time, and every copy sees it", () => {
+      const genesis = devGethGenesis({
+        chainId: 31337n,
+        hardfork: "prague",
+        gasLimit: 30_000_000n,
+        baseFeePerGas: 1n,
+        timestamp: 1_700_000_000n,
+        alloc: new Map(),
+        forkTimes: { osaka: MAX_TIMESTAMP },
+      });
+      const common = commonFromGenesis(genesis, {});
+      const copy = common.copy();
+      activateHardforkAtBlock(common, "osaka", 5n);
+      const at = (c: Common, block: bigint) => c.getHardforkBy({ blockNumber: block, timestamp: 1_700_000_010n });
+      expect([at(common, 4n), at(common, 5n), at(common, 6n)]).to.deep.equal(["prague", "osaka", "osaka"]);
+      expect(at(copy, 4n)).to.equal("prague");
+      expect(at(copy, 5n)).to.equal("osaka");
+      expect(() => activateHardforkAtBlock(common, "bpo1", 9n)).to.throw("the genesis schedules no bpo1 fork to move to block 9");
     });
   });
 });

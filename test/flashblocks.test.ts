@@ -277,9 +277,11 @@ describe("flashblocks: viem chain definitions", () => {
 
   it("preconfChains.dev has experimental_preconfirmationTime, so viem reads pending: a balance changes within one fragment", async () => {
     expect(preconfChains.dev).to.include({ id: 31337, experimental_preconfirmationTime: 200, blockTime: 2000 });
-    // One per profile, with its chain id and fragment cadence.
-    expect(preconfChains.base).to.include({ id: 8453, experimental_preconfirmationTime: 200, blockTime: 2000 });
-    expect(preconfChains["base-sepolia"]).to.include({ id: 84532, experimental_preconfirmationTime: 200 });
+    // One per profile, with its chain id and cadence as it runs today: Base's blocks are its 200 ms
+    // fragments since Denim, nothing is pre-confirmed before a block.
+    expect(preconfChains.base).to.include({ id: 8453, blockTime: 200 });
+    expect(preconfChains.base).not.to.have.property("experimental_preconfirmationTime");
+    expect(preconfChains["base-sepolia"]).to.include({ id: 84532, blockTime: 200 });
     expect(preconfChains.optimism).to.include({ id: 10, experimental_preconfirmationTime: 250, blockTime: 2000 });
     expect(preconfChains.unichain).to.include({ id: 130, experimental_preconfirmationTime: 200, blockTime: 1000 });
     expect(preconfChainOf(provider)).to.deep.include({ id: 31337, experimental_preconfirmationTime: 200, rpcUrls: preconfChains.dev.rpcUrls });
@@ -333,10 +335,10 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
     expect([BigInt(`0x${out.slice(2, 66)}`), BigInt(`0x${out.slice(66, 130)}`)]).to.deep.equal([BigInt(open.number), BigInt(open.timestamp)]);
   });
 
-  /** A provider on the `base` profile (chain id 8453): Base's rules. */
+  /** A provider on the `base` profile (chain id 8453) as of Cobalt, its last fork with flashblocks: Base's rules. */
   async function onBase(): Promise<void> {
     await provider.close();
-    ({ provider } = await createTestChain({ profile: "base" }));
+    ({ provider } = await createTestChain({ profile: "base", hardfork: "cobalt" }));
     expect(provider.chain.baseRpc).to.equal(true);
   }
 
@@ -398,24 +400,39 @@ describe("flashblocks: Base's pending rules on standard methods", () => {
 describe("flashblocks: the fragment gas schedule", () => {
   let provider: PreconfProvider;
   beforeEach(async () => {
-    ({ provider } = await createTestChain({ profile: "base" }));
+    // Base as of Cobalt (flashblocks), with a 30M block gas limit.
+    ({ provider } = await createTestChain({ profile: "base", hardfork: "cobalt", blockGasLimit: 30_000_000, mining: "manual" }));
   });
   afterEach(() => provider.close());
 
-  it("fragment 0 carries no user tx; fragment j fills the block up to j/(n-1) of its gas limit, unused gas carrying over", async () => {
-    // 30M gas, 10 fragments: fragment j may bring the block up to j × 3.33M gas.
+  it("fragment 0 carries no user tx; fragment j fills the block up to j/10 of its gas limit (Base's docs), unused gas carrying over", async () => {
     expect(provider.chain.fragmentGasSchedule).to.equal(true);
-    const big = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, gas: 10_000_000n }));
+    const first = await provider.preconf.fragment();
+    // 0: system only (the L1-attributes deposit), using `deposit` gas.
+    expect(first.transactions.map((record) => record.tx.type)).to.deep.equal([0x7e]);
+    const deposit = first.cumulativeGasUsed;
+    // 30M gas, 10 fragments: fragment j may bring the block up to j × 3M gas. A tx 1 gas above what
+    // fragment 3 leaves (9M − deposit) waits for fragment 4; under j/9 fragment 3 would have taken it.
+    const big = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, gas: 9_000_000n - deposit + 1n }));
     const small = await send(provider, await signTx(provider, 1, { chainId: 8453, nonce: 0, to: RECIPIENT }));
-    const fragments = [];
-    for (let i = 0; i < 4; i++) fragments.push(await provider.preconf.fragment());
-    const included = fragments.map((fragment) => fragment.transactions.map((record) => record.hash));
-    // 0: system only (the L1-attributes deposit); 1: the transfer fits 3.33M, the 10M tx does not;
-    // 2: 6.67M, still not; 3: 10M, but the deposit and the transfer used some of it: not yet.
-    expect(fragments[0]!.transactions.map((record) => record.tx.type)).to.deep.equal([0x7e]);
-    expect(included.slice(1)).to.deep.equal([[small], [], []]);
-    included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
-    expect(included[4]).to.deep.equal([big]);
+    const included: string[][] = [];
+    for (let i = 1; i <= 4; i++) included.push((await provider.preconf.fragment()).transactions.map((record) => record.hash));
+    // 1: the transfer fits 3M, the big tx does not; 2: 6M, still not; 3: 9M minus the deposit and the
+    // transfer: not yet; 4: 12M.
+    expect(included).to.deep.equal([[small], [], [], [big]]);
+  });
+
+  it("the last fragment of a block brings it up to (n−1)/n of its gas limit: a tx above that waits for a block made at once", async () => {
+    // OP Mainnet before Karst: 8 fragments per block, no per-tx cap.
+    await provider.close();
+    ({ provider } = await createTestChain({ profile: "optimism", hardfork: "jovian", blockGasLimit: 30_000_000, mining: "manual" }));
+    const huge = await send(provider, await signTx(provider, 0, { chainId: 10, nonce: 0, gas: 27_500_000n }));
+    // Fragments 0 … 7 of block 1 (the eighth seals it): 27.5M never fits 7/8 of 30M (26.25M).
+    for (let i = 0; i < 8; i++) expect((await provider.preconf.fragment()).transactions.map((record) => record.hash)).not.to.include(huge);
+    expect(await provider.request({ method: "eth_blockNumber" })).to.equal("0x1");
+    // A block made of one fragment (evm_mine) may fill it.
+    await provider.request({ method: "evm_mine" });
+    expect(await provider.request({ method: "eth_getTransactionReceipt", params: [huge] })).to.include({ blockNumber: "0x2" });
   });
 
   it("off (the dev profile): the first fragment takes whatever fits the block", async () => {
@@ -429,7 +446,7 @@ describe("flashblocks: the fragment gas schedule", () => {
 
 describe("flashblocks: a reorg on an OP profile", () => {
   it("discards the user txs to the pool; the rebuilt block derives its L1-attributes deposit again", async () => {
-    const { provider } = await createTestChain({ profile: "base" });
+    const { provider } = await createTestChain({ profile: "base", hardfork: "cobalt" });
     try {
       const hash = await send(provider, await signTx(provider, 0, { chainId: 8453, nonce: 0, to: RECIPIENT, value: 2n }));
       await provider.preconf.advance(2);

@@ -105,8 +105,8 @@ describe("fork of an OP-stack chain", function () {
         maxPriorityFeePerGas: 10n ** 9n,
       };
       const hash = (await rpc("eth_sendRawTransaction", [await account.signTransaction(tx)])) as Hex;
-      // Base's builder: a block's first fragment holds only the L1-attributes deposit; the tx is in the second.
-      await fork.preconf.advance(2);
+      // Base since Denim: a block per 200 ms fragment, the tx in the first one after the send.
+      await fork.preconf.advance(1);
       const receipt = (await rpc("eth_getTransactionReceipt", [hash])) as Record<string, Hex>;
       expect(receipt.blockNumber).to.equal("0x3");
       expect(receipt.status).to.equal("0x1");
@@ -125,11 +125,11 @@ describe("fork of an OP-stack chain", function () {
       expect(BigInt(receipt.l1Fee!)).to.equal(BigInt(upstreamFee));
       expect(BigInt((await rpc("eth_call", [getL1Fee, "0x2"])) as Hex)).to.equal(BigInt(upstreamFee));
 
-      // The block opened with the L1-attributes deposit, and the fee went to the upstream's vault.
-      await fork.preconf.seal();
+      // The block opened with the L1-attributes and BaseTime deposits, and the fee went to the upstream's vault.
       const block = (await rpc("eth_getBlockByNumber", ["0x3", true])) as { transactions: { type: Hex; from: Hex; to: Hex; hash: Hex }[] };
       expect(block.transactions.map(({ type, from, to }) => ({ type, from, to }))).to.deep.equal([
         { type: "0x7e", from: DEPOSITOR, to: L1_BLOCK },
+        { type: "0x7e", from: DEPOSITOR, to: "0x4200000000000000000000000000000000000030" },
         { type: "0x2", from: account.address.toLowerCase(), to: RECIPIENT.toLowerCase() },
       ]);
       expect(await rpc("eth_getBalance", [L1_FEE_VAULT, "latest"])).to.equal(toHex(vaultAtFork + BigInt(receipt.l1Fee!)));
@@ -191,14 +191,15 @@ describe("fork of an OP-stack chain", function () {
     try {
       await fork.request({ method: "preconf_setL1Fees", params: [{ baseFee: "0x5" }] });
       expect(await fork.request({ method: "hardhat_reset", params: [{ forking: { jsonRpcUrl: server.url, blockNumber: 0 } }] })).to.equal(true);
-      // Block 0 is the upstream's genesis: its L1Block holds no L1 fees yet.
+      // Block 0 is the upstream's genesis: its L1Block holds the base profile's genesis L1 fees.
       expect(await fork.request({ method: "preconf_getL1Fees" })).to.deep.equal({
-        baseFee: "0x0",
-        blobBaseFee: "0x0",
-        baseFeeScalar: "0x0",
-        blobBaseFeeScalar: "0x0",
+        baseFee: toHex(parseGwei("1")),
+        blobBaseFee: "0x1",
+        baseFeeScalar: toHex(2269),
+        blobBaseFeeScalar: toHex(1_055_778),
         operatorFeeScalar: "0x0",
         operatorFeeConstant: "0x0",
+        daFootprintGasScalar: toHex(148),
       });
       expect(await fork.request({ method: "hardhat_reset", params: [{ forking: { jsonRpcUrl: server.url, blockNumber: 1 } }] })).to.equal(true);
       expect(await fork.request({ method: "preconf_getL1Fees" })).to.deep.equal(await up("preconf_getL1Fees"));

@@ -21,10 +21,17 @@ describe("Hardhat: OP-stack networks", function () {
   it("chainType op gets the optimism profile; hardhat-viem's L2 actions read the L1 fee", async () => {
     const hre = await createHardhatRuntimeEnvironment(config({ chainType: "op", preconf: { clock: "fake", mining: "auto" } }));
     const resolved = hre.config.networks.chain;
-    expect(resolved?.type === "http" && resolved.preconf).to.deep.include({ profile: "optimism", chainId: 10, fragmentIntervalMs: 250, fragmentsPerBlock: 8 });
+    // The cadence is the fork's unless the block names one (OP Mainnet: 8 fragments of 250 ms).
+    expect(resolved?.type === "http" && resolved.preconf).to.deep.include({
+      profile: "optimism",
+      chainId: 10,
+      fragmentIntervalMs: 250,
+      fragmentsPerBlock: undefined,
+    });
     const connection = await hre.network.create({ network: "chain", chainType: "op" });
     try {
       expect(connection.preconf.options.profile).to.equal("optimism");
+      expect(connection.preconf.preconf.fragmentsPerBlock).to.equal(8);
       const publicClient = await connection.viem.getPublicClient();
       const [wallet] = await connection.viem.getWalletClients();
       const hash = await wallet!.sendTransaction({ to: wallet!.account.address, value: 1n });
@@ -38,10 +45,16 @@ describe("Hardhat: OP-stack networks", function () {
     }
   });
 
-  it("a preconf profile picks the chain; a dev profile on an op network is refused", async () => {
-    const hre = await createHardhatRuntimeEnvironment(config({ chainType: "op", preconf: { profile: "base", clock: "fake" } }));
+  it("a preconf profile picks the chain and its fork; a dev profile on an op network is refused", async () => {
+    const hre = await createHardhatRuntimeEnvironment(config({ chainType: "op", preconf: { profile: "base", hardfork: "cobalt", clock: "fake" } }));
     const resolved = hre.config.networks.chain;
-    expect(resolved?.type === "http" && resolved.preconf).to.deep.include({ profile: "base", chainId: 8453, fragmentsPerBlock: 10 });
+    expect(resolved?.type === "http" && resolved.preconf).to.deep.include({ profile: "base", chainId: 8453, hardfork: "cobalt" });
+    const connection = await hre.network.create({ network: "chain", chainType: "op" });
+    try {
+      expect([connection.preconf.options.hardfork, connection.preconf.preconf.fragmentsPerBlock]).to.deep.equal(["cobalt", 10]);
+    } finally {
+      await connection.close();
+    }
     let message = "";
     try {
       await createHardhatRuntimeEnvironment(config({ chainType: "op", preconf: { profile: "dev" } }));

@@ -1,4 +1,8 @@
-/** OP-stack profiles: predeploys, the L1-attributes deposit, the L1 data fee and its vaults, deposit txs, the gas cap. */
+/**
+ * OP-stack profiles: predeploys, the L1-attributes deposit, the L1 data fee and its vaults, deposit
+ * txs, the gas cap. Base runs here as of Cobalt (flashblocks, fragment 0 with the deposits alone);
+ * Denim's differences are test/denim.test.ts', Jovian's fee market test/jovian.test.ts'.
+ */
 import { expect } from "chai";
 import FakeTimers from "@sinonjs/fake-timers";
 import { RLP } from "@ethereumjs/rlp";
@@ -11,7 +15,8 @@ import { publicActionsL2 } from "viem/op-stack";
 import { createPreconfProvider } from "../src/index.ts";
 import { keccak256 } from "../src/node/crypto.ts";
 import { flzCompressLen, l1CostOfSize } from "../src/node/opstack/l1Fee.ts";
-import { nextBaseFee, PROFILES } from "../src/node/profiles.ts";
+import { nextBaseFee } from "../src/node/profiles.ts";
+import { decodeFeeParams } from "../src/node/opstack/feeParams.ts";
 import { START_MS } from "./helpers/chain.ts";
 
 import type { Hex } from "viem";
@@ -27,8 +32,10 @@ const DEPOSITOR = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
 
 type Json = Record<string, unknown>;
 
-async function opProvider(profile: ProfileName = "base"): Promise<PreconfProvider> {
-  return createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS), mining: "manual" });
+/** Base pinned at Cobalt (its last fork with flashblocks); other profiles as they run today. */
+async function opProvider(profile: ProfileName = "base", options: { hardfork?: string; blockGasLimit?: number } = {}): Promise<PreconfProvider> {
+  const hardfork = options.hardfork ?? (profile === "base" ? "cobalt" : undefined);
+  return createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS), mining: "manual", ...options, ...(hardfork !== undefined && { hardfork }) });
 }
 
 const call = (provider: PreconfProvider, data: Hex, block: Hex | "latest" | "pending" = "latest") =>
@@ -64,15 +71,17 @@ describe("OP-stack profiles", function () {
   this.timeout(20_000);
 
   it("take chain id and cadence from the profile; explicit options win; dev is unchanged", async () => {
-    const cases: [ProfileName, string, number, number][] = [
+    const cases: [ProfileName, string, number, number, string?][] = [
       ["dev", "0x7a69", 200, 10],
-      ["base", "0x2105", 200, 10],
-      ["base-sepolia", "0x14a34", 200, 10],
+      ["base", "0x2105", 200, 1],
+      ["base", "0x2105", 200, 10, "cobalt"],
+      ["base-sepolia", "0x14a34", 200, 1],
+      ["base-sepolia", "0x14a34", 200, 10, "cobalt"],
       ["optimism", "0xa", 250, 8],
       ["unichain", "0x82", 200, 5],
     ];
-    for (const [profile, chainId, interval, perBlock] of cases) {
-      const provider = await createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS) });
+    for (const [profile, chainId, interval, perBlock, hardfork] of cases) {
+      const provider = await createPreconfProvider({ profile, clock: FakeTimers.createClock(START_MS), ...(hardfork !== undefined && { hardfork }) });
       expect(await provider.request({ method: "eth_chainId" }), profile).to.equal(chainId);
       expect([provider.preconf.fragmentIntervalMs, provider.preconf.fragmentsPerBlock], profile).to.deep.equal([interval, perBlock]);
       await provider.close();
@@ -133,8 +142,9 @@ describe("OP-stack profiles", function () {
       const block = (await provider.request({ method: "eth_getBlockByNumber", params: [number, true] })) as { transactions: Json[]; timestamp: Hex };
       const deposit = block.transactions[0]!;
       expect(deposit).to.include({ type: "0x7e", from: DEPOSITOR, to: L1_BLOCK, mint: "0x0", isSystemTx: false, gas: "0xf4240", gasPrice: "0x0" });
-      expect((deposit.input as string).slice(0, 10)).to.equal("0x098999be");
-      expect((deposit.input as string).length).to.equal(2 + 176 * 2);
+      // setL1BlockValuesJovian(), 178 bytes (byte for byte in test/jovian.test.ts).
+      expect((deposit.input as string).slice(0, 10)).to.equal("0x3db6be2b");
+      expect((deposit.input as string).length).to.equal(2 + 178 * 2);
       const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [deposit.hash] })) as Json;
       expect(receipt).to.include({ type: "0x7e", status: "0x1", depositReceiptVersion: "0x1", effectiveGasPrice: "0x0" });
       expect(receipt.depositNonce).to.equal(number === "0x1" ? "0x0" : "0x1");
@@ -231,6 +241,7 @@ describe("OP-stack profiles", function () {
       blobBaseFeeScalar: 1_055_778n,
       operatorFeeScalar: 0n,
       operatorFeeConstant: 0n,
+      daFootprintGasScalar: 148n,
     };
     for (const input of inputs) {
       // flzCompressLen(bytes) is public on our GasPriceOracle (selector 0x8f52e0d6 checked below).
@@ -284,7 +295,7 @@ describe("OP-stack profiles", function () {
   });
 
   it("refuse a block gas limit below the L1-attributes deposit's gas, and tracing a tx, with clear errors", async () => {
-    const provider = await opProvider();
+    const provider = await opProvider("optimism");
     try {
       const error = await provider.request({ method: "evm_setBlockGasLimit", params: ["0x7a120"] }).catch((caught: unknown) => caught);
       expect(error).to.include({ code: -32000, message: "Block gas limit must be at least 1000000 on an OP-stack profile (the L1-attributes deposit's gas)" });
@@ -313,13 +324,23 @@ describe("OP-stack profiles", function () {
     }
   });
 
-  it("refuse a block gas limit without room for the L1-attributes deposit", async () => {
-    const error = await createPreconfProvider({ profile: "base", blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) }).then(
-      () => undefined,
-      (e: unknown) => e,
+  it("refuse a block gas limit without room for the L1-attributes deposit (and BaseTime's from Denim on)", async () => {
+    const refusal = (options: Parameters<typeof createPreconfProvider>[0]) =>
+      createPreconfProvider({ clock: FakeTimers.createClock(START_MS), ...options }).then(
+        () => undefined,
+        (e: unknown) => String(e),
+      );
+    expect(await refusal({ profile: "optimism", blockGasLimit: 999_999 })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the optimism profile (the L1-attributes deposit's gas)",
     );
-    expect(String(error)).to.equal(
-      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 1000000 on the base profile (the L1-attributes deposit's gas)",
+    expect(await refusal({ profile: "base", blockGasLimit: 1_999_999 })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option blockGasLimit: must be at least 2000000 on the base profile (the L1-attributes and BaseTime deposits' gas)",
+    );
+    // Base before Denim has no BaseTime deposit, unless Denim is scheduled.
+    const cobalt = await createPreconfProvider({ profile: "base", hardfork: "cobalt", blockGasLimit: 1_000_000, clock: FakeTimers.createClock(START_MS) });
+    await cobalt.close();
+    expect(await refusal({ profile: "base", hardfork: "cobalt", forkSchedule: { denim: { block: 5 } }, blockGasLimit: 1_999_999 })).to.match(
+      /must be at least 2000000/,
     );
     const dev = await createPreconfProvider({ blockGasLimit: 999_999, clock: FakeTimers.createClock(START_MS) });
     await dev.close();
@@ -339,7 +360,8 @@ describe("OP-stack profiles", function () {
   });
 
   it("refuse a deposit that could never fit a block, and hold one that does not fit this block for the next", async () => {
-    const provider = await opProvider();
+    // Above EIP-7825's 2^24 cap: deposits are exempt (docs.base.org specs/upgrades/azul/exec-engine).
+    const provider = await opProvider("base", { blockGasLimit: 30_000_000 });
     const user = "0x00000000000000000000000000000000000000aa";
     // 30,000,000 gas per block, 1,000,000 of them the L1-attributes deposit's.
     const huge = rawDeposit({ from: user, to: user, mint: 1n, value: 0n, gas: 29_000_001n });
@@ -364,7 +386,8 @@ describe("OP-stack profiles", function () {
   });
 
   it("refuse gas above 2^24 where EIP-7825 is active, with go-ethereum's text", async () => {
-    const provider = await opProvider("base");
+    // Base enforced the cap before Azul (as a policy) and after (Osaka): at Jovian too.
+    const provider = await opProvider("base", { hardfork: "jovian" });
     const wallet = privateKeyToAccount(provider.accounts[0]!.privateKey);
     const raw = await wallet.signTransaction({
       chainId: 8453,
@@ -387,7 +410,8 @@ describe("OP-stack profiles", function () {
       }),
     ).to.equal("0x5208");
     await provider.close();
-    const optimism = await opProvider("optimism");
+    // OP Mainnet before Karst (its Osaka) had no cap.
+    const optimism = await opProvider("optimism", { hardfork: "jovian" });
     const signed = await wallet.signTransaction({
       chainId: 10,
       nonce: 0,
@@ -401,7 +425,7 @@ describe("OP-stack profiles", function () {
     await optimism.close();
   });
 
-  it("move the base fee by the profile's EIP-1559 parameters", async () => {
+  it("move the base fee by the EIP-1559 parameters of the parent's extraData", async () => {
     for (const profile of ["base", "optimism"] as const) {
       const provider = await opProvider(profile);
       await provider.preconf.seal();
@@ -409,27 +433,29 @@ describe("OP-stack profiles", function () {
       const [parent, child] = (await Promise.all(
         ["0x1", "0x2"].map((n) => provider.request({ method: "eth_getBlockByNumber", params: [n, false] })),
       )) as Record<string, Hex>[];
+      const params = decodeFeeParams(hexToBytes(parent!.extraData!))!;
       const expected = nextBaseFee(
         { gasLimit: BigInt(parent!.gasLimit!), gasUsed: BigInt(parent!.gasUsed!), baseFee: BigInt(parent!.baseFeePerGas!) },
-        PROFILES[profile].eip1559!,
-        0n,
+        params,
+        params.minBaseFee,
       );
       expect(BigInt(child!.baseFeePerGas!), profile).to.equal(expected);
       expect(expected, profile).to.be.lessThan(BigInt(parent!.baseFeePerGas!));
       // eth_gasPrice: the open block's base fee (the profile's rule applied to the head) plus the suggested tip.
       const open = nextBaseFee(
         { gasLimit: BigInt(child!.gasLimit!), gasUsed: BigInt(child!.gasUsed!), baseFee: BigInt(child!.baseFeePerGas!) },
-        PROFILES[profile].eip1559!,
-        0n,
+        params,
+        params.minBaseFee,
       );
       // op-geth's suggested tip while blocks have room: 0.001 gwei (eth/gasprice/gasprice.go DefaultMinSuggestedPriorityFee).
       expect(await provider.request({ method: "eth_gasPrice" })).to.equal(toHex(open + parseGwei("0.001")));
       expect(await provider.request({ method: "eth_maxPriorityFeePerGas" })).to.equal(toHex(parseGwei("0.001")));
       await provider.close();
     }
-    // Base: denominator 100, elasticity 5 — a block 1/5 full keeps its fee; an empty one drops it by 1 %.
-    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 6_000_000n, baseFee: 1000n }, PROFILES.base.eip1559!, 0n)).to.equal(1000n);
-    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 0n, baseFee: 1000n }, PROFILES.base.eip1559!, 0n)).to.equal(990n);
+    // Base before Denim: denominator 100, elasticity 5 — a block 1/5 full keeps its fee; an empty one drops it by 1 %.
+    const cobalt = { denominator: 100n, elasticity: 5n };
+    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 6_000_000n, baseFee: 1000n }, cobalt, 0n)).to.equal(1000n);
+    expect(nextBaseFee({ gasLimit: 30_000_000n, gasUsed: 0n, baseFee: 1000n }, cobalt, 0n)).to.equal(990n);
   });
 
   it("set the simulated L1's fees with preconf_setL1Fees, from the next block on", async () => {
@@ -442,6 +468,7 @@ describe("OP-stack profiles", function () {
       blobBaseFeeScalar: "0x0",
       operatorFeeScalar: "0x0",
       operatorFeeConstant: "0x0",
+      daFootprintGasScalar: toHex(148),
     });
     expect(BigInt(await call(provider, "0x519b4bd3"))).to.equal(parseGwei("1")); // l1BaseFee(): this block's
     await provider.preconf.seal();
@@ -532,6 +559,7 @@ describe("OP-stack profiles: admission and limits", function () {
         blobBaseFeeScalar: 1_055_778n,
         operatorFeeScalar: 0n,
         operatorFeeConstant: 0n,
+        daFootprintGasScalar: 148n,
       }).fee,
     );
     await provider.request({ method: "hardhat_setBalance", params: [poor.address, toHex(l2Cost + l1Fee)] });
@@ -568,6 +596,7 @@ describe("OP-stack L1 fee arithmetic (op-geth's core/types/rollup_cost_test.go v
       blobBaseFeeScalar: 15n,
       operatorFeeScalar: 0n,
       operatorFeeConstant: 0n,
+      daFootprintGasScalar: 400n,
     };
     expect(l1CostOfSize(235n, fees)).to.include({ fee: 105_484n, gasUsed: 2463n });
     // Up to 170 bytes the 100-byte minimum applies: 100 × 16 L1 gas.
@@ -597,7 +626,7 @@ describe("OP-stack profiles: the CLI flag and oversized deposits", () => {
 
 describe("OP-stack profiles: reset and sync sends", () => {
   it("hardhat_reset restores the profile's L1 fees and predeploys; eth_sendRawTransactionSync waits for a deposit", async () => {
-    const provider = await createPreconfProvider({ profile: "base", clock: FakeTimers.createClock(START_MS) });
+    const provider = await createPreconfProvider({ profile: "base", hardfork: "cobalt", clock: FakeTimers.createClock(START_MS) });
     await provider.request({ method: "preconf_setL1Fees", params: [{ baseFee: "0x7" }] });
     await provider.request({ method: "hardhat_reset", params: [] });
     expect(await provider.request({ method: "preconf_getL1Fees" })).to.include({ baseFee: toHex(parseGwei("1")) });
@@ -682,29 +711,29 @@ describe("OP-stack predeploys answer their public interfaces", () => {
   });
 });
 
-describe("OP-stack operator fee (Isthmus)", () => {
-  it("charges gas × scalar / 1e6 + constant to the sender and credits the OperatorFeeVault", async () => {
+describe("OP-stack operator fee (Jovian)", () => {
+  it("charges gas × scalar × 100 + constant to the sender and credits the OperatorFeeVault", async () => {
     const provider = await opProvider();
     const OPERATOR_FEE_VAULT = "0x420000000000000000000000000000000000001b";
-    await provider.request({ method: "preconf_setL1Fees", params: [{ operatorFeeScalar: toHex(2_000_000), operatorFeeConstant: toHex(1000) }] });
+    await provider.request({ method: "preconf_setL1Fees", params: [{ operatorFeeScalar: toHex(2), operatorFeeConstant: toHex(1000) }] });
     await provider.preconf.seal();
     const sender = provider.accounts[0]!.address;
     const watched = [sender, provider.accounts[1]!.address, SEQUENCER_FEE_VAULT, BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT];
     const before = await Promise.all(watched.map((address) => balanceOf(provider, address)));
-    // GasPriceOracle.getOperatorFee(21000) = 21000 × 2 + 1000.
-    expect(BigInt(await call(provider, `0x275aedd2${toHex(21_000n, { size: 32 }).slice(2)}` as Hex))).to.equal(43_000n);
+    // GasPriceOracle.getOperatorFee(21000) = 21000 × 2 × 100 + 1000 (specs/protocol/jovian/exec-engine.md).
+    const operatorFee = 21_000n * 2n * 100n + 1000n;
+    expect(BigInt(await call(provider, `0x275aedd2${toHex(21_000n, { size: 32 }).slice(2)}` as Hex))).to.equal(operatorFee);
     const client = createPublicClient({ chain: base, transport: custom(provider) }).extend(publicActionsL2());
     const request = { account: sender, to: provider.accounts[1]!.address, value: 1n, chain: base } as const;
-    expect(await client.estimateOperatorFee(request)).to.equal(43_000n);
+    expect(await client.estimateOperatorFee(request)).to.equal(operatorFee);
     const wallet = createWalletClient({ account: privateKeyToAccount(provider.accounts[0]!.privateKey), chain: base, transport: custom(provider) });
     const hash = await wallet.sendTransaction({ to: provider.accounts[1]!.address, value: 1n, gas: 50_000n });
     await provider.preconf.fragment();
     await provider.preconf.fragment();
     const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Record<string, Hex>;
-    expect(receipt).to.include({ operatorFeeScalar: toHex(2_000_000), operatorFeeConstant: toHex(1000) });
+    expect(receipt).to.include({ operatorFeeScalar: toHex(2), operatorFeeConstant: toHex(1000) });
     const after = await Promise.all(watched.map((address) => balanceOf(provider, address, "pending")));
     const delta = after.map((balance, i) => balance - before[i]!);
-    const operatorFee = 21_000n * 2n + 1000n;
     expect(delta[5]).to.equal(operatorFee);
     expect(-delta[0]!).to.equal(BigInt(receipt.gasUsed!) * BigInt(receipt.effectiveGasPrice!) + 1n + BigInt(receipt.l1Fee!) + operatorFee);
     expect(delta.reduce((sum, change) => sum + change, 0n)).to.equal(0n);

@@ -6,7 +6,7 @@ import { L1Block } from "./L1Block.sol";
 /// @title GasPriceOracle (predeploy 0x420000000000000000000000000000000000000F)
 /// @notice The L1 data fee of a transaction, as the execution engine charges it. Written for
 ///         hardhat-preconf to the OP Stack's public interface (specs/protocol/predeploys.md,
-///         fjord/predeploys.md, isthmus/predeploys.md). Ecotone, Fjord and Isthmus are active.
+///         fjord/predeploys.md, isthmus/predeploys.md, jovian/). Ecotone through Jovian are active.
 contract GasPriceOracle {
     /// @notice Fixed-point decimals of the scalars (6).
     uint256 public constant DECIMALS = 6;
@@ -21,9 +21,10 @@ contract GasPriceOracle {
     bool public constant isEcotone = true;
     bool public constant isFjord = true;
     bool public constant isIsthmus = true;
+    bool public constant isJovian = true;
 
     function version() external pure returns (string memory) {
-        return "1.4.0+preconf";
+        return "1.5.0+preconf";
     }
 
     function decimals() external pure returns (uint256) {
@@ -80,10 +81,10 @@ contract GasPriceOracle {
         return (_estimatedSizeScaled(flzCompressLen(_data) + 68) * 16) / 1e6;
     }
 
-    /// @notice Isthmus' operator fee for `_gasUsed` gas: gasUsed × operatorFeeScalar / 1e6 +
-    ///         operatorFeeConstant (specs/protocol/isthmus/exec-engine.md).
+    /// @notice Jovian's operator fee for `_gasUsed` gas: gasUsed × operatorFeeScalar × 100 +
+    ///         operatorFeeConstant (specs/protocol/jovian/exec-engine.md, "Fee Formula Update").
     function getOperatorFee(uint256 _gasUsed) external view returns (uint256) {
-        return (_gasUsed * L1_BLOCK.operatorFeeScalar()) / 1e6 + L1_BLOCK.operatorFeeConstant();
+        return _gasUsed * L1_BLOCK.operatorFeeScalar() * 100 + L1_BLOCK.operatorFeeConstant();
     }
 
     function _estimatedSizeScaled(uint256 _fastLzSize) private pure returns (uint256) {

@@ -5,8 +5,8 @@ pragma solidity 0.8.30;
 /// @notice The L1 attributes of the current L2 block, written by the L1-attributes deposit that
 ///         opens every block. Written for hardhat-preconf to the public interface and storage layout
 ///         of the OP Stack's L1Block (specs/protocol/predeploys.md, ecotone/l1-attributes.md,
-///         isthmus/l1-attributes.md); op-geth reads slots 1, 3, 7 and 8 directly
-///         (core/types/rollup_cost.go), so the layout below is the OP Stack's.
+///         isthmus/l1-attributes.md, jovian/l1-attributes.md); op-geth reads slots 1, 3, 7 and 8
+///         directly (core/types/rollup_cost.go), so the layout below is the OP Stack's.
 contract L1Block {
     /// @notice The L1 attributes depositor account (specs/protocol/deposits.md).
     address public constant DEPOSITOR_ACCOUNT = 0xDeaDDEaDDeAdDeAdDEAdDEaddeAddEAdDEAd0001;
@@ -30,12 +30,14 @@ contract L1Block {
     // slot 7
     uint256 public blobBaseFee;
     // slot 8: operatorFeeScalar at offset 0 (bytes [28:32)), operatorFeeConstant at offset 4
-    // (bytes [20:28)) (specs/protocol/isthmus/exec-engine.md, "Configuring Operator Fee Parameters")
+    // (bytes [20:28)) (specs/protocol/isthmus/exec-engine.md, "Configuring Operator Fee Parameters"),
+    // daFootprintGasScalar at offset 12 (bytes [18:20)) (specs/protocol/jovian/exec-engine.md, "Scalar loading")
     uint32 public operatorFeeScalar;
     uint64 public operatorFeeConstant;
+    uint16 public daFootprintGasScalar;
 
     function version() external pure returns (string memory) {
-        return "1.6.0+preconf";
+        return "1.7.0+preconf";
     }
 
     /// @notice Ether is the gas-paying token on every chain simulated here.
@@ -71,6 +73,17 @@ contract L1Block {
         _setEcotone();
         operatorFeeScalar = uint32(bytes4(msg.data[164:168]));
         operatorFeeConstant = uint64(bytes8(msg.data[168:176]));
+    }
+
+    /// @notice Jovian setter (selector 0x3db6be2b): the Isthmus fields, then daFootprintGasScalar
+    ///         (uint16): 178 bytes (specs/protocol/jovian/l1-attributes.md).
+    function setL1BlockValuesJovian() external {
+        require(msg.sender == DEPOSITOR_ACCOUNT, "L1Block: only the depositor account can set L1 block values");
+        require(msg.data.length == 178, "L1Block: expected 178 bytes of Jovian L1 attributes");
+        _setEcotone();
+        operatorFeeScalar = uint32(bytes4(msg.data[164:168]));
+        operatorFeeConstant = uint64(bytes8(msg.data[168:176]));
+        daFootprintGasScalar = uint16(bytes2(msg.data[176:178]));
     }
 
     function _setEcotone() private {

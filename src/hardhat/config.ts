@@ -4,12 +4,10 @@
  */
 import { z } from "zod";
 
-import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
-import { PROFILE_NAMES, PROFILES } from "../node/profiles.ts";
+import { HARDFORK_NAMES, PROFILE_NAMES, PROFILES } from "../node/profiles.ts";
 import { BYTES32_PATTERN } from "../node/hex.ts";
 
 import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";
-import type { SupportedHardfork } from "../node/genesis.ts";
 import type { ProfileName } from "../node/profiles.ts";
 
 /**
@@ -21,13 +19,14 @@ export type PreconfMiningMode = "interval" | "manual" | "auto";
 
 export interface PreconfNetworkUserConfig {
   /**
-   * The chain simulated (docs/profiles.md): `dev`, or an OP-stack chain (`base`, `base-sepolia`, `base-denim`,
-   * `optimism`, `unichain`). Default: `optimism` on a network with `chainType: "op"`, else `dev`.
+   * The chain simulated (docs/profiles.md): `dev`, or an OP-stack chain as it runs today (`base`,
+   * `base-sepolia`, `optimism`, `unichain`; `base-denim` is `base`). Default: `optimism` on a network
+   * with `chainType: "op"`, else `dev`.
    */
   profile?: ProfileName;
   /** Milliseconds between fragments (the profile's: 200 on dev). */
   fragmentIntervalMs?: number;
-  /** Fragments per block (10: 2 s blocks, as on Base). */
+  /** Fragments per block, whatever the fork (the fork's: 10 on dev, 2 s blocks; 1 on Base since Denim). */
   fragmentsPerBlock?: number;
   mining?: PreconfMiningMode;
   /** Dev accounts: a mnemonic (Hardhat's by default) or explicit keys with balances. */
@@ -38,12 +37,23 @@ export interface PreconfNetworkUserConfig {
   walletPolicy?: "approve" | "reject" | "unsupported";
   /** `fake`: time moves only when the test advances it (`connection.preconf.preconf.advance`); `real` (default). */
   clock?: "fake" | "real";
-  hardfork?: SupportedHardfork;
+  /** The fork the chain starts at (docs/profiles.md: a fork of the profile's ladder; default its newest). */
+  hardfork?: string;
+  /** Later forks to activate at a local block or time: `{ denim: { block: 10 } }` (docs/profiles.md). */
+  forkSchedule?: Record<string, { block: number | bigint } | { timestamp: number | bigint }>;
   blockGasLimit?: number | bigint;
   /** A block may have its parent's timestamp, as Hardhat's `allowBlocksWithSameTimestamp` (false). */
   allowBlocksWithSameTimestamp?: boolean;
   /** Fork a live chain (Hardhat's `forking` shape; docs/forking.md). The chain id is then the upstream's. */
   forking?: PreconfForkingUserConfig;
+  /** Under automine, a send whose tx fails throws Hardhat's error (true, Hardhat's option of that name). */
+  throwOnTransactionFailures?: boolean;
+  /** Under automine, an eth_call that fails throws Hardhat's error (true, Hardhat's option of that name). */
+  throwOnCallFailures?: boolean;
+  /** No EIP-170 code size nor EIP-3860 initcode limit (false, Hardhat's option of that name). */
+  allowUnlimitedContractSize?: boolean;
+  /** The largest deployed code in bytes (24,576; anvil's `--code-size-limit`); initcode may be twice that. */
+  codeSizeLimit?: number;
 }
 
 export interface PreconfForkingUserConfig {
@@ -61,16 +71,20 @@ export interface PreconfNetworkConfig {
   /** Undefined: none given and the network's chainType is not "op" (the connection's chainType then decides). */
   profile: ProfileName | undefined;
   fragmentIntervalMs: number;
-  fragmentsPerBlock: number;
+  /** Undefined: the fork's cadence. */
+  fragmentsPerBlock: number | undefined;
   mining: PreconfMiningMode;
   accounts: MnemonicAccounts | ExplicitAccount[];
   chainId: number;
   walletPolicy: "approve" | "reject" | "unsupported";
   clock: "fake" | "real";
-  hardfork: SupportedHardfork | undefined;
+  hardfork: string | undefined;
+  forkSchedule: PreconfNetworkUserConfig["forkSchedule"];
   blockGasLimit: bigint | undefined;
   forking: { url: string; blockNumber: bigint | undefined; httpHeaders: Record<string, string> | undefined; cacheDir: string | undefined } | undefined;
   allowBlocksWithSameTimestamp: boolean;
+  /** Hardhat's semantics and code size limits, passed to the provider as given (its defaults otherwise). */
+  hardhat: Pick<PreconfNetworkUserConfig, "throwOnTransactionFailures" | "throwOnCallFailures" | "allowUnlimitedContractSize" | "codeSizeLimit">;
 }
 
 const wei = z.union([
@@ -104,7 +118,15 @@ export const preconfUserConfigSchema = z
     chainId: z.number().int().positive().max(0xfffffffffffec).optional(),
     walletPolicy: z.enum(["approve", "reject", "unsupported"]).optional(),
     clock: z.enum(["fake", "real"]).optional(),
-    hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
+    hardfork: z.enum(HARDFORK_NAMES as [string, ...string[]]).optional(),
+    forkSchedule: z
+      .record(
+        z.union([
+          z.object({ block: z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe()]) }).strict(),
+          z.object({ timestamp: z.union([z.bigint().nonnegative(), z.number().int().nonnegative().safe()]) }).strict(),
+        ]),
+      )
+      .optional(),
     blockGasLimit: z
       .union([z.bigint(), z.number().int().safe()])
       .refine((gas) => BigInt(gas) >= 21000n, "must be at least 21000")
@@ -120,6 +142,10 @@ export const preconfUserConfigSchema = z
       .strict()
       .optional(),
     allowBlocksWithSameTimestamp: z.boolean().optional(),
+    throwOnTransactionFailures: z.boolean().optional(),
+    throwOnCallFailures: z.boolean().optional(),
+    allowUnlimitedContractSize: z.boolean().optional(),
+    codeSizeLimit: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -146,13 +172,14 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
   return {
     profile,
     fragmentIntervalMs: user.fragmentIntervalMs ?? defaults.fragmentIntervalMs,
-    fragmentsPerBlock: user.fragmentsPerBlock ?? defaults.fragmentsPerBlock,
+    fragmentsPerBlock: user.fragmentsPerBlock,
     mining: user.mining ?? "interval",
     accounts: user.accounts ?? {},
     chainId: user.chainId ?? networkChainId ?? Number(defaults.chainId),
     walletPolicy: user.walletPolicy ?? "approve",
     clock: user.clock ?? "real",
     hardfork: user.hardfork,
+    forkSchedule: user.forkSchedule,
     blockGasLimit: user.blockGasLimit === undefined ? undefined : BigInt(user.blockGasLimit),
     forking:
       user.forking === undefined || user.forking.enabled === false
@@ -164,6 +191,11 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
             cacheDir: user.forking.cacheDir,
           },
     allowBlocksWithSameTimestamp: user.allowBlocksWithSameTimestamp ?? false,
+    hardhat: Object.fromEntries(
+      (["throwOnTransactionFailures", "throwOnCallFailures", "allowUnlimitedContractSize", "codeSizeLimit"] as const)
+        .filter((key) => user[key] !== undefined)
+        .map((key) => [key, user[key]]),
+    ),
   };
 }
 
@@ -187,13 +219,15 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
           },
         }),
     fragmentIntervalMs: config.fragmentIntervalMs,
-    fragmentsPerBlock: config.fragmentsPerBlock,
+    ...(config.fragmentsPerBlock !== undefined && { fragmentsPerBlock: config.fragmentsPerBlock }),
     // Automine replaces the timer: a block per tx, and nothing in between.
     mining: config.mining === "interval" ? "interval" : "manual",
     accounts: config.accounts,
     walletPolicy: config.walletPolicy,
     allowBlocksWithSameTimestamp: config.allowBlocksWithSameTimestamp,
     ...(config.hardfork !== undefined && { hardfork: config.hardfork }),
+    ...(config.forkSchedule !== undefined && { forkSchedule: config.forkSchedule }),
     ...(config.blockGasLimit !== undefined && { blockGasLimit: config.blockGasLimit }),
+    ...config.hardhat,
   };
 }

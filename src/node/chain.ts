@@ -12,7 +12,7 @@ import { EventEmitter } from "node:events";
 
 import { admitTransaction } from "./admission.ts";
 import { BlockStore } from "./blockStore.ts";
-import { executeFragment, install, reopenIfEmpty, seal } from "./chainCore.ts";
+import { executeFragment, fragmentsPerBlockOf, install, reopenIfEmpty, seal } from "./chainCore.ts";
 import { dumpState, loadState } from "./chainDump.ts";
 import { initialState } from "./chainInit.ts";
 import { logs, pendingNonce, preconfirmedNonce, resolve, withState } from "./chainReads.ts";
@@ -23,6 +23,8 @@ import { commonFromGenesis } from "./genesis.ts";
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
+import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
+import { activateHardforkAtBlock } from "./ethereumjs/forkBlocks.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
@@ -32,9 +34,13 @@ import { Snapshots } from "./snapshots.ts";
 import { StateDumpUnsupportedError } from "./errors.ts";
 import { OP_PROFILE_NAMES } from "./profiles.ts";
 import { StateHistory } from "./stateHistory.ts";
+import { applyEdit } from "./stateEdits.ts";
+import { replayBefore } from "./replay.ts";
 import { simulateBlocks } from "./simulate.ts";
 import { simulatedTiming } from "./time.ts";
+import { DENIM_BLOCK_MS } from "./opstack/baseTime.ts";
 
+import type { BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { BlockSelector, Hex } from "./types.ts";
@@ -49,6 +55,8 @@ import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, StateDump } from "./stateDump.ts";
 import type { SimulatedBlock, SimulatedBlockCalls, SimulationBase, SimulationOptions } from "./simulate.ts";
 import type { ForkSource } from "./fork/source.ts";
+import type { ReplayPoint } from "./replay.ts";
+import type { ForkSchedule } from "./forkSchedule.ts";
 
 export type { BlockDefaults, ChainConfig, ChainEvents, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
 
@@ -105,7 +113,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       pool: this.pool,
       feed: this.feed,
       automine: false,
-      latestEdited: false,
       emit: this.emit.bind(this) as ChainCore["emit"],
     } as ChainCore;
     this.#core = core;
@@ -114,7 +121,18 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   static async create(config: ChainConfig): Promise<Chain> {
     await installJumpAnalysisCache();
-    const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
+    const { genesis: fork } = config.schedule;
+    const common = commonFromGenesis(
+      config.genesis,
+      config.customCrypto,
+      config.hardfork,
+      config.chainRlp,
+      fork.rules.eips.length > 0 ? [...fork.rules.eips] : undefined,
+    );
+    if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(common, config.codeSizeLimit);
+    // An EVM fork scheduled at a block (the genesis gave it a placeholder time): ethereumjs/forkBlocks.ts.
+    for (const { evm, activation } of config.schedule.evmActivations())
+      if (activation.block !== undefined) activateHardforkAtBlock(common, evm, activation.block);
     return new Chain(config, common, await initialState(config, common));
   }
 
@@ -186,9 +204,32 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#core.next.timeOffset;
   }
 
-  /** Whether a block may have its parent's timestamp. */
+  /** Whether a block may have its parent's timestamp (by option, or on Denim blocks, which share seconds). */
   get allowsSameTimestamp(): boolean {
-    return this.#core.next.allowsSameTimestamp;
+    return this.#core.next.allowsSameTimestamp || this.#core.open.fork.rules.denim;
+  }
+
+  /** Which fork of the profile's ladder each block runs. */
+  get schedule(): ForkSchedule {
+    return this.#core.config.schedule;
+  }
+
+  /** Fragments the open block has before it seals (the fork's cadence, or the `fragmentsPerBlock` option). */
+  get fragmentsPerBlock(): number {
+    return fragmentsPerBlockOf(this.#core);
+  }
+
+  /**
+   * The time the block after `parent` (a sealed block) would get now: its second and, on a Denim
+   * block, its millisecond part (nextBlock.ts). Changes nothing.
+   */
+  timeAfter(parent: SealedBlock): { timestamp: bigint; millisPart: number | undefined } {
+    return this.#core.next.timeAfter(parent.block);
+  }
+
+  /** EIP-1559's base fee of a block after `parent` (the profile's parameters), no dev override applied: eth_feeHistory's next fee. */
+  baseFeeAfter(parent: BlockHeader): bigint {
+    return this.#core.next.baseFeeAfter(parent);
   }
 
   /** The coinbase of the blocks to come (eth_coinbase). */
@@ -237,10 +278,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   ): Promise<SimulatedBlock[]> {
     const { config } = this.#core;
     return simulateBlocks(vm, base, blocks, options, {
-      timing: simulatedTiming(config.subsecondBlockMs, budget.blockMs),
+      // Denim's 200 ms blocks where the base block runs Denim (its fork in the profile's ladder), else the chain's block time.
+      timing: simulatedTiming(
+        config.schedule.at(base.block.header.number, base.block.header.timestamp).rules.denim ? DENIM_BLOCK_MS : undefined,
+        budget.blockMs,
+      ),
       nextBaseFee: (parent) => config.nextBaseFee?.(parent) ?? parent.calcNextBaseFee(),
       requests: config.op === undefined,
       gasBudget: budget.gasBudget,
+      forkAt: (number, timestamp) => config.schedule.at(number, timestamp),
     });
   }
 
@@ -296,7 +342,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const core = this.#core;
     return core.queue.run(async () => {
       const fragment = await executeFragment(core);
-      if (core.open.fragments.length >= core.config.fragmentsPerBlock) await seal(core);
+      if (core.open.fragments.length >= fragmentsPerBlockOf(core)) await seal(core);
       return fragment;
     });
   }
@@ -315,14 +361,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#core.queue.run(() => change(this.#core.vm));
   }
 
-  /** A dev state edit (hardhat_setBalance...): pre-confirmed at once, and seen by `latest` until the next block. */
+  /**
+   * A dev state edit (hardhat_setBalance...): part of the head block's state, or of the open block
+   * once it pre-confirmed something (stateEdits.ts). `change` must make the same change when it
+   * runs again on another VM: replays of later txs apply it again.
+   */
   editState<T>(change: (vm: VM) => Promise<T>): Promise<T> {
-    const core = this.#core;
-    return core.queue.run(async () => {
-      const result = await change(core.vm);
-      core.latestEdited = true;
-      return result;
-    });
+    return this.#core.queue.run(() => applyEdit(this.#core, change));
+  }
+
+  /** Runs `work` on the state just before `record` ran, in its block's context (replay.ts). */
+  replayBefore<T>(record: TxRecord, work: (point: ReplayPoint) => Promise<T>): Promise<T> {
+    return replayBefore(this.#core, record, work);
   }
 
   /**

@@ -4,16 +4,17 @@
  * `Chain` (chain.ts) holds one core and is the way in from outside the engine.
  */
 import { flatHex } from "./hex.ts";
+import { decodeFeeParams } from "./opstack/feeParams.ts";
 import { endBlockRequests } from "./systemCalls.ts";
 
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { AccountIndex } from "./accountIndex.ts";
 import type { BlockStore } from "./blockStore.ts";
-import type { BlockDefaults, ChainConfig, ChainEvents, InitialState } from "./chainTypes.ts";
+import type { ChainConfig, ChainEvents, InitialState } from "./chainTypes.ts";
 import type { FragmentRunner } from "./fragmentRunner.ts";
 import type { Mempool } from "./mempool.ts";
-import type { NextBlock } from "./nextBlock.ts";
+import type { Defaults, NextBlock } from "./nextBlock.ts";
 import type { OpenBlock } from "./openBlock.ts";
 import type { PendingFeed } from "./pendingFeed.ts";
 import type { Fragment, SealedBlock } from "./records.ts";
@@ -41,10 +42,11 @@ export interface ChainCore {
   open: OpenBlock;
   /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
   automine: boolean;
-  /** The live state holds dev edits that `latest` must show (Chain.editState). */
-  latestEdited: boolean;
   emit<K extends keyof ChainEvents>(event: K, ...args: ChainEvents[K]): void;
 }
+
+/** Fragments the open block has before it seals: the `fragmentsPerBlock` option, else its fork's cadence. */
+export const fragmentsPerBlockOf = (core: ChainCore): number => core.config.fragmentsPerBlock ?? core.open.fork.rules.fragmentsPerBlock;
 
 /** `alone`: the block is sealed right after this fragment (seal(), evm_mine), which then carries its txs too. */
 export async function executeFragment(core: ChainCore, alone = false): Promise<Fragment> {
@@ -53,9 +55,10 @@ export async function executeFragment(core: ChainCore, alone = false): Promise<F
   return fragment;
 }
 
-/** Automine: the tx or deposit just admitted gets a fragment and a block of its own. */
+/** Automine: the tx or deposit just admitted gets a fragment and a block of its own, at the clock's time (as Hardhat mines it). */
 export async function automineNow(core: ChainCore): Promise<void> {
   if (!core.automine) return;
+  if (core.open.fragments.length === 0 && core.next.isStale(core.open, core.store.latest.block)) reopenIfEmpty(core);
   await executeFragment(core);
   await seal(core);
 }
@@ -69,9 +72,10 @@ export async function seal(core: ChainCore): Promise<SealedBlock> {
   const hash = flatHex(block.hash());
   for (const record of open.transactions) record.blockHash = hash;
   const sealed: SealedBlock = { block, hash, transactions: [...open.transactions], fragmentCount: open.fragments.length };
+  if (open.edits.length > 0) sealed.edits = [...open.edits];
   core.store.push(sealed);
+  core.next.sealed();
   core.open = core.next.openAfter(block);
-  core.latestEdited = false;
   core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots.values());
   core.emit("sealed", sealed);
   return sealed;
@@ -86,22 +90,35 @@ export function reopenIfEmpty(core: ChainCore): void {
 /** Swaps the whole chain for `restored`: what can fail (opening its next block) runs before anything changes. */
 export function install(core: ChainCore, restored: InitialState): void {
   const head = restored.sealed[restored.sealed.length - 1]!;
-  const defaults: Required<BlockDefaults> = { coinbase: core.config.coinbase, gasLimit: head.block.header.gasLimit };
-  const open = restored.open ?? core.next.build(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults);
+  const defaults: Defaults = {
+    coinbase: core.config.coinbase,
+    gasLimit: head.block.header.gasLimit,
+    // An OP chain's fee parameters are in its head's extraData (a fork's upstream's too), else the profile's.
+    ...(core.config.feeParams !== undefined && { feeParams: decodeFeeParams(head.block.header.extraData) ?? core.config.feeParams }),
+  };
+  const built = restored.open === undefined ? core.next.build(head.block, restored.nextTimestamp, restored.timeOffset, {}, defaults) : undefined;
+  const open = restored.open ?? built!.open;
   core.vm = restored.vm;
   core.index = restored.index;
   core.store.shareHeaders(restored.blockchain);
   core.genesis = restored.genesis;
   core.store.replace(restored.sealed);
-  core.next.reset(restored.timeOffset, restored.nextTimestamp, restored.open !== undefined, defaults);
+  core.next.reset(
+    restored.timeOffset,
+    restored.nextTimestamp,
+    restored.open !== undefined,
+    defaults,
+    built && { parentHash: head.hash, defaults: built.defaults },
+  );
   core.open = open;
   for (const record of open.transactions) core.store.indexTransaction(record);
   core.pool.clear();
   core.config.op?.clear();
   for (const entry of restored.pool) core.pool.add({ ...entry, seq: core.pool.nextSeq() }, core.config.clock.now());
-  core.latestEdited = restored.latestEdited;
   const headNumber = core.store.latest.block.header.number;
-  core.history.reset(restored.vm, restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n), headNumber);
+  core.history.reset(restored.vm, restored.historyFrom ?? headNumber, headNumber);
+  // A dump's head state may hold dev edits its blocks do not give (stateEdits.ts).
+  if (restored.headEditedRoot !== undefined) core.history.setEditedRoot(core.store.latest, restored.headEditedRoot);
   core.snapshots.clear();
   core.emit("rewound", core.store.latest);
 }

@@ -1,7 +1,6 @@
 /** What a chain starts from (and hardhat_reset returns to): a loaded dump, a fork of an upstream block, or a fresh build. */
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex } from "@ethereumjs/util";
-import { createVM } from "@ethereumjs/vm";
 
 import { writeGenesisState } from "./genesis.ts";
 import { decodeBlocks, importBlocks } from "./importChain.ts";
@@ -13,6 +12,7 @@ import { restoreState } from "./dumpRestore.ts";
 import { createStateManager } from "./ethereumjs/stateManager.ts";
 import { forkRestore } from "./fork/dump.ts";
 import { createForkEngine } from "./fork/engine.ts";
+import { createChainVm } from "./vm.ts";
 
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
@@ -22,9 +22,10 @@ import type { SealedBlock } from "./records.ts";
 
 export async function initialState(config: ChainConfig, common: Common): Promise<InitialState> {
   if (config.state !== undefined)
-    return restoreState(common, config.state, nowSeconds(config.clock), config.fork === undefined ? undefined : forkRestore(config.fork, common));
+    return restoreState(common, config, nowSeconds(config.clock), config.state, config.fork === undefined ? undefined : forkRestore(config.fork, common));
   // A fork starts from the upstream's block; a fresh chain from its genesis (every block has its state).
-  const engine = config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc) : await build(config, common);
+  const engine =
+    config.fork !== undefined ? await createForkEngine(config.fork, common, config.genesis.alloc, config.precompiles) : await build(config, common);
   // A fork of an OP-stack chain goes on with the L1 fees its upstream's L1Block holds at the fork block.
   if (config.fork !== undefined) await config.op?.adoptL1Fees(engine.vm.stateManager);
   return {
@@ -33,8 +34,7 @@ export async function initialState(config: ChainConfig, common: Common): Promise
     pool: [],
     timeOffset: 0n,
     nextTimestamp: undefined,
-    latestEdited: false,
-    headStateAvailable: true,
+    headEditedRoot: undefined,
     genesis: config.genesis,
     historyFrom: config.fork?.blockNumber ?? 0n,
   };
@@ -52,7 +52,7 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
     config.chainRlp === undefined
       ? asBlockchain(new LightBlockchain(createGenesisBlock(common, stateRoot)))
       : await createBlockchain({ common, genesisStateRoot: stateRoot, validateBlocks: false, validateConsensus: false });
-  const vm = await createVM({ common, stateManager, blockchain });
+  const vm = await createChainVm(common, stateManager, blockchain, config.precompiles);
   const genesis = await blockchain.getBlock(0n);
   // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
   const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));

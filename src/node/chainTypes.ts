@@ -10,13 +10,16 @@ import type { Fragment, SealedBlock } from "./records.ts";
 import type { ParsedStateDump } from "./stateDump.ts";
 import type { RestoredState } from "./dumpRestore.ts";
 import type { ForkSource } from "./fork/source.ts";
+import type { CodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
+import type { ForkSchedule } from "./forkSchedule.ts";
+import type { FeeParams } from "./opstack/feeParams.ts";
+import type { CustomPrecompile } from "@ethereumjs/evm";
 
 export interface ChainConfig {
   genesis: GethGenesis;
   hardfork: string | undefined;
   customCrypto: CustomCrypto;
   clock: Clock;
-  fragmentsPerBlock: number;
   coinbase: Hex;
   minTip: bigint;
   allowUnprotectedTxs: boolean;
@@ -28,20 +31,26 @@ export interface ChainConfig {
   stateHistory?: number | undefined;
   /** OP-stack execution (profiles.ts); undefined on the `dev` profile. */
   op?: OpStack | undefined;
-  /** The next block's base fee when the profile has its own EIP-1559 parameters; else ethereumjs'. */
+  /** Which fork of the profile's ladder each block runs (forkSchedule.ts). */
+  schedule: ForkSchedule;
+  /** Fragments per block whatever the fork (the `fragmentsPerBlock` option); undefined: the fork's. */
+  fragmentsPerBlock?: number | undefined;
+  /** An OP chain's fee parameters when its head's extraData has none (a genesis without them). */
+  feeParams?: FeeParams | undefined;
+  /** The next block's base fee when the profile has its own EIP-1559 rule; else ethereumjs'. */
   nextBaseFee?: ((parent: BlockHeader) => bigint) | undefined;
   /** The parentBeaconBlockRoot of the block at a timestamp (an OP chain's L1 origin's, opstack/execution.ts); zero when absent. */
   parentBeaconBlockRoot?: ((timestamp: bigint) => Hex) | undefined;
-  /** EIPs activated on top of the hardfork (a profile's EIP-7825 gas cap). */
-  eips?: number[] | undefined;
+  /** The chain's own precompiles (OP stack: opstack/precompiles.ts). */
+  precompiles?: CustomPrecompile[] | undefined;
   /** An upstream chain to fork at one of its blocks (fork/): state and old blocks are read from it. */
   fork?: ForkSource | undefined;
   /** A block may have its parent's timestamp (Hardhat's allowBlocksWithSameTimestamp). */
   allowBlocksWithSameTimestamp?: boolean | undefined;
-  /** Blocks this many ms apart share whole-second timestamps, with a millisecond part (base-denim; time.ts). */
-  subsecondBlockMs?: number | undefined;
   /** The pool's bounds (geth's legacypool defaults when absent). */
   poolLimits?: PoolLimits | undefined;
+  /** Another code size limit than EIP-170's (ethereumjs/codeSizeLimit.ts). */
+  codeSizeLimit?: CodeSizeLimit | undefined;
 }
 
 /**
@@ -54,10 +63,14 @@ export interface NextBlockFields {
   prevRandao?: Hex;
 }
 
-/** Header fields that hold for every block from the next one on (hardhat_setCoinbase, evm_setBlockGasLimit). */
+/**
+ * Header fields that hold for every block from the next one on (hardhat_setCoinbase,
+ * evm_setBlockGasLimit; an OP chain's fee parameters, as its SystemConfig sets them).
+ */
 export interface BlockDefaults {
   coinbase?: Hex;
   gasLimit?: bigint;
+  feeParams?: FeeParams;
 }
 
 /**

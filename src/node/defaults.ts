@@ -15,8 +15,8 @@ export const FRAGMENT_INTERVAL_MS = 200;
 /** Ten fragments per 2 s block, as on Base. */
 export const FRAGMENTS_PER_BLOCK = 10;
 
-/** The block gas limit a new chain starts with (Hardhat's and anvil's 30M). */
-export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
+/** The block gas limit a new dev chain starts with: Hardhat 3's 60M (its default network config). */
+export const DEFAULT_BLOCK_GAS_LIMIT = 60_000_000n;
 
 /** EIP-7825's per-transaction gas cap (go-ethereum's params.MaxTxGas), 2^24. */
 export const EIP7825_MAX_TX_GAS = 1n << 24n;

@@ -5,7 +5,7 @@
 import { createBlockFromRLP } from "@ethereumjs/block";
 import { createTxFromRLP } from "@ethereumjs/tx";
 import { Account, bytesToHex, createAddressFromString, equalsBytes, hexToBytes } from "@ethereumjs/util";
-import { Bloom, createVM } from "@ethereumjs/vm";
+import { Bloom } from "@ethereumjs/vm";
 
 import { AccountIndex } from "./accountIndex.ts";
 import { feesOf, txCost } from "./admission.ts";
@@ -16,6 +16,7 @@ import { OpenBlock } from "./openBlock.ts";
 import { StateDumpError } from "./stateDump.ts";
 import { createStateManager } from "./ethereumjs/stateManager.ts";
 import { MAX_TIMESTAMP } from "./time.ts";
+import { createChainVm } from "./vm.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
@@ -25,6 +26,8 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { TxReceipt, VM } from "@ethereumjs/vm";
 import type { Hex } from "./types.ts";
+import type { ChainConfig } from "./chainTypes.ts";
+import type { ForkSchedule } from "./forkSchedule.ts";
 import type { PooledTx } from "./mempool.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedAccount, ParsedReceipt, ParsedStateDump } from "./stateDump.ts";
@@ -41,10 +44,8 @@ export interface RestoredState {
   pool: Omit<PooledTx, "seq">[];
   timeOffset: bigint;
   nextTimestamp: bigint | undefined;
-  /** The live state differs from the head block's (dev edits, pre-confirmed txs). */
-  latestEdited: boolean;
-  /** The head block's own state could be rebuilt (else `latest` reads the live state). */
-  headStateAvailable: boolean;
+  /** The head's state when it differs from what its header's root says: dev edits that landed on it (stateEdits.ts). */
+  headEditedRoot: Uint8Array | undefined;
   genesis: GethGenesis;
 }
 
@@ -66,7 +67,13 @@ export interface ForkRestore {
  * changes, so a dump that fails here leaves the running chain as it was. `now` is the clock's
  * second, for the time checks. Throws StateDumpError.
  */
-export async function restoreState(common: Common, dump: ParsedStateDump, now: bigint, fork?: ForkRestore): Promise<RestoredState> {
+export async function restoreState(
+  common: Common,
+  config: Pick<ChainConfig, "schedule" | "precompiles">,
+  now: bigint,
+  dump: ParsedStateDump,
+  fork?: ForkRestore,
+): Promise<RestoredState> {
   if (dump.chainId !== common.chainId()) throw new StateDumpError("chainId", `the dump is of chain ${dump.chainId}, this chain is ${common.chainId()}`);
   checkTime(dump, now);
   if (fork === undefined && dump.fork !== undefined) {
@@ -110,7 +117,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
     throw new StateDumpError("head", `does not match the last block (number ${head.block.header.number}, hash ${head.hash})`);
   }
 
-  const open = dump.open === null ? undefined : openBlockOf(common, dump.open, head);
+  const open = dump.open === null ? undefined : openBlockOf(common, config.schedule, dump.open, head);
   const pool = dump.pool.map((entry, i) => {
     const tx = decodeTx(entry.raw, common, `pool[${i}].raw`, entry.from);
     const { feeCap, tipCap } = feesOf(tx);
@@ -141,7 +148,7 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
     blockchain = asBlockchain(new LightBlockchain(blocks[0]!));
     for (const block of blocks.slice(1)) await blockchain.putBlock(block);
   }
-  const vm = await createVM({ common, stateManager, blockchain });
+  const vm = await createChainVm(common, stateManager, blockchain, config.precompiles);
 
   return {
     vm,
@@ -152,8 +159,8 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
     pool,
     timeOffset: dump.time.offset,
     nextTimestamp: dump.time.nextTimestamp ?? undefined,
-    latestEdited: !equalsBytes(liveRoot, head.block.header.stateRoot),
-    headStateAvailable: equalsBytes(headRoot, head.block.header.stateRoot),
+    // A head whose accounts are not what its header's root says holds dev edits (or was edited by hand): they are its state.
+    headEditedRoot: equalsBytes(headRoot, head.block.header.stateRoot) ? undefined : headRoot,
     genesis: dump.genesis,
   };
 }
@@ -184,13 +191,13 @@ async function writeAccount(stateManager: MerkleStateManager, who: Hex, account:
   }
 }
 
-function openBlockOf(common: Common, dump: NonNullable<ParsedStateDump["open"]>, head: SealedBlock): OpenBlock {
+function openBlockOf(common: Common, schedule: ForkSchedule, dump: NonNullable<ParsedStateDump["open"]>, head: SealedBlock): OpenBlock {
   const { header } = dump;
   if (header.number !== head.block.header.number + 1n || header.parentHash !== head.hash) {
     throw new StateDumpError("open.header", `does not follow the head block ${head.block.header.number}`);
   }
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
-  const open = new OpenBlock(common, { ...header, excessBlobGas: header.excessBlobGas ?? undefined });
+  const open = new OpenBlock(common, { ...header, excessBlobGas: header.excessBlobGas ?? undefined }, schedule.at(header.number, header.timestamp));
   const txs = dump.transactions.map((entry, i) => decodeTx(entry.raw, common, `open.transactions[${i}].raw`, entry.from));
   const records = recordsOf(
     dump.transactions,

@@ -28,7 +28,8 @@ const MAX_BALANCE = (1n << 256n) - 1n;
 
 export interface FragmentConfig {
   clock: Clock;
-  fragmentsPerBlock: number;
+  /** Fragments per block whatever the fork (the `fragmentsPerBlock` option); undefined: the open block's fork's. */
+  fragmentsPerBlock?: number | undefined;
   op?: OpStack | undefined;
   poolLimits?: PoolLimits | undefined;
 }
@@ -110,7 +111,7 @@ export class FragmentRunner {
       if (open.fragments.length === 0) await startBlock(host.vm, this.#blockStart(open));
       // OP stack: deposits first; a block's first fragment carries only them (as Base's
       // flashblock 0), unless it is the block's only one (automine, a seal, one fragment per block).
-      const only = alone || host.automine || this.#config.fragmentsPerBlock === 1;
+      const only = alone || host.automine || this.#fragmentsPerBlock(open) === 1;
       const systemOnly = this.#config.op !== undefined && (await this.#runDeposits(this.#config.op, executed, open)) && !only;
       if (!systemOnly) await this.#runTxs(heads, offer, executed, open, only);
     } finally {
@@ -155,16 +156,23 @@ export class FragmentRunner {
     executed.push(record);
   }
 
+  #fragmentsPerBlock(open: OpenBlock): number {
+    return this.#config.fragmentsPerBlock ?? open.fork.rules.fragmentsPerBlock;
+  }
+
   /**
    * The block gas this fragment may bring the block up to. With the flashblock gas schedule (OP
-   * profiles; Base's builder), fragment 0 carries only system txs and fragment j up to j/(n-1) of
-   * the gas limit (n fragments per block, so the last may fill the block); what earlier fragments
-   * left unused carries over, the cap being cumulative (docs/flashblocks.md).
+   * profiles; Base's builder), fragment 0 carries only system txs and fragment j up to j/n of the
+   * gas limit, n being the flashblocks of a block (Base: "each Flashblock unlocks an additional 1/10
+   * of the total block gas", flashblock 10 the full limit: docs.base.org "Flashblocks: App
+   * Integration", "Gas & Transaction Sizing"); what earlier fragments left unused carries over, the
+   * cap being cumulative (docs/flashblocks.md).
    */
   #fragmentGasCap(open: OpenBlock): bigint {
-    const slots = BigInt(this.#config.fragmentsPerBlock - 1);
-    if (!this.#host.fragmentGasSchedule || this.#host.automine || slots <= 0n) return open.header.gasLimit;
-    return (open.header.gasLimit * BigInt(open.fragments.length)) / slots;
+    const n = BigInt(this.#fragmentsPerBlock(open));
+    if (!this.#host.fragmentGasSchedule || !open.fork.rules.fragmentGasSchedule || this.#host.automine || n <= 1n) return open.header.gasLimit;
+    const j = BigInt(open.fragments.length);
+    return (open.header.gasLimit * (j < n ? j : n)) / n;
   }
 
   /** Balances of the accounts a fragment's txs paid or credited: senders, recipients, new contracts, the fee recipient. */
@@ -191,12 +199,17 @@ export class FragmentRunner {
       const { entry } = head;
       // A tx that no longer fits the block (or this fragment's share of it) waits; its sender's later txs too.
       if (entry.tx.gasLimit > open.remainingGas || entry.tx.gasLimit > cap - open.gasUsed) continue;
+      const op = this.#config.op;
+      // Jovian: the block's DA footprint (its header's blobGasUsed) stays within its gas limit too
+      // (specs/protocol/jovian/exec-engine.md, "DA Footprint Block Limit"): a tx past it waits.
+      const cost = op === undefined ? undefined : await op.l1CostOf(vm.stateManager, entry.tx);
+      if (cost !== undefined && open.blobGasUsed + cost.daFootprint > open.header.gasLimit) continue;
       let result: RunTxResult;
       let l1Cost: L1Cost | undefined;
       try {
         const opts = { tx: entry.tx, block: open.executionBlock, blockGasUsed: open.gasUsed, skipHardForkValidation: true };
-        if (this.#config.op === undefined) result = await runTxAllowingAssertedSender(vm, opts);
-        else ({ result, l1Cost } = await this.#config.op.runUserTx(vm, opts));
+        if (op === undefined) result = await runTxAllowingAssertedSender(vm, opts);
+        else ({ result, l1Cost } = await op.runUserTx(vm, opts, cost));
       } catch (error) {
         // State changed since admission (e.g. the balance was spent): the tx can never run as is.
         pool.remove(entry.hash);
@@ -206,7 +219,10 @@ export class FragmentRunner {
       pool.remove(entry.hash);
       if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
       const record = recordOf(entry.tx, entry.sender, result, open);
-      if (l1Cost !== undefined) record.l1Cost = l1Cost;
+      if (l1Cost !== undefined) {
+        record.l1Cost = l1Cost;
+        record.daFootprint = l1Cost.daFootprint;
+      }
       this.#add(record, open, executed);
       offer(pool.at(entry.sender, entry.nonce + 1n));
     }
@@ -241,6 +257,7 @@ export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, o
       logIndex: firstLog + i,
     })) ?? [];
   const receipt = result.receipt;
+  const failure = result.execResult.exceptionError;
   return {
     hash: flatHex(tx.hash()),
     tx,
@@ -248,6 +265,7 @@ export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, o
     blockNumber: open.number,
     index,
     blockTimestamp: open.header.timestamp,
+    ...(open.header.millisPart !== undefined && { blockTimestampMs: open.header.timestamp * 1000n + BigInt(open.header.millisPart) }),
     fragmentIndex: open.fragments.length,
     blockHash: undefined,
     status: "status" in receipt ? receipt.status : 1,
@@ -260,5 +278,8 @@ export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, o
     receipt,
     blobGasUsed: result.blobGasUsed,
     blobGasPrice: result.blobGasUsed === undefined ? undefined : open.executionBlock.header.getBlobGasPrice(),
+    ...(failure !== undefined && {
+      failure: { error: failure.error, returnData: failure.error === "revert" ? flatHex(result.execResult.returnValue) : "0x" },
+    }),
   };
 }

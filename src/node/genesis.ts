@@ -20,10 +20,13 @@ export interface GenesisAccount {
 }
 
 /** The post-merge forks a dev chain can start at, oldest first. */
-export const SUPPORTED_HARDFORKS = [Hardfork.Paris, Hardfork.Shanghai, Hardfork.Cancun, Hardfork.Prague] as const;
+export const SUPPORTED_HARDFORKS = [Hardfork.Paris, Hardfork.Shanghai, Hardfork.Cancun, Hardfork.Prague, Hardfork.Osaka] as const;
 export type SupportedHardfork = (typeof SUPPORTED_HARDFORKS)[number];
-/** ethereumjs' own default: the newest fork it supports completely (docs/behaviour.md#defaults). */
-export const DEFAULT_HARDFORK: SupportedHardfork = Hardfork.Prague;
+/**
+ * The newest Ethereum mainnet fork (Osaka, live since 2025-12-03), as Hardhat 3 defaults to it
+ * (docs/behaviour.md#defaults).
+ */
+export const DEFAULT_HARDFORK: SupportedHardfork = Hardfork.Osaka;
 
 /** geth's block-numbered forks, Homestead through London, all active from the genesis. */
 export const BLOCK_FORKS_AT_ZERO = {
@@ -39,10 +42,11 @@ export const BLOCK_FORKS_AT_ZERO = {
   londonBlock: 0,
 };
 
-/** EIP-4844 / EIP-7691 blob parameters per fork, as geth genesis files carry them (EIP-7840). */
+/** EIP-4844 / EIP-7691 blob parameters per fork, as geth genesis files carry them (EIP-7840; Osaka keeps Prague's). */
 export const BLOB_SCHEDULE = {
   cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
   prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
 };
 
 export interface DevGenesisParams {
@@ -52,12 +56,20 @@ export interface DevGenesisParams {
   baseFeePerGas: bigint;
   timestamp: bigint;
   alloc: Map<Hex, GenesisAccount>;
+  /** Later forks and their activation times (a fork scheduled at a block gets a placeholder: ethereumjs/forkBlocks.ts). */
+  forkTimes?: Partial<Record<SupportedHardfork, bigint>> | undefined;
+  /** The genesis header's extraData (an OP chain's EIP-1559 parameters: specs/protocol/holocene/exec-engine.md). */
+  extraData?: Hex | undefined;
 }
 
-/** A geth genesis with every fork up to `hardfork` active from block 0. */
+/** A geth genesis with every fork up to `hardfork` active from block 0, and `forkTimes`' later. */
 export function devGethGenesis(params: DevGenesisParams): GethGenesis {
   const forkIndex = SUPPORTED_HARDFORKS.indexOf(params.hardfork);
-  const timeFork = (fork: SupportedHardfork) => (SUPPORTED_HARDFORKS.indexOf(fork) <= forkIndex ? 0 : undefined);
+  const timeFork = (fork: SupportedHardfork) => {
+    if (SUPPORTED_HARDFORKS.indexOf(fork) <= forkIndex) return 0;
+    const time = params.forkTimes?.[fork];
+    return time === undefined ? undefined : Number(time);
+  };
   const config = {
     chainId: Number(params.chainId),
     ...BLOCK_FORKS_AT_ZERO,
@@ -67,6 +79,7 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
     shanghaiTime: timeFork(Hardfork.Shanghai),
     cancunTime: timeFork(Hardfork.Cancun),
     pragueTime: timeFork(Hardfork.Prague),
+    osakaTime: timeFork(Hardfork.Osaka),
     blobSchedule: BLOB_SCHEDULE,
   };
   const alloc: GethGenesis["alloc"] = {};
@@ -82,7 +95,7 @@ export function devGethGenesis(params: DevGenesisParams): GethGenesis {
     config: config as GethGenesis["config"],
     nonce: "0x0",
     timestamp: bigIntToHex(params.timestamp),
-    extraData: "0x",
+    extraData: params.extraData ?? "0x",
     gasLimit: bigIntToHex(params.gasLimit),
     difficulty: "0x0",
     mixHash: `0x${"00".repeat(32)}`,

@@ -19,7 +19,8 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
 import type { Hex } from "./types.ts";
-import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
+import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "./records.ts";
+import type { ActiveFork } from "./forkSchedule.ts";
 
 export interface OpenBlockHeader {
   number: bigint;
@@ -31,8 +32,8 @@ export interface OpenBlockHeader {
   prevRandao: Hex;
   excessBlobGas: bigint | undefined;
   /**
-   * The millisecond part of the block's time where blocks share seconds (base-denim: 0, 200, …,
-   * 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
+   * The millisecond part of the block's time on a Denim block (Base's native 200 ms blocks: 0, 200,
+   * …, 800), which its BaseTime deposit records; not a header field (time.ts, opstack/baseTime.ts).
    */
   millisPart?: number | undefined;
   /**
@@ -40,6 +41,8 @@ export interface OpenBlockHeader {
    * (opstack/execution.ts); 32 zero bytes when absent (the dev chain, as geth --dev and anvil).
    */
   parentBeaconBlockRoot?: Hex | undefined;
+  /** An OP chain's fee parameters (opstack/feeParams.ts); undefined: empty. */
+  extraData?: Hex | undefined;
 }
 
 /** The shared Common of the headers built here (ethereumjs/sharedCommon.ts): automine builds two per tx. */
@@ -54,6 +57,7 @@ export interface BlockEnd {
 /** Where an open block stood (evm_snapshot): `rewindTo` takes it back there. */
 export interface OpenBlockMark {
   txCount: number;
+  editCount: number;
   fragmentCount: number;
   gasUsed: bigint;
   blobGasUsed: bigint;
@@ -69,8 +73,11 @@ export class OpenBlock {
   /** The block every tx of this block executes against (its header's gasUsed is never read). */
   readonly executionBlock: Block;
   readonly payloadId: Hex;
+  /** The fork of the profile's ladder the block runs (forkSchedule.ts). */
+  readonly fork: ActiveFork;
   readonly #transactions: TxRecord[] = [];
   readonly #fragments: Fragment[] = [];
+  readonly #edits: BlockEdit[] = [];
   #gasUsed = 0n;
   #blobGasUsed = 0n;
   #logCount = 0;
@@ -83,11 +90,13 @@ export class OpenBlock {
   constructor(
     common: Common,
     header: OpenBlockHeader,
+    fork: ActiveFork,
     readonly rebuild = 0,
     executionBlock?: Block,
   ) {
     this.#common = common;
     this.header = header;
+    this.fork = fork;
     this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
@@ -96,9 +105,10 @@ export class OpenBlock {
 
   /** The block as pre-confirmed so far, unaffected by later fragments (what a stalled pending view shows). */
   frozen(): OpenBlock {
-    const copy = new OpenBlock(this.#common, this.header, this.rebuild, this.executionBlock);
+    const copy = new OpenBlock(this.#common, this.header, this.fork, this.rebuild, this.executionBlock);
     copy.#transactions.push(...this.#transactions);
     copy.#fragments.push(...this.#fragments);
+    copy.#edits.push(...this.#edits);
     copy.#gasUsed = this.#gasUsed;
     copy.#blobGasUsed = this.#blobGasUsed;
     copy.#logCount = this.#logCount;
@@ -112,6 +122,15 @@ export class OpenBlock {
 
   get fragments(): readonly Fragment[] {
     return this.#fragments;
+  }
+
+  /** Dev edits that landed in this block between its txs (stateEdits.ts). */
+  get edits(): readonly BlockEdit[] {
+    return this.#edits;
+  }
+
+  addEdit(edit: BlockEdit): void {
+    this.#edits.push(edit);
   }
 
   /** Gas used by the block's txs so far. */
@@ -128,17 +147,22 @@ export class OpenBlock {
     return this.#logCount;
   }
 
-  /** Appends an executed (or restored) tx: its receipt's cumulative gas is the block's from now on. */
+  /**
+   * Appends an executed (or restored) tx: its receipt's cumulative gas is the block's from now on.
+   * The header's `blobGasUsed` counts blob gas, or on OP chains since Jovian the DA footprint.
+   */
   addRecord(record: TxRecord): void {
     this.#transactions.push(record);
     this.#gasUsed = record.cumulativeGasUsed;
-    if (record.blobGasUsed !== undefined) this.#blobGasUsed += record.blobGasUsed;
+    const blobGas = record.blobGasUsed ?? record.daFootprint;
+    if (blobGas !== undefined) this.#blobGasUsed += blobGas;
     this.#logCount += record.logs.length;
   }
 
   mark(): OpenBlockMark {
     return {
       txCount: this.#transactions.length,
+      editCount: this.#edits.length,
       fragmentCount: this.#fragments.length,
       gasUsed: this.#gasUsed,
       blobGasUsed: this.#blobGasUsed,
@@ -149,6 +173,7 @@ export class OpenBlock {
   /** Back to `mark` (evm_revert); answers the txs it drops. */
   rewindTo(mark: OpenBlockMark): TxRecord[] {
     const dropped = this.#transactions.splice(mark.txCount);
+    this.#edits.splice(mark.editCount);
     this.#fragments.splice(mark.fragmentCount);
     this.#gasUsed = mark.gasUsed;
     this.#blobGasUsed = mark.blobGasUsed;
@@ -175,6 +200,7 @@ export class OpenBlock {
       gasLimit: header.gasLimit,
       timestamp: header.timestamp,
       baseFeePerGas: header.baseFeePerGas,
+      extraData: header.extraData ?? "0x",
     };
   }
 
@@ -288,6 +314,7 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
     data.excessBlobGas = header.excessBlobGas;
     data.blobGasUsed = 0n;
   }
+  if (header.extraData !== undefined) data.extraData = header.extraData;
   if (common.isActivatedEIP(4788))
     data.parentBeaconBlockRoot = header.parentBeaconBlockRoot === undefined ? new Uint8Array(32) : hexToBytes(header.parentBeaconBlockRoot);
   return data;

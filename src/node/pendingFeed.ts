@@ -10,8 +10,8 @@
  *   `eth_getBlockByNumber`, null: base/base#187), pre-confirmed txs are not found, flashblocks of
  *   that time are lost;
  * - `dropConnections`: asks the WebSocket server to drop every client.
- * On a chain whose flashblocks are retired (`base-denim`, Base after its Denim upgrade) fragments
- * are whole blocks and none is sent as a flashblock: clients follow blocks (newHeads, latest).
+ * Once a chain's flashblocks are retired (Base from its Denim upgrade on) fragments are whole blocks
+ * and none is sent as a flashblock: clients follow blocks (newHeads, latest).
  */
 import { EventEmitter } from "node:events";
 
@@ -51,12 +51,6 @@ export class PendingFeed extends EventEmitter<PendingFeedEvents> {
   #stall: Stall | undefined;
   /** Clients of the raw feed: while there are any, fragments carry the balances they touched. */
   balancesWanted = 0;
-  /**
-   * Flashblocks retired (Base's Denim upgrade): the flashblock subscriptions and the raw feed stay
-   * open but send nothing, as Base's node after the cutover (base/base
-   * crates/execution/flashblocks/src/rpc/cutover.rs; docs.base.org upgrades/denim/migrate-from-flashblocks).
-   */
-  flashblocksRetired = false;
   #unavailable: Unavailable | undefined;
 
   constructor(chain: Chain, clock: Clock) {
@@ -66,9 +60,19 @@ export class PendingFeed extends EventEmitter<PendingFeedEvents> {
     chain.on("fragment", (fragment) => this.#onFragment(fragment, chain.open));
   }
 
+  /**
+   * Flashblocks retired (Base's Denim upgrade, from its first block on): the flashblock
+   * subscriptions and the raw feed stay open but send nothing, as Base's node after the cutover
+   * (base/base crates/execution/flashblocks/src/rpc/cutover.rs; docs.base.org
+   * upgrades/denim/migrate-from-flashblocks).
+   */
+  get flashblocksRetired(): boolean {
+    return !this.#chain.open.fork.rules.flashblocks;
+  }
+
   /** A sealed or re-opened block changes what a live view shows; only flashblocks are gated here. */
   #onFragment(fragment: Fragment, open: OpenBlock): void {
-    if (this.#unavailable !== undefined || this.flashblocksRetired) return;
+    if (this.#unavailable !== undefined || !open.fork.rules.flashblocks) return;
     if (this.#stall !== undefined) {
       this.#stall.held.push({ fragment, block: open.frozen() });
       return;

@@ -1,7 +1,7 @@
 /** What the chain remembers about executed transactions, their logs, fragments and blocks. */
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { TxReceipt } from "@ethereumjs/vm";
+import type { TxReceipt, VM } from "@ethereumjs/vm";
 import type { Hex } from "./types.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 
@@ -22,6 +22,8 @@ export interface TxRecord {
   blockNumber: bigint;
   /** The block's timestamp (fixed when the block opens, so known while pre-confirmed). */
   blockTimestamp: bigint;
+  /** The block's time in milliseconds on a Denim block (Base's `blockTimestampMs`); undefined elsewhere. */
+  blockTimestampMs?: bigint | undefined;
   /** Position in the block. */
   index: number;
   /** Fragment of its block that pre-confirmed it. */
@@ -41,8 +43,21 @@ export interface TxRecord {
   blobGasPrice: bigint | undefined;
   /** OP stack: the L1 data fee the tx paid (user txs). */
   l1Cost?: L1Cost;
+  /** OP stack since Jovian: the tx's DA footprint (receipts' `blobGasUsed`, the header's sum). */
+  daFootprint?: bigint;
   /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
   depositNonce?: bigint;
+  /** Why the tx failed (status 0): what Hardhat's failed-send error reports (docs/behaviour.md). */
+  failure?: TxFailure;
+}
+
+/**
+ * A failed tx's outcome: ethereumjs' error name ("revert", "invalid opcode", "out of gas", …)
+ * and, for a revert, its return data ("0x" otherwise).
+ */
+export interface TxFailure {
+  error: string;
+  returnData: Hex;
 }
 
 /** One pre-confirmation: the txs a sequencer tick executed in the open block. */
@@ -67,6 +82,8 @@ export interface FragmentBase {
   gasLimit: bigint;
   timestamp: bigint;
   baseFeePerGas: bigint;
+  /** The header's extraData (an OP chain's fee parameters), "0x" when empty. */
+  extraData: Hex;
 }
 
 export interface SealedBlock {
@@ -74,4 +91,13 @@ export interface SealedBlock {
   hash: Hex;
   transactions: TxRecord[];
   fragmentCount: number;
+  /** Dev edits made between its txs while it was the open block (stateEdits.ts), for replays. */
+  edits?: readonly BlockEdit[];
+}
+
+/** A dev state edit that landed inside a block, before its tx number `at` (stateEdits.ts). */
+export interface BlockEdit {
+  at: number;
+  /** Makes the same change again on another VM (a replay's). */
+  apply(vm: VM): Promise<unknown>;
 }

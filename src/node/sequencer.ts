@@ -40,11 +40,17 @@ export class Sequencer {
 
   /**
    * Moves time forward by `count` fragment intervals and resolves when the fragments that time
-   * brings are done. With a fake clock this ticks it; with real time it waits for them.
+   * brings are done. With a fake clock this ticks it one interval at a time, each fragment (and
+   * seal) finishing before the clock moves on: what a block reads of the clock when it opens
+   * (Denim's millisecond part) is the time of its fragment, however long the work takes. With real
+   * time it waits for them.
    */
   async advance(count = 1): Promise<void> {
     if (this.#clock.tickAsync !== undefined) {
-      await this.#clock.tickAsync(count * this.intervalMs);
+      for (let i = 0; i < count; i++) {
+        await this.#clock.tickAsync(this.intervalMs);
+        await this.#chain.idle();
+      }
     } else if (this.#mode === "interval") {
       await new Promise<void>((resolve) => {
         let seen = 0;

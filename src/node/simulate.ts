@@ -23,9 +23,10 @@ import { millisPartOf } from "./opstack/baseTime.ts";
 import { applyStateOverrides } from "./stateOverrides.ts";
 import { endBlockRequests, startBlock } from "./systemCalls.ts";
 import { simulatedTimeAfter, simulatedTimeAllowed } from "./time.ts";
-import { gethError } from "./trace.ts";
+import { gethErrorText } from "./vmErrors.ts";
 import { traceTransfers } from "./transferLogs.ts";
 
+import type { ActiveFork } from "./forkSchedule.ts";
 import type { Block, BlockHeader } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
@@ -80,6 +81,8 @@ export interface SimulationRules {
   requests: boolean;
   /** Gas all calls together may use (the RPC gas cap); 0: no budget. */
   gasBudget: bigint;
+  /** The fork of the profile's ladder a block at `number` and `timestamp` runs (forkSchedule.ts). */
+  forkAt(number: bigint, timestamp: bigint): ActiveFork;
 }
 
 /** Why a call failed: reverted (with its data), or halted (go-ethereum's text). */
@@ -213,26 +216,32 @@ async function simulateBlock(
   const common = vm.common;
   // go-ethereum: without validation the base fee is 0 unless overridden (a call's gas price may then be 0).
   const baseFee = overrides.baseFeePerGas ?? (options.validation ? rules.nextBaseFee(parentHeader) : 0n);
-  let open = new OpenBlock(common, {
-    number: plan.number,
-    parentHash: parent.hash,
-    timestamp: plan.time.timestamp,
-    millisPart: plan.time.millisPart,
-    // Gas limit and fee recipient carry over from the previous block (go-ethereum's makeHeaders).
-    gasLimit: overrides.gasLimit ?? parentHeader.gasLimit,
-    baseFeePerGas: baseFee,
-    coinbase: overrides.feeRecipient ?? (parentHeader.coinbase.toString() as Hex),
-    prevRandao: overrides.prevRandao ?? (bytesToHex(new Uint8Array(32)) as Hex),
-    excessBlobGas: common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(common) : undefined,
-    parentBeaconBlockRoot: overrides.beaconRoot,
-  });
+  const fork = rules.forkAt(plan.number, plan.time.timestamp);
+  let open = new OpenBlock(
+    common,
+    {
+      number: plan.number,
+      parentHash: parent.hash,
+      timestamp: plan.time.timestamp,
+      // A millisecond part only on a Denim block (Base's blockTimestampMs); other chains' blocks have none.
+      millisPart: fork.rules.denim ? plan.time.millisPart : undefined,
+      // Gas limit and fee recipient carry over from the previous block (go-ethereum's makeHeaders).
+      gasLimit: overrides.gasLimit ?? parentHeader.gasLimit,
+      baseFeePerGas: baseFee,
+      coinbase: overrides.feeRecipient ?? (parentHeader.coinbase.toString() as Hex),
+      prevRandao: overrides.prevRandao ?? (bytesToHex(new Uint8Array(32)) as Hex),
+      excessBlobGas: common.isActivatedEIP(4844) ? parentHeader.calcNextExcessBlobGas(common) : undefined,
+      parentBeaconBlockRoot: overrides.beaconRoot,
+    },
+    fork,
+  );
   if (overrides.blobBaseFee !== undefined) {
     const execution = createBlock(
       { header: open.executionBlock.header.toJSON() },
       { common: open.executionBlock.common, skipConsensusFormatValidation: true, freeze: false },
     );
     overrideBlobGasPrice(execution, overrides.blobBaseFee);
-    open = new OpenBlock(common, open.header, 0, execution);
+    open = new OpenBlock(common, open.header, open.fork, 0, execution);
   }
   const restorePrecompiles = plan.stateOverrides === undefined ? () => {} : await applyStateOverrides(vm, plan.stateOverrides);
   try {
@@ -343,7 +352,7 @@ async function simulateCall(
         ? undefined
         : failure.error === "revert"
           ? { kind: "reverted", data: bytesToHex(result.execResult.returnValue) as Hex }
-          : { kind: "halted", message: gethError(failure.error) },
+          : { kind: "halted", message: gethErrorText(failure.error) },
     gasCapped,
   };
 }

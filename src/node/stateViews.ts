@@ -161,7 +161,7 @@ export class StateViews {
    * leaves entries behind that the next flush cannot find (@ethereumjs/statemanager 10.1.3).
    */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
-    if (vm.common.hardfork() !== this.#live.common.hardfork()) return this.#createVm(block);
+    if (vm.common.hardfork() !== this.#hardforkOf(block)) return this.#createVm(block);
     const caches = (vm.stateManager as unknown as { _caches?: Record<"account" | "storage" | "code", { flush(): unknown } | undefined> })._caches;
     caches?.account?.flush();
     caches?.storage?.flush();
@@ -171,8 +171,21 @@ export class StateViews {
     return vm;
   }
 
+  /**
+   * The fork a block ran under (a fork scheduled after the genesis: docs/profiles.md): a view of an
+   * older block runs its calls under that block's rules. A view of a root without a block (a
+   * snapshot of the live state) is the live VM's.
+   */
+  #hardforkOf(block: Block): string {
+    const { number, timestamp } = block.header;
+    return timestamp === undefined ? this.#live.common.hardfork() : this.#live.common.getHardforkBy({ blockNumber: number, timestamp });
+  }
+
+  /** A copy of the live VM (the newest fork: everything an older one needs is initialised) moved to `block`'s root and fork. */
   async #createVm(block: Block): Promise<VM> {
     const vm = await this.#live.shallowCopy(false);
+    const hardfork = this.#hardforkOf(block);
+    if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);

@@ -15,7 +15,7 @@ export interface SubsecondTime {
 
 /**
  * The time of the block after `parent` on a chain with `intervalMs` blocks inside a second (the
- * `base-denim` profile's 200 ms, Base's Denim upgrade). Base schedules block n at a fixed 200 ms
+ * 200 ms of Base's Denim blocks). Base schedules block n at a fixed 200 ms
  * after block n-1 (base/base crates/common/consensus/src/base_time.rs, the Denim timestamp
  * schedule); a dev chain must also follow its clock across idle time and evm_increaseTime, so the
  * block's time in milliseconds is the clock's current slot (a multiple of `intervalMs`, plus the

@@ -245,7 +245,7 @@ const hardhatMethods: MethodTable = {
     if (gasLimit === 0n) throw devMethodError("Block gas limit must be greater than 0", { field: "params[0]" });
     // Hardhat takes a u64; ethereumjs' header field is a u64 as well.
     if (gasLimit > 0xffffffffffffffffn) throw invalidParams("params[0]", "gas limit exceeds 2^64 - 1");
-    // Every OP-stack block opens with the L1-attributes deposit's gas (and BaseTime's on base-denim; docs/profiles.md): a lower limit could seal no block.
+    // Every OP-stack block opens with the L1-attributes deposit's gas (and BaseTime's on Denim blocks; docs/profiles.md): a lower limit could seal no block.
     const op = ctx.chain.op;
     if (op !== undefined && gasLimit < op.systemGas) {
       throw devMethodError(`Block gas limit must be at least ${op.systemGas} on an OP-stack profile (${systemDepositsName(op.baseTime)})`, {

@@ -9,6 +9,7 @@ import { feesOf } from "../node/admission.ts";
 import { flatHex as bytesToHex } from "../node/hex.ts";
 import { ZERO_HASH } from "../node/records.ts";
 import { DEPOSIT_RECEIPT_VERSION, formatDeposit, isDeposit } from "../node/opstack/deposit.ts";
+import { timestampMsOf } from "../node/opstack/baseTime.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
@@ -58,6 +59,7 @@ export function formatTransaction(tx: TypedTransaction, from: Hex, location: TxR
     blockHash: location?.blockHash ?? null,
     blockNumber: location === undefined ? null : q(location.blockNumber),
     ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
+    ...blockTimestampMsOf(location),
     transactionIndex: location === undefined ? null : intToHex(location.index),
   };
   // Legacy txs signed without EIP-155 (v = 27 or 28) carry no chain id (geth).
@@ -77,9 +79,17 @@ function locationOf(location: TxRecord | undefined): Json {
     blockHash: location === undefined ? null : (location.blockHash ?? ZERO_HASH),
     blockNumber: location === undefined ? null : q(location.blockNumber),
     ...(location !== undefined && { blockTimestamp: q(location.blockTimestamp) }),
+    ...blockTimestampMsOf(location),
     transactionIndex: location === undefined ? null : intToHex(location.index),
   };
 }
+
+/**
+ * Base's `blockTimestampMs` (a quantity) on a tx or log of a sealed Denim block; left out while
+ * pre-confirmed and on other blocks, as Base's node does (base/base PRs #4517, #4518).
+ */
+const blockTimestampMsOf = (record: TxRecord | undefined): Json =>
+  record?.blockTimestampMs !== undefined && record.blockHash !== undefined ? { blockTimestampMs: q(record.blockTimestampMs) } : {};
 
 export const formatExecuted = (record: TxRecord) => formatTransaction(record.tx, record.from, record);
 
@@ -90,6 +100,7 @@ export function formatLog(log: LogRecord, record: TxRecord): Json {
     data: log.data,
     blockNumber: q(record.blockNumber),
     blockTimestamp: q(record.blockTimestamp),
+    ...blockTimestampMsOf(record),
     blockHash: record.blockHash ?? ZERO_HASH,
     transactionHash: record.hash,
     transactionIndex: intToHex(record.index),
@@ -117,6 +128,9 @@ export function formatReceipt(record: TxRecord): Json {
     ...("stateRoot" in record.receipt ? { root: bytesToHex(record.receipt.stateRoot) } : { status: intToHex(record.status) }),
     ...(record.blobGasUsed !== undefined && { blobGasUsed: q(record.blobGasUsed), blobGasPrice: q(record.blobGasPrice ?? 0n) }),
     ...(record.l1Cost !== undefined && l1FeeFields(record.l1Cost)),
+    // Jovian: the tx's DA footprint and the block's scalar (specs/protocol/jovian/exec-engine.md, "Receipts").
+    ...(record.daFootprint !== undefined &&
+      record.l1Cost !== undefined && { blobGasUsed: q(record.daFootprint), daFootprintGasScalar: q(record.l1Cost.fees.daFootprintGasScalar) }),
     ...(record.depositNonce !== undefined && { depositNonce: q(record.depositNonce), depositReceiptVersion: q(DEPOSIT_RECEIPT_VERSION) }),
   };
 }
@@ -160,6 +174,7 @@ function formatSealed(sealed: SealedBlock, full: boolean, sizes: BlockSizes): Js
     gasLimit: q(header.gasLimit),
     gasUsed: q(header.gasUsed),
     timestamp: q(header.timestamp),
+    ...timestampMsField(sealed),
     mixHash: bytesToHex(header.mixHash),
     ...(header.baseFeePerGas !== undefined && { baseFeePerGas: q(header.baseFeePerGas) }),
     ...(header.withdrawalsRoot !== undefined && {
@@ -173,6 +188,12 @@ function formatSealed(sealed: SealedBlock, full: boolean, sizes: BlockSizes): Js
     transactions: full ? sealed.transactions.map(formatExecuted) : sealed.transactions.map((record) => record.hash),
     uncles: [],
   };
+}
+
+/** Base's `timestampMs` on a Denim block (base/base PRs #4014, #4025). */
+function timestampMsField(sealed: SealedBlock): Json {
+  const ms = timestampMsOf(sealed.block);
+  return ms === undefined ? {} : { timestampMs: q(ms) };
 }
 
 /** The open block as pre-confirmed so far: no hash and no roots yet (zero), as Base reports it. */
@@ -191,7 +212,7 @@ function formatOpen(open: OpenBlock, full: boolean): Json {
     receiptsRoot: ZERO_HASH,
     miner: header.coinbase,
     difficulty: "0x0",
-    extraData: "0x",
+    extraData: header.extraData ?? "0x",
     size: "0x0",
     gasLimit: q(header.gasLimit),
     gasUsed: q(open.gasUsed),

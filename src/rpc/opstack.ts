@@ -10,6 +10,7 @@ import type { L1FeeParams } from "../node/profiles.ts";
 import type { MethodContext } from "./context.ts";
 import type { MethodTable } from "./table.ts";
 
+const uint16 = quantity.refine((value) => value < 1n << 16n, "must fit 16 bits").transform(Number);
 const uint32 = quantity.refine((value) => value < 1n << 32n, "must fit 32 bits").transform(Number);
 const uint64 = quantity.refine((value) => value < 1n << 64n, "must fit 64 bits");
 const uint256 = quantity.refine((value) => value < 1n << 256n, "must fit 256 bits");
@@ -22,6 +23,7 @@ const l1FeesParams = z
     blobBaseFeeScalar: uint32.optional(),
     operatorFeeScalar: uint32.optional(),
     operatorFeeConstant: uint64.optional(),
+    daFootprintGasScalar: uint16.optional(),
   })
   .strict();
 
@@ -32,6 +34,7 @@ const formatL1 = (l1: L1FeeParams) => ({
   blobBaseFeeScalar: bigIntToHex(BigInt(l1.blobBaseFeeScalar)),
   operatorFeeScalar: bigIntToHex(BigInt(l1.operatorFeeScalar)),
   operatorFeeConstant: bigIntToHex(l1.operatorFeeConstant),
+  daFootprintGasScalar: bigIntToHex(BigInt(l1.daFootprintGasScalar)),
 });
 
 function opOf(ctx: MethodContext, name: string) {
@@ -39,7 +42,7 @@ function opOf(ctx: MethodContext, name: string) {
   if (op === undefined)
     throw new RpcError(ErrorCode.methodNotFound, "Method not found", {
       method: name,
-      reason: "only on OP-stack profiles (base, base-sepolia, base-denim, optimism, unichain)",
+      reason: "only on OP-stack profiles (base, base-sepolia, optimism, unichain)",
     });
   return op;
 }

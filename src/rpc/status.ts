@@ -86,7 +86,7 @@ const syncTimeout = z
 async function sendRawTransactionSync(ctx: MethodContext, raw: Uint8Array, timeoutMs: number): Promise<Record<string, unknown>> {
   const txHash = await ctx.chain.sendRawTransaction(raw);
   const record = await waitForPreconfirmation(ctx.chain, ctx.options.clock, txHash, timeoutMs);
-  // With flashblocks retired (base-denim) a fragment is a whole block, sealed in the same step: the
+  // With flashblocks retired (Base since Denim) a fragment is a whole block, sealed in the same step: the
   // receipt is then the block's, with its hash, as EIP-7966 answers on a chain without pre-confirmations.
   if (ctx.chain.feed.flashblocksRetired && record.blockHash === undefined) await ctx.chain.idle();
   return formatReceipt(record);

@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 
-import { SUPPORTED_HARDFORKS } from "../node/genesis.ts";
 import { DECISION_NAMES, PROMPTING_METHODS } from "../wallet/policy.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 import { BUILT_IN_NAMES, isReference } from "./references.ts";
@@ -142,7 +141,7 @@ const startSchema = z
       ])
       .default(DEFAULT_START_MS),
     chainId: z.number().int().positive().optional(),
-    hardfork: z.enum(SUPPORTED_HARDFORKS).optional(),
+    hardfork: z.string().optional(),
     blockGasLimit: amount.optional(),
     initialBaseFeePerGas: amount.optional(),
     /** `{ mnemonic?, count?, balance?, path? }` or `[{ privateKey, balance }]`. */

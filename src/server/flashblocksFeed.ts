@@ -54,7 +54,7 @@ export function formatRawFlashblock({ fragment, block }: Flashblock): Record<str
         block_number: q(base.blockNumber),
         gas_limit: q(base.gasLimit),
         timestamp: q(base.timestamp),
-        extra_data: "0x",
+        extra_data: base.extraData,
         base_fee_per_gas: q(base.baseFeePerGas),
       },
     }),
@@ -68,11 +68,14 @@ export function formatRawFlashblock({ fragment, block }: Flashblock): Record<str
       withdrawals: [],
       withdrawals_root: bytesToHex(KECCAK256_RLP),
     },
-    metadata: {
-      block_number: Number(fragment.blockNumber),
-      receipts: Object.fromEntries(fragment.transactions.map((record) => [record.hash, consensusReceipt(record)])),
-      new_account_balances: Object.fromEntries([...(fragment.balances ?? [])].map(([address, balance]) => [address, q(balance)])),
-    },
+    // Base's Azul dropped receipts and balances from the metadata (docs.base.org specs/upgrades/azul/exec-engine).
+    metadata: block.fork.rules.flashblockReceipts
+      ? {
+          block_number: Number(fragment.blockNumber),
+          receipts: Object.fromEntries(fragment.transactions.map((record) => [record.hash, consensusReceipt(record)])),
+          new_account_balances: Object.fromEntries([...(fragment.balances ?? [])].map(([address, balance]) => [address, q(balance)])),
+        }
+      : { block_number: Number(fragment.blockNumber), access_list: null },
   };
 }
 

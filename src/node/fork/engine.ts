@@ -7,16 +7,17 @@
 import { createBlockHeader, Block } from "@ethereumjs/block";
 import { Caches } from "@ethereumjs/statemanager";
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
-import { createVM } from "@ethereumjs/vm";
 
 import { AccountIndex } from "../accountIndex.ts";
 import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
+import { createChainVm } from "../vm.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, GethGenesis } from "@ethereumjs/common";
+import type { CustomPrecompile } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../types.ts";
 import type { SealedBlock } from "../records.ts";
@@ -33,7 +34,7 @@ export interface ForkEngine {
  * `alloc`: the dev accounts' balances, written over the upstream's (as Hardhat funds its accounts
  * on a fork); their nonces and code stay the upstream's.
  */
-export async function createForkEngine(source: ForkSource, common: Common, alloc: GethGenesis["alloc"]): Promise<ForkEngine> {
+export async function createForkEngine(source: ForkSource, common: Common, alloc: GethGenesis["alloc"], precompiles?: CustomPrecompile[]): Promise<ForkEngine> {
   const stateManager = new ForkStateManager({ common, caches: new Caches() }, source);
   const index = AccountIndex.attach(stateManager);
   await stateManager.initialize();
@@ -52,7 +53,7 @@ export async function createForkEngine(source: ForkSource, common: Common, alloc
   const stateRoot = await stateManager.getStateRoot();
   const block = forkBlockOf(source.block, stateRoot, common);
   const blockchain = asBlockchain(new ForkBlockchain(source, block));
-  const vm = await createVM({ common, stateManager, blockchain });
+  const vm = await createChainVm(common, stateManager, blockchain, precompiles);
   return { vm, blockchain, index, sealed: [{ block, hash: source.block.hash, transactions: [], fragmentCount: 0 }] };
 }
 

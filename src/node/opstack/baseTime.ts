@@ -43,12 +43,26 @@ export function baseTimeDeposit(blockNumber: bigint, millisPart: number): Deposi
 
 /**
  * The millisecond part a sealed block's BaseTime deposit wrote, read from its tx[1] as Base's node
- * does (`BaseTimeUpdateTx::decode_timestamp_ms`); 0 for a block without one (the genesis).
+ * does (`BaseTimeUpdateTx::decode_timestamp_ms`); undefined for a block without one (before Denim,
+ * the genesis).
  */
-export function millisPartOf(block: Block): number {
+export function denimMillisPartOf(block: Block): number | undefined {
   const tx: unknown = block.transactions[1];
-  if (!isDeposit(tx) || tx.to === undefined || bytesToHex(tx.to.bytes) !== BASE_TIME) return 0;
+  if (!isDeposit(tx) || tx.to === undefined || bytesToHex(tx.to.bytes) !== BASE_TIME) return undefined;
   const { data } = tx;
-  if (data.length !== 36 || bytesToHex(data.subarray(0, 4)) !== bytesToHex(SET_TIMESTAMP_MILLIS_PART)) return 0;
+  if (data.length !== 36 || bytesToHex(data.subarray(0, 4)) !== bytesToHex(SET_TIMESTAMP_MILLIS_PART)) return undefined;
   return (data[34] as number) * 256 + (data[35] as number);
+}
+
+/** A block's millisecond part: its BaseTime deposit's, 0 for a block without one. */
+export const millisPartOf = (block: Block): number => denimMillisPartOf(block) ?? 0;
+
+/**
+ * A block's time in milliseconds as Base's RPC reports it (`timestampMs`, a quantity: base/base PRs
+ * #4014, #4025): on a Denim block, timestamp × 1000 + its BaseTime millisecond part; undefined on
+ * any other block (the field is left out).
+ */
+export function timestampMsOf(block: Block): bigint | undefined {
+  const millis = denimMillisPartOf(block);
+  return millis === undefined ? undefined : block.header.timestamp * 1000n + BigInt(millis);
 }

@@ -6,11 +6,21 @@
  * calls in here only on OP-stack profiles: the `dev` profile's path never reaches this module.
  */
 import { Block } from "@ethereumjs/block";
-import { createTx, TransactionType } from "@ethereumjs/tx";
-import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft, utf8ToBytes } from "@ethereumjs/util";
+import { createTx, paramsTx, TransactionType } from "@ethereumjs/tx";
+import {
+  Account,
+  bigIntToBytes,
+  bytesToBigInt,
+  bytesToHex,
+  concatBytes,
+  createAddressFromString,
+  hexToBytes,
+  setLengthLeft,
+  utf8ToBytes,
+} from "@ethereumjs/util";
 import { Bloom } from "@ethereumjs/vm";
 
-import { txCommonOf } from "../admission.ts";
+import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
 import { keccak256 } from "../crypto.ts";
 import { AdmissionMessage, TxRejectedError } from "../errors.ts";
@@ -18,7 +28,8 @@ import { callBlock } from "../dryRun.ts";
 import { baseTimeDeposit, systemDepositGas } from "./baseTime.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
-import { BASE_FEE_VAULT, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, L1_INFO_GAS, OPERATOR_FEE_VAULT } from "./predeploys.ts";
+import { PREDEPLOY_CODE } from "./predeployCode.ts";
+import { BASE_FEE_VAULT, BASE_TIME, DEPOSITOR_ACCOUNT, L1_BLOCK, L1_FEE_VAULT, L1_INFO_GAS, OPERATOR_FEE_VAULT } from "./predeploys.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
@@ -31,20 +42,31 @@ import type { L1Cost } from "./l1Fee.ts";
 
 /** Seconds between simulated L1 blocks (Ethereum's slot time). */
 export const L1_BLOCK_TIME = 12n;
-/** keccak256("setL1BlockValuesIsthmus()")[0:4] (specs/protocol/isthmus/l1-attributes.md). */
-const SET_L1_BLOCK_VALUES_ISTHMUS = Uint8Array.of(0x09, 0x89, 0x99, 0xbe);
+/** keccak256("setL1BlockValuesJovian()")[0:4] (specs/protocol/jovian/l1-attributes.md). */
+export const SET_L1_BLOCK_VALUES_JOVIAN = Uint8Array.of(0x3d, 0xb6, 0xbe, 0x2b);
+/** The DA footprint gas scalar the L1 attributes carry when the SystemConfig's is 0 (specs/protocol/jovian/l1-attributes.md). */
+export const DEFAULT_DA_FOOTPRINT_GAS_SCALAR = 400;
 
 const L1_BLOCK_ADDRESS = createAddressFromString(L1_BLOCK);
 const L1_FEE_VAULT_ADDRESS = createAddressFromString(L1_FEE_VAULT);
 const BASE_FEE_VAULT_ADDRESS = createAddressFromString(BASE_FEE_VAULT);
 const OPERATOR_FEE_VAULT_ADDRESS = createAddressFromString(OPERATOR_FEE_VAULT);
 const DEPOSITOR = createAddressFromString(DEPOSITOR_ACCOUNT);
+const BASE_TIME_ADDRESS = createAddressFromString(BASE_TIME);
 
-/** What the deposits opening a block need of it: its number, second and (with BaseTime) millisecond part. */
+/** What the deposits opening a block need of it: its number, second and (on a Denim block) millisecond part. */
 export interface BlockTime {
   number: bigint;
   timestamp: bigint;
+  /** Defined on Base's Denim blocks, which carry the BaseTime deposit (opstack/baseTime.ts). */
   millisPart?: number | undefined;
+}
+
+/** The simulated L1's attributes of the L2 block at `timestamp`, as the L1-attributes deposit reports them. */
+export interface L1Attributes {
+  origin: { number: bigint; timestamp: bigint; hash: Uint8Array };
+  sequenceNumber: bigint;
+  fees: L1FeeParams;
 }
 
 export interface DepositRun {
@@ -76,7 +98,7 @@ export class OpStack {
   /** Deposits sent with eth_sendRawTransaction, executed at the start of the next fragment. */
   #queued: DepositTx[] = [];
   #initial: L1FeeParams;
-  /** Whether every block carries Base's BaseTime deposit after its L1-attributes one (the `base-denim` profile). */
+  /** Whether blocks of this chain may carry Base's BaseTime deposit after their L1-attributes one (Denim is on its ladder, at genesis or scheduled). */
   readonly baseTime: boolean;
 
   constructor(params: OpStackParams, baseTime = false) {
@@ -85,7 +107,7 @@ export class OpStack {
     this.baseTime = baseTime;
   }
 
-  /** The gas of the deposits that open every block: the L1-attributes one, and BaseTime's where it runs. */
+  /** The gas of the deposits that open a block: the L1-attributes one, and BaseTime's where it may run. */
   get systemGas(): bigint {
     return systemDepositGas(this.baseTime);
   }
@@ -145,6 +167,7 @@ export class OpStack {
       blobBaseFeeScalar: Number(fees.blobBaseFeeScalar),
       operatorFeeScalar: Number(fees.operatorFeeScalar),
       operatorFeeConstant: fees.operatorFeeConstant,
+      daFootprintGasScalar: Number(fees.daFootprintGasScalar),
     };
     this.l1 = { ...this.#initial };
   }
@@ -165,7 +188,10 @@ export class OpStack {
     const deposits: DepositTx[] = [];
     if (firstOfBlock) {
       deposits.push(await this.#l1InfoDeposit(state, block.timestamp));
-      if (this.baseTime) deposits.push(baseTimeDeposit(block.number, block.millisPart ?? 0));
+      if (block.millisPart !== undefined) {
+        await installBaseTime(state);
+        deposits.push(baseTimeDeposit(block.number, block.millisPart));
+      }
     }
     let gas = remainingGas - (firstOfBlock ? this.systemGas : 0n);
     let taken = 0;
@@ -181,9 +207,8 @@ export class OpStack {
 
   /**
    * The L1-attributes deposit (specs/protocol/deposits.md): from the depositor account to L1Block,
-   * 1,000,000 gas, calling the Isthmus setter with the simulated L1's attributes, packed as
-   * specs/protocol/ecotone/l1-attributes.md and isthmus/l1-attributes.md lay them out. The
-   * sequence number counts the L2 blocks since the L1 origin last changed (read from L1Block).
+   * 1,000,000 gas, calling the Jovian setter with the simulated L1's attributes. The sequence number
+   * counts the L2 blocks since the L1 origin last changed (read from L1Block).
    */
   async #l1InfoDeposit(state: StateManagerInterface, timestamp: bigint): Promise<DepositTx> {
     const origin = l1OriginAt(timestamp);
@@ -191,23 +216,9 @@ export class OpStack {
     const previousNumber = bytesToBigInt((await word(0)).subarray(24, 32));
     const previousSequence = bytesToBigInt((await word(3)).subarray(24, 32));
     const sequenceNumber = previousNumber === origin.number ? previousSequence + 1n : 0n;
-    const { l1 } = this;
-    const be = (value: bigint, bytes: number) => setLengthLeft(bigIntToBytes(value), bytes);
-    const data = concatBytes(
-      SET_L1_BLOCK_VALUES_ISTHMUS,
-      be(BigInt(l1.baseFeeScalar), 4),
-      be(BigInt(l1.blobBaseFeeScalar), 4),
-      be(sequenceNumber, 8),
-      be(origin.timestamp, 8),
-      be(origin.number, 8),
-      be(l1.baseFee, 32),
-      be(l1.blobBaseFee, 32),
-      origin.hash,
-      new Uint8Array(32), // batcherHash: there is no batcher
-      be(BigInt(l1.operatorFeeScalar), 4),
-      be(l1.operatorFeeConstant, 8),
-    );
+    const data = jovianL1AttributesCalldata({ origin, sequenceNumber, fees: this.l1 });
     // L1-attributes source hash: keccak256(uint256(1) ++ keccak256(l1BlockHash ++ uint256(seqNumber))).
+    const be = (value: bigint, bytes: number) => setLengthLeft(bigIntToBytes(value), bytes);
     const sourceHash = keccak256(concatBytes(be(1n, 32), keccak256(concatBytes(origin.hash, be(sequenceNumber, 32)))));
     return new DepositTx({ sourceHash, from: DEPOSITOR, to: L1_BLOCK_ADDRESS, mint: 0n, value: 0n, gas: L1_INFO_GAS, isSystemTx: false, data });
   }
@@ -237,7 +248,8 @@ export class OpStack {
           value: deposit.value,
           data: deposit.data,
         },
-        { common: txCommonOf(vm.common), freeze: false },
+        // Deposits are exempt from EIP-7825's per-tx cap (specs/protocol/deposits.md; base/base azul exec-engine).
+        { common: sharedCommon(vm.common, DEPOSIT_TX_PARAMS), freeze: false },
       );
     } catch {
       return { result: await failedDeposit(state, from, deposit, blockGasUsed), depositNonce };
@@ -264,11 +276,11 @@ export class OpStack {
    * OperatorFeeVault, and the base fee ethereumjs burns to the BaseFeeVault (specs/protocol/
    * isthmus/exec-engine.md "EVM Fee Semantics"). Throws, changing nothing, when the tx cannot run.
    */
-  async runUserTx(vm: VM, opts: RunTxOpts): Promise<{ result: RunTxResult; l1Cost: L1Cost }> {
+  async runUserTx(vm: VM, opts: RunTxOpts, cost?: L1Cost): Promise<{ result: RunTxResult; l1Cost: L1Cost }> {
     const state = vm.stateManager;
     const tx = opts.tx;
-    const fees = await readL1BlockFees(state);
-    const l1Cost = l1CostOf(tx.serialize(), fees);
+    const l1Cost = cost ?? (await this.l1CostOf(state, tx));
+    const { fees } = l1Cost;
     const operatorWorstCase = operatorFeeOf(tx.gasLimit, fees);
     const upfront = l1Cost.fee + operatorWorstCase;
     const sender = tx.getSenderAddress();
@@ -282,7 +294,7 @@ export class OpStack {
       const result = await runTxAllowingAssertedSender(vm, opts);
       if (operatorWorstCase > 0n) {
         // The unused gas's share of the scalar part comes back; the constant is spent.
-        const refund = ((tx.gasLimit - result.totalGasSpent) * fees.operatorFeeScalar) / 1_000_000n;
+        const refund = operatorFeeOf(tx.gasLimit - result.totalGasSpent, { ...fees, operatorFeeConstant: 0n });
         await credit(state, sender, refund);
         await credit(state, OPERATOR_FEE_VAULT_ADDRESS, operatorWorstCase - refund);
       }
@@ -294,6 +306,11 @@ export class OpStack {
       await state.revert();
       throw error;
     }
+  }
+
+  /** The L1 data fee and DA footprint of a tx run now (its signed encoding priced at L1Block's values). */
+  async l1CostOf(state: StateManagerInterface, tx: TypedTransaction): Promise<L1Cost> {
+    return l1CostOf(tx.serialize(), await readL1BlockFees(state));
   }
 
   /** The L1 fee and worst-case operator fee a tx would pay now: admission requires them on top of gas × price + value. */
@@ -316,6 +333,79 @@ export class OpStack {
       { common: block.common },
     );
   }
+}
+
+/** The transaction params of deposit txs: those of every tx, without EIP-7825's cap (a deposit may have more gas). */
+const DEPOSIT_TX_PARAMS = { ...paramsTx, 7825: { maxTransactionGasLimit: 2 ** 64 - 1 } };
+
+/**
+ * `setL1BlockValuesJovian()`'s calldata, 178 bytes packed (specs/protocol/jovian/l1-attributes.md):
+ * selector, baseFeeScalar u32, blobBaseFeeScalar u32, sequenceNumber u64, l1BlockTimestamp u64,
+ * l1BlockNumber u64, basefee u256, blobBaseFee u256, l1BlockHash, batcherHash (zero: there is no
+ * batcher), operatorFeeScalar u32, operatorFeeConstant u64, daFootprintGasScalar u16 (400 when the
+ * chain's is 0).
+ */
+export function jovianL1AttributesCalldata({ origin, sequenceNumber, fees }: L1Attributes): Uint8Array {
+  const be = (value: bigint | number, bytes: number) => setLengthLeft(bigIntToBytes(BigInt(value)), bytes);
+  return concatBytes(
+    SET_L1_BLOCK_VALUES_JOVIAN,
+    be(fees.baseFeeScalar, 4),
+    be(fees.blobBaseFeeScalar, 4),
+    be(sequenceNumber, 8),
+    be(origin.timestamp, 8),
+    be(origin.number, 8),
+    be(fees.baseFee, 32),
+    be(fees.blobBaseFee, 32),
+    origin.hash,
+    new Uint8Array(32),
+    be(fees.operatorFeeScalar, 4),
+    be(fees.operatorFeeConstant, 8),
+    be(fees.daFootprintGasScalar === 0 ? DEFAULT_DA_FOOTPRINT_GAS_SCALAR : fees.daFootprintGasScalar, 2),
+  );
+}
+
+/** L1Block's storage at a genesis with timestamp `timestamp`: the attributes of its L1 origin, sequence number 0. */
+export const l1BlockStorageAt = (timestamp: bigint, fees: L1FeeParams): Record<Hex, Hex> =>
+  l1BlockStorage({ origin: l1OriginAt(timestamp), sequenceNumber: 0n, fees });
+
+/**
+ * L1Block's storage as the Jovian setter leaves it for `attributes` (contracts/predeploys/L1Block.sol,
+ * the OP Stack's layout): the genesis of an OP chain holds it, so that the L1 fee is known from
+ * block 0 (viem's getL1BaseFee, estimateL1Fee) before any block has run its L1-attributes deposit.
+ */
+export function l1BlockStorage({ origin, sequenceNumber, fees }: L1Attributes): Record<Hex, Hex> {
+  const slot = (n: number) => bytesToHex(setLengthLeft(Uint8Array.of(n), 32));
+  // Packed slots: the first-declared variable in the lowest-order bytes (Solidity's layout).
+  const packed = (...parts: [bigint | number, number][]) => {
+    let word = 0n;
+    let shift = 0n;
+    for (const [value, bytes] of parts) {
+      word |= BigInt(value) << shift;
+      shift += BigInt(bytes * 8);
+    }
+    return bytesToHex(setLengthLeft(bigIntToBytes(word), 32));
+  };
+  const daScalar = fees.daFootprintGasScalar === 0 ? DEFAULT_DA_FOOTPRINT_GAS_SCALAR : fees.daFootprintGasScalar;
+  return {
+    [slot(0)]: packed([origin.number, 8], [origin.timestamp, 8]),
+    [slot(1)]: packed([fees.baseFee, 32]),
+    [slot(2)]: bytesToHex(origin.hash),
+    [slot(3)]: packed([sequenceNumber, 8], [fees.blobBaseFeeScalar, 4], [fees.baseFeeScalar, 4]),
+    [slot(7)]: packed([fees.blobBaseFee, 32]),
+    [slot(8)]: packed([fees.operatorFeeScalar, 4], [fees.operatorFeeConstant, 8], [daScalar, 2]),
+  };
+}
+
+/**
+ * The BaseTime predeploy's code, written at the start of a chain's first Denim block when it is
+ * not there yet (a Denim scheduled after genesis; Base deployed it with the upgrade).
+ */
+async function installBaseTime(state: StateManagerInterface): Promise<void> {
+  const code = await state.getCode(BASE_TIME_ADDRESS);
+  if (code.length > 0) return;
+  const account = (await state.getAccount(BASE_TIME_ADDRESS)) ?? new Account();
+  await state.putAccount(BASE_TIME_ADDRESS, accountWith(account, { nonce: 1n }));
+  await state.putCode(BASE_TIME_ADDRESS, hexToBytes(PREDEPLOY_CODE.BaseTime));
 }
 
 function accountWith(account: Account, change: { balance?: bigint; nonce?: bigint }): Account {

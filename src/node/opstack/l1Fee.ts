@@ -1,7 +1,8 @@
 /**
  * The L1 data fee of a transaction on an OP-stack chain (Fjord: a FastLZ-based size estimate,
  * priced with Ecotone's blob and calldata scalars), from the L1Block predeploy's storage, as
- * op-geth's core/types/rollup_cost.go computes it (specs/protocol/fjord/exec-engine.md).
+ * op-geth's core/types/rollup_cost.go computes it (specs/protocol/fjord/exec-engine.md); the same
+ * size estimate gives Jovian's DA footprint (specs/protocol/jovian/exec-engine.md).
  */
 import { bytesToBigInt, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 
@@ -17,12 +18,16 @@ export interface L1BlockFees {
   blobBaseFeeScalar: bigint;
   operatorFeeScalar: bigint;
   operatorFeeConstant: bigint;
+  /** Jovian's DA footprint gas scalar (uint16). */
+  daFootprintGasScalar: bigint;
 }
 
 export interface L1Cost {
   fee: bigint;
   /** The estimated L1 gas (estimatedSize × 16), as receipts report it. */
   gasUsed: bigint;
+  /** Jovian's DA footprint: the estimated size in bytes × daFootprintGasScalar (receipts' `blobGasUsed`). */
+  daFootprint: bigint;
   fees: L1BlockFees;
 }
 
@@ -50,19 +55,21 @@ export async function readL1BlockFees(state: StateManagerInterface): Promise<L1B
     // Slot 3: baseFeeScalar in bytes [16:20), blobBaseFeeScalar in [20:24).
     baseFeeScalar: bytesToBigInt(scalars.subarray(16, 20)),
     blobBaseFeeScalar: bytesToBigInt(scalars.subarray(20, 24)),
-    // Slot 8: operatorFeeScalar at offset 0 (bytes [28:32)), operatorFeeConstant at offset 4 ([20:28)).
+    // Slot 8: operatorFeeScalar at offset 0 (bytes [28:32)), operatorFeeConstant at offset 4 ([20:28)),
+    // daFootprintGasScalar at offset 12 ([18:20)) (specs/protocol/jovian/exec-engine.md, "Scalar loading").
     operatorFeeScalar: bytesToBigInt(operator.subarray(28, 32)),
     operatorFeeConstant: bytesToBigInt(operator.subarray(20, 28)),
+    daFootprintGasScalar: bytesToBigInt(operator.subarray(18, 20)),
   };
 }
 
 /**
- * Isthmus' operator fee for `gas` gas: gas × operatorFeeScalar / 1e6 + operatorFeeConstant
- * (specs/protocol/isthmus/exec-engine.md, "Fee Formula").
+ * Jovian's operator fee for `gas` gas: gas × operatorFeeScalar × 100 + operatorFeeConstant
+ * (specs/protocol/jovian/exec-engine.md, "Fee Formula Update").
  */
 export function operatorFeeOf(gas: bigint, fees: L1BlockFees): bigint {
   if (fees.operatorFeeScalar === 0n && fees.operatorFeeConstant === 0n) return 0n;
-  return (gas * fees.operatorFeeScalar) / 1_000_000n + fees.operatorFeeConstant;
+  return gas * fees.operatorFeeScalar * 100n + fees.operatorFeeConstant;
 }
 
 /**
@@ -78,7 +85,9 @@ export function l1CostOfSize(fastLzSize: bigint, fees: L1BlockFees): L1Cost {
   let estimatedSize = COST_INTERCEPT + COST_FASTLZ_COEF * fastLzSize;
   if (estimatedSize < MIN_TRANSACTION_SIZE_SCALED) estimatedSize = MIN_TRANSACTION_SIZE_SCALED;
   const feeScaled = 16n * fees.l1BaseFee * fees.baseFeeScalar + fees.l1BlobBaseFee * fees.blobBaseFeeScalar;
-  return { fee: (estimatedSize * feeScaled) / FJORD_DIVISOR, gasUsed: (estimatedSize * 16n) / 1_000_000n, fees };
+  // Jovian's daUsageEstimate = max(minTransactionSize, (intercept + fastlzCoef × fastlzSize) // 1e6), in bytes.
+  const daFootprint = (estimatedSize / 1_000_000n) * fees.daFootprintGasScalar;
+  return { fee: (estimatedSize * feeScaled) / FJORD_DIVISOR, gasUsed: (estimatedSize * 16n) / 1_000_000n, daFootprint, fees };
 }
 
 /**

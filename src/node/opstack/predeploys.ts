@@ -55,11 +55,13 @@ export const DENIM_PREDEPLOYS: Readonly<Record<Hex, keyof typeof PREDEPLOY_CODE>
 
 /**
  * The predeploys as genesis accounts (no balance; nonce 1, as deployed contracts have since
- * EIP-161), with Denim's on a profile that has it.
+ * EIP-161), with Denim's when the chain starts at Denim, and L1Block holding `l1BlockStorage` (the
+ * L1 attributes as of the genesis: execution.ts `l1BlockStorage`).
  */
-export function predeployAlloc(denim = false): Map<Hex, GenesisAccount> {
+export function predeployAlloc(options: { denim: boolean; l1BlockStorage?: Record<Hex, Hex> | undefined }): Map<Hex, GenesisAccount> {
   const alloc = new Map<Hex, GenesisAccount>();
-  const installed = denim ? { ...PREDEPLOYS, ...DENIM_PREDEPLOYS } : PREDEPLOYS;
+  const installed = options.denim ? { ...PREDEPLOYS, ...DENIM_PREDEPLOYS } : PREDEPLOYS;
   for (const [address, name] of Object.entries(installed)) alloc.set(address as Hex, { balance: 0n, nonce: 1n, code: PREDEPLOY_CODE[name] });
+  if (options.l1BlockStorage !== undefined) alloc.set(L1_BLOCK, { ...alloc.get(L1_BLOCK)!, storage: options.l1BlockStorage });
   return alloc;
 }

@@ -1,0 +1,17 @@
+/** The VM of a chain: ethereumjs' over the chain's state and blocks, with the chain's own precompiles (an OP chain's: opstack/precompiles.ts). */
+import { createVM } from "@ethereumjs/vm";
+
+import type { Blockchain } from "@ethereumjs/blockchain";
+import type { Common, StateManagerInterface } from "@ethereumjs/common";
+import type { CustomPrecompile } from "@ethereumjs/evm";
+import type { VM } from "@ethereumjs/vm";
+
+/** `vm.shallowCopy()` keeps the precompiles (ethereumjs 10.1.3 rebuilds the EVM from its cached options), so state views have them too. */
+export function createChainVm(
+  common: Common,
+  stateManager: StateManagerInterface,
+  blockchain: Blockchain,
+  precompiles: CustomPrecompile[] | undefined,
+): Promise<VM> {
+  return createVM({ common, stateManager, blockchain, ...(precompiles !== undefined && { evmOpts: { customPrecompiles: precompiles } }) });
+}
