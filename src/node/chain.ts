@@ -22,6 +22,7 @@ import { commonFromGenesis } from "./genesis.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
+import { installInterpreterLoop } from "./ethereumjs/interpreterLoop.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
@@ -110,7 +111,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    await installJumpAnalysisCache();
+    await Promise.all([installJumpAnalysisCache(), installInterpreterLoop()]);
     const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
     return new Chain(config, common, await initialState(config, common));
   }
