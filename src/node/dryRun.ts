@@ -135,6 +135,8 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
 /** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
 export interface PreparedCall {
   run(gasLimit: bigint): Promise<DryRun>;
+  /** The least limit the tx is valid with: its intrinsic gas, or EIP-7623's calldata floor when higher. */
+  readonly minimumGasLimit: bigint;
 }
 
 /**
@@ -150,7 +152,10 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block): P
   if (!withFees && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   await warmCaches(vm, tx, block);
+  const intrinsic = tx.getIntrinsicGas();
+  const floor = tx.getMinimumGasLimit();
   return {
+    minimumGasLimit: floor > intrinsic ? floor : intrinsic,
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });

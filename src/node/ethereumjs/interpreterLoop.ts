@@ -120,6 +120,85 @@ const STATICCALL = 0xfa;
 const EOF_FORMAT = 0xef;
 const isCallOpcode = (op: number | undefined) => op === CALL || op === CALLCODE || op === DELEGATECALL || op === STATICCALL;
 
+/**
+ * Stack inputs and outputs of a legacy opcode (the Yellow Paper's δ and α), for following the
+ * value GAS pushed; undefined for an opcode this does not know.
+ */
+export function stackEffect(op: number): [inputs: number, outputs: number] | undefined {
+  if (op >= 0x5f && op <= 0x7f) return [0, 1]; // PUSH0-PUSH32
+  if (op >= 0x80 && op <= 0x8f) return [op - 0x7f, op - 0x7e]; // DUPn
+  if (op >= 0x90 && op <= 0x9f) return [op - 0x8e, op - 0x8e]; // SWAPn
+  if (op >= 0xa0 && op <= 0xa4) return [op - 0x9e, 0]; // LOGn
+  return STACK_EFFECTS[op];
+}
+
+const STACK_EFFECTS: Record<number, [number, number]> = {
+  0: [0, 0],
+  ...Object.fromEntries(
+    [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0a, 0x0b, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1a, 0x1b, 0x1c, 0x1d, 0x20].map((op) => [
+      op,
+      [2, 1],
+    ]),
+  ),
+  8: [3, 1], // ADDMOD
+  9: [3, 1], // MULMOD
+  21: [1, 1], // ISZERO
+  25: [1, 1], // NOT
+  30: [1, 1], // CLZ (EIP-7939)
+  ...Object.fromEntries(
+    [0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3a, 0x3d, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x4a, 0x58, 0x59, 0x5a].map((op) => [op, [0, 1]]),
+  ),
+  ...Object.fromEntries([0x31, 0x35, 0x3b, 0x3f, 0x40, 0x49, 0x51, 0x54, 0x5c].map((op) => [op, [1, 1]])),
+  55: [3, 0], // CALLDATACOPY
+  57: [3, 0], // CODECOPY
+  60: [4, 0], // EXTCODECOPY
+  62: [3, 0], // RETURNDATACOPY
+  80: [1, 0], // POP
+  82: [2, 0], // MSTORE
+  83: [2, 0], // MSTORE8
+  85: [2, 0], // SSTORE
+  86: [1, 0], // JUMP
+  87: [2, 0], // JUMPI
+  91: [0, 0], // JUMPDEST
+  93: [2, 0], // TSTORE
+  94: [3, 0], // MCOPY
+  240: [3, 1], // CREATE
+  241: [7, 1], // CALL
+  242: [7, 1], // CALLCODE
+  243: [2, 0], // RETURN
+  244: [6, 1], // DELEGATECALL
+  245: [4, 1], // CREATE2
+  250: [6, 1], // STATICCALL
+  253: [2, 0], // REVERT
+  255: [1, 0], // SELFDESTRUCT
+};
+
+/**
+ * Where the copies of the value GAS pushed are after `op`, as depths from the top of the stack
+ * (solc duplicates it with DUP and pops the original): moved by DUP, SWAP and the opcodes that do
+ * not touch them; gone when a call takes one as its gas (the top of its inputs: all but a 64th is
+ * forwarded whatever it is, EIP-150) or POP drops it; undefined when anything else takes one.
+ */
+export function followGasValue(op: number, depths: number[]): number[] | undefined {
+  if (op >= 0x80 && op <= 0x8f) {
+    const moved = depths.map((depth) => depth + 1);
+    return depths.includes(op - 0x80) ? [0, ...moved] : moved;
+  }
+  if (op >= 0x90 && op <= 0x9f) {
+    const other = op - 0x8f;
+    return depths.map((depth) => (depth === 0 ? other : depth === other ? 0 : depth));
+  }
+  const effect = stackEffect(op);
+  if (effect === undefined) return undefined;
+  const [inputs, outputs] = effect;
+  const next: number[] = [];
+  for (const depth of depths) {
+    if (depth >= inputs) next.push(depth - inputs + outputs);
+    else if (!(depth === 0 && (op === 0x50 || isCallOpcode(op)))) return undefined;
+  }
+  return next;
+}
+
 /** EIPs whose per-step bookkeeping lives in the package's runStep: their chains run the package's loop. */
 const LOOP_EIPS = [6800, 7864, 7928, 8037];
 
@@ -275,6 +354,8 @@ async function fastRun(
   let before = 0n;
   let stipend = 0n;
   let cost = 0n;
+  /** Where the copies of the value GAS pushed are on the stack (depths from the top). */
+  let gasValues: number[] = [];
 
   let cached: OpcodeEntry[] | undefined;
   let error: EVMError | undefined;
@@ -303,9 +384,14 @@ async function fastRun(
 
       if (recording !== undefined) {
         before = runState.gasLeft;
+        // Solidity forwards gas as GAS ... CALL: a value that only becomes a call's gas decides nothing (all but a 64th goes).
+        if (gasValues.length > 0) {
+          const followed = followGasValue(opCode, gasValues);
+          if (followed === undefined) recording.refuse("the code reads GAS for something other than a call's gas");
+          gasValues = followed ?? [];
+        }
         if (opCode === GAS) {
-          // solc forwards gas as `GAS CALL`: the value only sets the call's gas argument (all but a 64th).
-          if (!isCallOpcode(code[pc + 1])) recording.refuse("the code reads GAS for something other than a call's gas");
+          gasValues.push(0);
         } else if (opCode === SSTORE) {
           // EIP-2200: SSTORE needs more than the sentry left before it is charged.
           if (plan.sentry !== undefined) {
