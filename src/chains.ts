@@ -5,8 +5,7 @@
  * `basePreconf` does for Base's pre-confirmation RPC (viem src/chains/definitions/base.ts;
  * src/clients/createClient.ts picks `experimental_blockTag: "pending"` from it).
  */
-import { defineChain } from "viem";
-
+import { viem } from "./lazyViem.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 
 import type { Chain } from "viem";
@@ -32,7 +31,8 @@ export function preconfChain({
   rpcUrl = "http://127.0.0.1:8545",
   name = "hardhat-preconf",
 }: PreconfChainParameters): PreconfChain {
-  return defineChain({
+  // viem loads on first use (lazyViem.ts): importing the package must not load it for a provider that never asks.
+  return viem().defineChain({
     id: Number(chainId),
     name,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
@@ -53,9 +53,15 @@ export function preconfChainOf(provider: PreconfProvider, rpcUrl?: string): Prec
  * One definition per profile (`preconfChains.dev`, `.base`, `["base-sepolia"]`, `["base-denim"]`, `.optimism`,
  * `.unichain`), with the profile's chain id and fragment cadence, for a node on the default URL.
  */
-export const preconfChains = Object.fromEntries(
-  PROFILE_NAMES.map((name) => {
-    const { chainId, fragmentIntervalMs, fragmentsPerBlock } = PROFILES[name];
-    return [name, preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, name: `hardhat-preconf (${name})` })];
-  }),
+export const preconfChains = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    PROFILE_NAMES.map((name) => {
+      let chain: PreconfChain | undefined;
+      const { chainId, fragmentIntervalMs, fragmentsPerBlock } = PROFILES[name];
+      // Made on first read, so that importing the package does not load viem.
+      const get = () => (chain ??= preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, name: `hardhat-preconf (${name})` }));
+      return [name, { enumerable: true, get }];
+    }),
+  ),
 ) as Readonly<Record<ProfileName, PreconfChain>>;
