@@ -8,6 +8,9 @@
  *
  * Times: the client's wall time per workload, and the CPU time the server process spent over it
  * (from /proc, Linux: `timing.ts`), which is what the server itself did, whatever the load.
+ *
+ * `BENCH_OURS_NODE_ARGS` adds Node options to ours' server process, e.g. to profile it:
+ *   BENCH_OURS_NODE_ARGS="--cpu-prof --cpu-prof-dir=scratch/profiles/server" npm run bench -- --only N --servers ours
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -136,7 +139,13 @@ function launchOf(id: ServerId): Launch {
         label: `preconf node (${fromDist ? "dist" : "src via tsx"})`,
         version,
         command: process.execPath,
-        args: (port) => [...(fromDist ? [dist] : ["--import", "tsx", join(ROOT, "src", "cli.ts")]), "node", "--port", String(port)],
+        // No fragment timer, and automine (below): as the Hardhat plugin's `mining: "auto"`, and as
+        // `hardhat node` and anvil run by default (no interval mining).
+        args: (port) => [
+          ...(process.env.BENCH_OURS_NODE_ARGS?.split(" ").filter((arg) => arg !== "") ?? []),
+          ...(fromDist ? [dist] : ["--import", "tsx", join(ROOT, "src", "cli.ts")]),
+          ...["node", "--port", String(port), "--mining", "manual"],
+        ],
         cwd: ROOT,
         prepare: async (request) => {
           await request("evm_setAutomine", [true]);
