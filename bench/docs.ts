@@ -2,7 +2,10 @@
  * docs/benchmarks.md, generated from one bench run's JSON (bench/run.ts writes it), so the page can
  * be regenerated after any change and always shows figures that one run measured together:
  *
- *   npx tsx bench/docs.ts [bench/results/latest.json]      (or `npm run bench -- ... --write-docs`)
+ *   npx tsx bench/docs.ts [bench/results/latest.json] [--baseline earlier.json]      (or `npm run bench -- ... --write-docs`)
+ *
+ * With `--baseline`, a run made before a round of changes (same command, same machine) adds a
+ * "Before and after" table: each row's ratios to the peers in both runs.
  *
  * The hand-written part (what the figures mean, what is left and why) is bench/benchmarks-notes.md,
  * appended as is.
@@ -33,6 +36,8 @@ interface Results {
   }[];
   /** W5's CPU ms per phase, per run of the test file (bench/phases.ts). */
   phases?: Record<string, number>;
+  /** Set by hand on a baseline file: how it was made, when the command alone does not say. */
+  note?: string;
   scaling?: { size: number; admitMs: number; fragmentMs: number; sealMs: number }[];
   memory?: { blocks: number; heapUsedMb: number; rssMb: number; msPerBlock: number }[];
   memoryTraffic?: string;
@@ -42,8 +47,8 @@ interface Results {
 const PAGE = new URL("../docs/benchmarks.md", import.meta.url);
 const NOTES = new URL("./benchmarks-notes.md", import.meta.url);
 
-/** The targets, as ours / EDR in one run (below 1: ours is faster). */
-export const TARGETS: Record<string, number> = { W1: 0.8, W2: 1.5, W3a: 2, W3b: 2, W4: 1.0, W5: 1.5, W6a: 1.0, W6b: 1.0, W6d: 1.5 };
+/** The targets, as ours / EDR in one run (below 1: ours is faster): the engine work's goals (docs/benchmarks.md). */
+export const TARGETS: Record<string, number> = { W1: 0.8, W2: 1.0, W3a: 2, W3b: 2, W4: 1.0, W5: 1.5, W6a: 1.0, W6b: 1.0, W6d: 1.0, W7: 1.5 };
 
 const median = (values: number[] | undefined): number | undefined => {
   if (values === undefined || values.length === 0) return undefined;
@@ -100,7 +105,34 @@ function comparison(rows: Row[], columns: string[], against: string | undefined,
 /** Server rows: ours / anvil at most 1.0 on every row. */
 const SERVER_TARGET = 1.0;
 
-export function renderBenchmarksPage(results: Results, notes: string): string {
+/** Each row's CPU ratio (wall where no CPU was measured) to `peer`, before and after. */
+function beforeAndAfter(baseline: Results, results: Results): string {
+  const ratioTo = (row: Row, peer: string) =>
+    ratioOf(median(row.cpuMs?.ours), median(row.cpuMs?.[peer])) ?? ratioOf(median(row.samplesMs.ours), median(row.samplesMs[peer]));
+  const body: string[][] = [];
+  for (const row of results.workloads) {
+    const before = baseline.workloads.find((candidate) => candidate.id === row.id);
+    if (before === undefined) continue;
+    const peer = row.servers === true ? "anvil" : "edr";
+    const [was, now] = [ratioTo(before, peer), ratioTo(row, peer)];
+    const oursCpu = [median(before.cpuMs?.ours), median(row.cpuMs?.ours)];
+    body.push([
+      row.id,
+      row.title,
+      `ours/${peer}`,
+      fmtRatio(was),
+      fmtRatio(now),
+      oursCpu[0] === undefined || oursCpu[1] === undefined ? "n/a" : `${fmt(oursCpu[0])} → ${fmt(oursCpu[1])}`,
+    ]);
+  }
+  return [
+    `Ratios in CPU time (wall time where none was measured), each from its own alternating run: before, ${baseline.note ?? `\`${baseline.command ?? "npm run bench"}\``} on ${baseline.date} (load ${baseline.machine.load.join(" / ")}); after, this page's run. Ours' own CPU ms per workload beside them: the two runs' machines were loaded differently, so compare ratios.`,
+    "",
+    table(["", "workload", "ratio", "before", "after", "ours CPU ms (before → after)"], body, 3),
+  ].join("\n");
+}
+
+export function renderBenchmarksPage(results: Results, notes: string, baseline?: Results): string {
   const peers = Object.keys(results.versions);
   const inProcess = results.workloads.filter((row) => row.servers !== true);
   const serverRows = results.workloads.filter((row) => row.servers === true);
@@ -116,13 +148,13 @@ export function renderBenchmarksPage(results: Results, notes: string): string {
     "",
     'The same workloads on hardhat-preconf ("ours") and its peers, in one process, alternating the peers within every',
     "repetition so that each ratio compares runs made under the same machine load. Each cell is the median of the",
-    "repetitions, in milliseconds per workload; a ratio below 1 means hardhat-preconf is faster. Ratios are given in wall",
-    "time and in CPU time of the process doing the work (the bench's own process in process; the server process for the",
-    "server rows): on a shared machine a process also waits for a core, which only wall time counts, so targets are",
-    "judged on the CPU ratio. Before timing, every",
-    "workload checks on every peer that it measures what it claims (the contracts have code at the block tag the",
-    "workload reads, estimates and calls return the expected values, balances move as sent); a failed check stops the",
-    "bench. Row W6d starts a fresh Node process per sample (process start → import → first provider → first answer).",
+    "repetitions, in milliseconds per workload; a ratio below 1 means hardhat-preconf is faster. Ratios are given in",
+    "wall time and in CPU time of the process doing the work (the bench's own process for in-process rows, the server",
+    "process for server rows): on a shared machine a process also waits for a core, which only wall time counts, so",
+    "targets are judged on the CPU ratio. Before timing, every workload checks on every peer that it measures what it",
+    "claims (the contracts have code at the block tag the workload reads, estimates and calls return the expected",
+    "values, balances move as sent); a failed check stops the bench. Row W6d starts a fresh Node process per sample",
+    "(process start → import → first provider → first answer).",
     "",
     `- Command: \`${results.command ?? "npm run bench"}\``,
     `- Date: ${results.date}; ${results.reps} repetition(s) after ${results.warmup ?? 0} untimed warm-up run(s) per workload and peer${results.quick ? " (quick run)" : ""}`,
@@ -155,6 +187,7 @@ export function renderBenchmarksPage(results: Results, notes: string): string {
       "",
     );
   }
+  if (baseline !== undefined) lines.push("## Before and after", "", beforeAndAfter(baseline, results), "");
   if (results.phases !== undefined) {
     const total = Object.values(results.phases).reduce((sum, ms) => sum + ms, 0);
     const iterations = results.workloads.find((row) => row.id === "W5")?.ops ?? 1;
@@ -221,13 +254,18 @@ export function renderBenchmarksPage(results: Results, notes: string): string {
 }
 
 /** Writes docs/benchmarks.md from a results file; returns the page's path. */
-export function writeBenchmarksPage(resultsPath: string): string {
+export function writeBenchmarksPage(resultsPath: string, baselinePath?: string): string {
   const results = JSON.parse(readFileSync(resultsPath, "utf8")) as Results;
-  writeFileSync(PAGE, renderBenchmarksPage(results, readFileSync(NOTES, "utf8")));
+  const baseline = baselinePath === undefined ? undefined : (JSON.parse(readFileSync(baselinePath, "utf8")) as Results);
+  writeFileSync(PAGE, renderBenchmarksPage(results, readFileSync(NOTES, "utf8"), baseline));
   return fileURLToPath(PAGE);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const path = process.argv[2] ?? fileURLToPath(new URL("./results/latest.json", import.meta.url));
-  console.log(writeBenchmarksPage(path));
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--baseline");
+  const baselinePath = at === -1 ? undefined : args[at + 1];
+  const positional = args.filter((arg, i) => arg !== "--baseline" && args[i - 1] !== "--baseline");
+  const path = positional[0] ?? fileURLToPath(new URL("./results/latest.json", import.meta.url));
+  console.log(writeBenchmarksPage(path, baselinePath));
 }

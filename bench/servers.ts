@@ -9,7 +9,8 @@
  * Times: the client's wall time per workload, and the CPU time the server process spent over it
  * (from /proc, Linux: `timing.ts`), which is what the server itself did, whatever the load.
  *
- * `BENCH_OURS_NODE_ARGS` adds Node options to ours' server process, e.g. to profile it:
+ * `BENCH_OURS_NODE_ARGS` adds Node options to ours' server process, e.g. to profile it, and
+ * `BENCH_OURS_DIST` runs another build of ours (an earlier commit's `dist/`, for before/after rows):
  *   BENCH_OURS_NODE_ARGS="--cpu-prof --cpu-prof-dir=scratch/profiles/server" npm run bench -- --only N --servers ours
  */
 import { spawn } from "node:child_process";
@@ -132,7 +133,7 @@ function launchOf(id: ServerId): Launch {
   switch (id) {
     case "ours": {
       // What an installed package runs: the compiled CLI (`npm run build`), else the sources through tsx.
-      const dist = join(ROOT, "dist", "cli.js");
+      const dist = join(process.env.BENCH_OURS_DIST ?? join(ROOT, "dist"), "cli.js");
       const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
       const fromDist = existsSync(dist);
       return {
