@@ -72,8 +72,13 @@ type Forecast = (gasLimit: bigint) => boolean | undefined;
 function forecastOf(recording: GasRecording, frames: Message[], capRun: DryRun, minimumGasLimit: bigint): Forecast | undefined {
   if (recording.unusable !== undefined || frames[0]?.isCompiled === true) return undefined;
   const top = recording.top;
-  // No code ran at depth 0 (a call to an account without code): any limit that pays the intrinsic gas succeeds.
-  if (top === undefined) return frames.length === 1 ? (gasLimit) => (gasLimit >= minimumGasLimit ? true : undefined) : undefined;
+  if (top === undefined) {
+    // The only frame had no code to run (a call to an account without code: runCall loaded it, empty,
+    // into the message): any limit that pays the intrinsic gas succeeds. Anything else unrecorded: no forecast.
+    const code = frames[0]?.code;
+    const codeless = frames.length === 1 && code instanceof Uint8Array && code.length === 0;
+    return codeless ? (gasLimit) => (gasLimit >= minimumGasLimit ? true : undefined) : undefined;
+  }
   const intrinsic = capRun.gasLimit - top.startGas;
   return (gasLimit) => {
     if (gasLimit < minimumGasLimit) return undefined;

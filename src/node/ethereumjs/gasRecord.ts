@@ -41,7 +41,12 @@ export class GasRecording {
   }
 }
 
-const RECORDING = Symbol("hardhat-preconf gas recording");
+/**
+ * Registered (Symbol.for): when two copies of this module share a process (the sources and the
+ * compiled package, as a test run may load both), the loop one installed reads the recording the
+ * other's estimate started.
+ */
+const RECORDING = Symbol.for("hardhat-preconf.gasRecording");
 
 type Recorded = { [RECORDING]?: GasRecording };
 

@@ -476,11 +476,20 @@ interface InterpreterClass {
   prototype: { run: Run; [ORIGINAL]?: Run };
 }
 
-const ORIGINAL = Symbol("hardhat-preconf original interpreter run");
+/**
+ * Registered symbols (Symbol.for), so that a second copy of this module in the process (the
+ * sources beside the compiled package, as a test run may load both) finds the loop installed
+ * and counts into the same stats, instead of wrapping the first copy's loop in its own.
+ */
+const ORIGINAL = Symbol.for("hardhat-preconf.interpreterLoop.original");
+const STATS = Symbol.for("hardhat-preconf.interpreterLoop.stats");
 const require = createRequire(import.meta.url);
 
-/** Runs that took the package's loop instead of this one (tests). */
-export const interpreterLoopStats = { fast: 0, original: 0 };
+/** Runs on this loop and on the package's (tests). */
+export const interpreterLoopStats: { fast: number; original: number } = ((globalThis as { [STATS]?: { fast: number; original: number } })[STATS] ??= {
+  fast: 0,
+  original: 0,
+});
 
 /** dist/esm/opcodes/util.js and dist/cjs/opcodes/util.js of @ethereumjs/evm. */
 function opcodeUtilModules(): { esm: string; cjs: string } {
