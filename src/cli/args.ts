@@ -3,10 +3,12 @@ import { parseArgs } from "node:util";
 
 import { mnemonicProblem } from "../node/bip39.ts";
 import { PROFILE_NAMES } from "../node/profiles.ts";
+import { TRACE_FORMATS } from "../node/structLogger.ts";
 import { ETHER } from "../node/defaults.ts";
 import { parseOrigins } from "../server/origins.ts";
 
 import type { ProfileName } from "../node/profiles.ts";
+import type { TraceFormat } from "../node/structLogger.ts";
 import type { PreconfProviderOptions } from "../options.ts";
 
 export const USAGE = `Usage: preconf node [options]
@@ -44,6 +46,7 @@ export const USAGE = `Usage: preconf node [options]
   --txpool.slots <n>            pool capacity in 32 KiB slots, 0 for no limit (1536)
   --txpool.accountqueue <n>     txs per sender behind a nonce gap, 0 for no limit (64)
   --txpool.lifetime <ms>        how long a tx that cannot execute stays pooled, 0 for ever (10800000)
+  --trace-format <geth|hardhat> struct logs of debug_trace*: go-ethereum's, or Hardhat 2's node's (geth)
   --verbose                     log every fragment and empty blocks too
   --help                        this text
 `;
@@ -121,6 +124,7 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       "txpool.slots": { type: "string" },
       "txpool.accountqueue": { type: "string" },
       "txpool.lifetime": { type: "string" },
+      "trace-format": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -132,6 +136,10 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
     throw new UsageError(`--wallet-policy must be approve, reject or unsupported, got "${walletPolicy}"`);
   }
   if (mining !== undefined && mining !== "interval" && mining !== "manual") throw new UsageError(`--mining must be interval or manual, got "${mining}"`);
+  const traceFormat = values["trace-format"];
+  if (traceFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(traceFormat)) {
+    throw new UsageError(`--trace-format must be ${TRACE_FORMATS.join(" or ")}, got "${traceFormat}"`);
+  }
   const profile = values.profile;
   if (profile !== undefined && !(PROFILE_NAMES as readonly string[]).includes(profile)) {
     throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${profile}"`);
@@ -188,6 +196,7 @@ export function parseNodeArgs(args: string[]): NodeCommand | "help" {
       poolLifetimeMs: integer("txpool.lifetime", values["txpool.lifetime"]),
       mining,
       walletPolicy,
+      traceFormat: traceFormat as TraceFormat | undefined,
       ...(forkUrl !== undefined && {
         fork: defined({ url: forkUrl, blockNumber: forkBlock === undefined ? undefined : BigInt(forkBlock), cacheDir: values["fork-cache-dir"] }),
       }),

@@ -10,6 +10,7 @@ import type { Fragment, SealedBlock } from "./records.ts";
 import type { ParsedStateDump } from "./stateDump.ts";
 import type { RestoredState } from "./dumpRestore.ts";
 import type { ForkSource } from "./fork/source.ts";
+import type { CodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 
 export interface ChainConfig {
   genesis: GethGenesis;
@@ -40,6 +41,8 @@ export interface ChainConfig {
   subsecondBlockMs?: number | undefined;
   /** The pool's bounds (geth's legacypool defaults when absent). */
   poolLimits?: PoolLimits | undefined;
+  /** Another code size limit than EIP-170's (ethereumjs/codeSizeLimit.ts). */
+  codeSizeLimit?: CodeSizeLimit | undefined;
 }
 
 /**

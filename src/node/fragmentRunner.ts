@@ -227,6 +227,7 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
       logIndex: firstLog + i,
     })) ?? [];
   const receipt = result.receipt;
+  const failure = result.execResult.exceptionError;
   return {
     hash: flatHex(tx.hash()),
     tx,
@@ -246,5 +247,8 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
     receipt,
     blobGasUsed: result.blobGasUsed,
     blobGasPrice: result.blobGasUsed === undefined ? undefined : open.executionBlock.header.getBlobGasPrice(),
+    ...(failure !== undefined && {
+      failure: { error: failure.error, returnData: failure.error === "revert" ? flatHex(result.execResult.returnValue) : "0x" },
+    }),
   };
 }
