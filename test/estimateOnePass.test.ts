@@ -191,6 +191,31 @@ describe("one-pass estimates: the same answers as executing at every limit", () 
     }
   });
 
+  it("a path that reads the sender's balance, which each limit's bought gas changes: executed at every limit as go-ethereum does", async () => {
+    const from = sender();
+    const GATE = address(0xba1);
+    const price = 10n ** 10n;
+    const balance = BigInt((await request("eth_getBalance", [from, "latest"])) as string);
+    const cap = BigInt(((await request("eth_getBlockByNumber", ["latest", false])) as { gasLimit: Hex }).gasLimit);
+    // require(balance(origin) < threshold): true at the cap (the most gas bought), false below half of it.
+    const threshold = balance - (cap / 2n) * price;
+    const LT = 0x10;
+    const GT = 0x11;
+    const gate = (reads: readonly number[], compare: number) => program((at) => orRevert([...push(threshold), ...reads, 0x31, compare], at));
+    for (const [name, reads] of [
+      ["BALANCE(ORIGIN)", [0x32]],
+      ["BALANCE of the sender pushed with high bits set (BALANCE reads the low 20 bytes)", push((1n << 200n) | BigInt(from))],
+    ] as const) {
+      await setCode(GATE, gate(reads, LT));
+      const paid = await both({ from, to: GATE, gasPrice: price });
+      expect(paid.gas, `${name}: the least limit whose bought gas leaves the balance under the threshold`).to.be.above(cap / 2n);
+      // Without a fee the balance is the same at every limit (and above the threshold): the record answers.
+      await setCode(GATE, gate(reads, GT));
+      const free = await both({ from, to: GATE });
+      expect(free.onePass, name).to.equal(1);
+    }
+  });
+
   it("random programs calling random programs, with and without fees", async () => {
     const from = sender();
     const [CALLER, CALLEE] = [address(0xca11), address(0xca1e)];

@@ -6,7 +6,7 @@
  */
 import { createBlock } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
-import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
+import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { txCommonOf } from "./admission.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
@@ -145,6 +145,8 @@ export interface PreparedCall {
   run(gasLimit: bigint): Promise<DryRun>;
   /** The least limit the tx is valid with: its intrinsic gas, or EIP-7623's calldata floor when higher. */
   readonly minimumGasLimit: bigint;
+  /** The sender when each run buys its gas at a non-zero price (its balance then depends on the limit), else undefined. */
+  readonly payer: bigint | undefined;
 }
 
 /**
@@ -165,6 +167,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
   const floor = tx.getMinimumGasLimit();
   return {
     minimumGasLimit: floor > intrinsic ? floor : intrinsic,
+    payer: withFees && feeCapOf(request, block) > 0n ? bytesToBigInt(from.bytes) : undefined,
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });

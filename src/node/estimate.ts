@@ -111,7 +111,7 @@ class Prober {
     const listener = (message: Message) => {
       frames.push(message);
     };
-    const recording = new GasRecording();
+    const recording = new GasRecording(this.#call.payer);
     vm.evm.events!.on("beforeMessage", listener);
     if (this.#onePass) startRecording(vm.evm, recording);
     let attempt: Attempt;

@@ -9,8 +9,10 @@
  * frame itself (its consumption so far, or the sentry's 2301 more) fails the frame when S is below
  * it; a call or create needs S high enough that the child gets what the child itself needed. Above
  * every threshold the execution is the one recorded. GAS read for anything but a call's gas argument
- * (solc emits `GAS` right before `CALL`), a child that halted exceptionally, or a frame the loop
- * did not run itself makes the record unusable: the estimate then executes as before.
+ * (solc emits `GAS` right before `CALL`), a child that halted exceptionally, a frame the loop did
+ * not run itself, or a read of the sender's balance when the run buys its gas (go-ethereum's search
+ * executes each limit with that limit's gas bought) makes the record unusable: the estimate then
+ * executes as before.
  */
 
 /** One threshold on the top frame's start gas, in execution order. */
@@ -33,8 +35,18 @@ export class GasRecording {
   unusable: string | undefined;
   /** The depth-0 frame, once it ran. */
   top: TopFrameRecord | undefined;
+  /**
+   * The sender, as a number, when the run buys its gas: its balance during the run is then its
+   * balance minus limit × price, so code that reads it (BALANCE of it, or its own code running under
+   * EIP-7702) may take another path at another limit. Such a run makes the record unusable.
+   */
+  readonly payer: bigint | undefined;
   /** Set by a child frame when it ends, read by its caller after the CALL or CREATE: what the child needed, and whether it halted exceptionally. */
   lastChild: { need: bigint; halted: boolean } | undefined;
+
+  constructor(payer?: bigint) {
+    this.payer = payer;
+  }
 
   refuse(reason: string): void {
     this.unusable ??= reason;

@@ -29,7 +29,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { EVMError } from "@ethereumjs/evm";
-import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { bytesToBigInt, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
 import { interpreterModules } from "./jumpAnalysis.ts";
 import { leftForShare, recordingOf } from "./gasRecord.ts";
@@ -72,7 +72,7 @@ export interface RunState {
   shouldDoJumpAnalysis: boolean;
   gasLeft: bigint;
   messageGasLimit?: bigint;
-  env: { accessWitness?: unknown; depth: number; isCreate: boolean; eof?: unknown };
+  env: { accessWitness?: unknown; depth: number; isCreate: boolean; eof?: unknown; address: { bytes: Uint8Array } };
   interpreter: { isStatic(): boolean; getReturnDataSize(): bigint };
 }
 
@@ -110,6 +110,9 @@ const JUMPI = 0x57;
 const MCOPY = 0x5e;
 const SSTORE = 0x55;
 const GAS = 0x5a;
+const BALANCE = 0x31;
+/** BALANCE reads the low 20 bytes of its argument as the address. */
+const ADDRESS_MASK = (1n << 160n) - 1n;
 const CREATE = 0xf0;
 const CALL = 0xf1;
 const CALLCODE = 0xf2;
@@ -357,6 +360,11 @@ async function fastRun(
   /** Where the copies of the value GAS pushed are on the stack (depths from the top). */
   let gasValues: number[] = [];
 
+  // The payer's own code (an EIP-7702 delegation) sees its balance, which the gas limit changes: SELFBALANCE, value it sends.
+  if (recording?.payer !== undefined && bytesToBigInt(interpreter._env.address.bytes) === recording.payer) {
+    recording.refuse("the sender's own code runs, and its balance depends on the gas limit");
+  }
+
   let cached: OpcodeEntry[] | undefined;
   let error: EVMError | undefined;
   try {
@@ -392,6 +400,10 @@ async function fastRun(
         }
         if (opCode === GAS) {
           gasValues.push(0);
+        } else if (opCode === BALANCE) {
+          if (recording.payer !== undefined && runState.stack.length >= 1 && (runState.stack.peek()[0]! & ADDRESS_MASK) === recording.payer) {
+            recording.refuse("the code reads the sender's balance, which the gas limit changes");
+          }
         } else if (opCode === SSTORE) {
           // EIP-2200: SSTORE needs more than the sentry left before it is charged.
           if (plan.sentry !== undefined) {
