@@ -121,7 +121,8 @@ describe("server budgets with small limits", () => {
   });
 
   it("a batch past batchTimeoutMs answers its calls not yet started with -32002 'request timed out'", async () => {
-    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 200 }));
+    // The loop's gas unbounded (Prague, no RPC gas cap, a huge block): the 200 ms budget ends it on any machine.
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 200, hardfork: "prague", blockGasLimit: 10n ** 12n, rpcGasCap: 0 }));
     server = await startServer(provider, { port: 0, batchTimeoutMs: 100 });
     const answers = await rpc([
       { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }] },

@@ -22,6 +22,7 @@ import { commonFromGenesis } from "./genesis.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
+import { installInterpreterLoop } from "./ethereumjs/interpreterLoop.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import { activateHardforkAtBlock } from "./ethereumjs/forkBlocks.ts";
@@ -116,7 +117,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    await installJumpAnalysisCache();
+    await Promise.all([installJumpAnalysisCache(), installInterpreterLoop()]);
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(
       config.genesis,
