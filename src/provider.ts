@@ -13,6 +13,7 @@ import { DENIM_BLOCK_MS } from "./node/opstack/baseTime.ts";
 import { nextBaseFee, PROFILES } from "./node/profiles.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
+import { nowSeconds } from "./node/nextBlock.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
@@ -265,7 +266,7 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
       hardfork: resolved.hardfork,
       gasLimit: resolved.blockGasLimit,
       baseFeePerGas: resolved.initialBaseFeePerGas,
-      timestamp: BigInt(Math.floor(resolved.clock.now() / 1000)),
+      timestamp: resolved.genesisTimestamp ?? nowSeconds(resolved.clock),
       alloc,
     });
   const chain = await Chain.create({
@@ -281,6 +282,9 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     subsecondBlockMs: profile.denim ? DENIM_BLOCK_MS : undefined,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
+    txOrder: resolved.txOrder,
+    // Later blocks go on from a given genesis time as the clock moves, as anvil's --timestamp.
+    initialTimeOffset: resolved.genesisTimestamp === undefined ? undefined : resolved.genesisTimestamp - nowSeconds(resolved.clock),
     chainRlp: resolved.chain,
     state: resolved.state,
     op,
@@ -301,6 +305,9 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   chain.baseRpc = profile.pendingRules === "base";
   chain.fragmentGasSchedule = profile.fragmentGasSchedule;
   chain.feed.flashblocksRetired = profile.denim;
-  const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
+  chain.autoImpersonate = resolved.autoImpersonate;
+  // Automine replaces the timer: a fragment and a block per tx, nothing in between.
+  const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining === "auto" ? "manual" : resolved.mining);
+  if (resolved.mining === "auto") chain.setAutomine(true);
   return new PreconfProvider(chain, sequencer, resolved);
 }

@@ -31,7 +31,7 @@ export async function initialState(config: ChainConfig, common: Common): Promise
     ...engine,
     open: undefined,
     pool: [],
-    timeOffset: 0n,
+    timeOffset: config.initialTimeOffset ?? 0n,
     nextTimestamp: undefined,
     latestEdited: false,
     headStateAvailable: true,

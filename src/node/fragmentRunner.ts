@@ -7,6 +7,7 @@ import { createAddressFromString } from "@ethereumjs/util";
 
 import { feesOf } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import { withConsoleCalls } from "./consoleLog.ts";
 import { Heap } from "./heap.ts";
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
@@ -24,8 +25,18 @@ import type { Fragment, LogRecord, TxRecord } from "./records.ts";
 /** The largest balance an account can hold (a uint256). */
 const MAX_BALANCE = (1n << 256n) - 1n;
 
+/**
+ * The order of a fragment's txs (each sender's nonces in order either way): `fees`, the highest
+ * effective tip first and ties by arrival (geth's miner, docs/behaviour.md); `fifo`, by arrival
+ * (anvil's `--order fifo`, Hardhat's `mempool.order: "fifo"`).
+ */
+export const TX_ORDERS = ["fees", "fifo"] as const;
+export type TxOrder = (typeof TX_ORDERS)[number];
+
 export interface FragmentConfig {
   clock: Clock;
+  /** `fees` when absent. */
+  txOrder?: TxOrder | undefined;
   fragmentsPerBlock: number;
   op?: OpStack | undefined;
   poolLimits?: PoolLimits | undefined;
@@ -42,6 +53,8 @@ export interface FragmentHost {
   readonly fragmentGasSchedule: boolean;
   /** Whether the raw flashblocks feed wants each fragment's balances. */
   readonly balancesWanted: boolean;
+  /** Whether each tx's `console.log` calls are kept in its record (consoleLog.ts). */
+  readonly consoleLogs: boolean;
   /** Indexes an executed tx by its hash. */
   indexTransaction(record: TxRecord): void;
   dropped(entry: PooledTx, reason: string): void;
@@ -70,8 +83,9 @@ export class FragmentRunner {
       const headroom = entry.feeCap - baseFee;
       return entry.tipCap < headroom ? entry.tipCap : headroom;
     };
-    // Highest effective tip first; ties by arrival (docs/behaviour.md).
-    const heads: Heads = new Heap((a, b) => (a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq));
+    // Highest effective tip first, ties by arrival (docs/behaviour.md); or arrival only.
+    const fifo = this.#config.txOrder === "fifo";
+    const heads: Heads = new Heap((a, b) => (a.tip !== b.tip && !fifo ? a.tip > b.tip : a.entry.seq < b.entry.seq));
     const offer = (entry: PooledTx | undefined) => {
       if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
     };
@@ -179,10 +193,17 @@ export class FragmentRunner {
       if (entry.tx.gasLimit > open.remainingGas || entry.tx.gasLimit > cap - open.gasUsed) continue;
       let result: RunTxResult;
       let l1Cost: L1Cost | undefined;
+      let consoleCalls: Hex[] | undefined;
       try {
         const opts = { tx: entry.tx, block: open.executionBlock, blockGasUsed: open.gasUsed, skipHardForkValidation: true };
-        if (this.#config.op === undefined) result = await runTxAllowingAssertedSender(vm, opts);
-        else ({ result, l1Cost } = await this.#config.op.runUserTx(vm, opts));
+        const op = this.#config.op;
+        const run = (): Promise<{ result: RunTxResult; l1Cost?: L1Cost | undefined }> =>
+          op === undefined ? runTxAllowingAssertedSender(vm, opts).then((ran) => ({ result: ran })) : op.runUserTx(vm, opts);
+        if (this.#host.consoleLogs) {
+          const watched = await withConsoleCalls(vm, run);
+          ({ result, l1Cost } = watched.result);
+          consoleCalls = watched.calls;
+        } else ({ result, l1Cost } = await run());
       } catch (error) {
         // State changed since admission (e.g. the balance was spent): the tx can never run as is.
         pool.remove(entry.hash);
@@ -193,6 +214,7 @@ export class FragmentRunner {
       if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
       const record = recordOf(entry.tx, entry.sender, result, open);
       if (l1Cost !== undefined) record.l1Cost = l1Cost;
+      if (consoleCalls !== undefined && consoleCalls.length > 0) record.consoleCalls = consoleCalls;
       this.#add(record, open, executed);
       offer(pool.at(entry.sender, entry.nonce + 1n));
     }
@@ -227,6 +249,7 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
       logIndex: firstLog + i,
     })) ?? [];
   const receipt = result.receipt;
+  const status = "status" in receipt ? receipt.status : 1;
   return {
     hash: flatHex(tx.hash()),
     tx,
@@ -236,7 +259,9 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
     blockTimestamp: open.header.timestamp,
     fragmentIndex: open.fragments.length,
     blockHash: undefined,
-    status: "status" in receipt ? receipt.status : 1,
+    status,
+    // Why a failed tx failed and what it returned (its revert reason, if any); failures only.
+    ...(status === 0 && { failure: { error: result.execResult.exceptionError?.error ?? "revert", returnData: flatHex(result.execResult.returnValue) } }),
     gasUsed: result.totalGasSpent,
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
     effectiveGasPrice: "maxFeePerGas" in tx ? baseFee + tip : tx.gasPrice,

@@ -43,6 +43,13 @@ export interface TxRecord {
   l1Cost?: L1Cost;
   /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
   depositNonce?: bigint;
+  /**
+   * Why a failed tx failed, as executed here (absent for loaded and imported txs): the EVM's error
+   * (`revert`, `out of gas`, `invalid opcode`…) and the return data (a revert reason, if any).
+   */
+  failure?: { error: string; returnData: Hex };
+  /** Calldata of its `console.log` calls (consoleLog.ts), when the chain keeps them. */
+  consoleCalls?: Hex[];
 }
 
 /** One pre-confirmation: the txs a sequencer tick executed in the open block. */
