@@ -22,29 +22,45 @@ export function isJson(contentType: string | undefined): boolean {
   return mediaType === "application/json";
 }
 
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). Rejects when the client goes away first. */
+/**
+ * How much of a refused body the server reads (and drops) before it answers 413: a client sends
+ * its whole body before it reads the answer (Node's fetch, curl), and a server that hangs up first
+ * leaves it with a reset connection (EPIPE) instead of the 413. Past this the server answers and
+ * closes at once. Go's net/http reads 256 KiB after a handler's answer ("lingering close") and
+ * geth's 413 then comes with a reset for larger bodies; a local node can afford more.
+ */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the body up to `limit` bytes; undefined when it is larger, once the rest has been read
+ * and dropped (up to `MAX_DISCARDED_BODY_BYTES`, `discardBody`). Rejects when the client goes away
+ * first.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    req.on("data", (chunk: Buffer) => {
-      if (done) return;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        drain(req, limit);
-        resolve(undefined);
+      if (size <= limit) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    });
+      done = true;
+      chunks.length = 0;
+      req.off("data", onData);
+      void discardBody(req).then(() => resolve(undefined), reject);
+    };
+    req.on("data", onData);
     req.on("end", () => {
+      if (done) return;
       done = true;
       resolve(Buffer.concat(chunks).toString("utf8"));
     });
-    req.on("error", reject);
+    req.on("error", (error) => {
+      if (!done) reject(error);
+    });
     // A truncated body (the client closed before Content-Length bytes) ends in `close` without `end`.
     req.on("close", () => {
       if (!done) reject(new Error("request aborted"));
@@ -53,17 +69,36 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
 }
 
 /**
- * Reads and drops up to `limit` more bytes of a refused body, then hangs up: a client still
- * sending when the 413 goes out reads it instead of failing on a reset connection (Go's
- * net/http does the same "lingering close" for geth's 413).
+ * Reads and drops the rest of a refused body: resolves when it has all arrived, or once
+ * `MAX_DISCARDED_BODY_BYTES` were dropped (the caller answers, then the connection closes), or
+ * when the client goes away (nobody to answer).
  */
-export function drain(req: IncomingMessage, limit: number): void {
-  let dropped = 0;
-  req.on("data", (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > limit) req.socket.destroy();
+export function discardBody(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.complete || req.destroyed) {
+      resolve();
+      return;
+    }
+    let dropped = 0;
+    const finish = () => {
+      req.off("data", onData);
+      req.off("end", finish);
+      req.off("close", finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > MAX_DISCARDED_BODY_BYTES) {
+        // Stop reading: the answer goes out, then `Connection: close` ends the connection.
+        req.pause();
+        finish();
+      }
+    };
+    req.on("data", onData);
+    req.on("end", finish);
+    req.on("close", finish);
+    req.resume();
   });
-  req.resume();
 }
 
 /** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */
