@@ -71,6 +71,98 @@ describe("preconf CLI: version and mnemonic", () => {
   });
 });
 
+describe("preconf CLI: every flag and each of its names", () => {
+  /** A valid value of each flag that takes one (a new flag without one here fails the test below). */
+  const SAMPLES: Record<string, string | undefined> = {
+    host: "localhost",
+    port: "1234",
+    cors: "http://a.test",
+    "allowed-hosts": "box.lan",
+    "max-body": "100",
+    "max-batch": "5",
+    "max-response": "1000",
+    "batch-timeout": "10",
+    "ws-max-subscriptions": "3",
+    profile: "base",
+    network: "optimism",
+    "chain-id": "7",
+    hardfork: "cancun",
+    "gas-limit": "40000000",
+    "block-base-fee-per-gas": "9",
+    timestamp: "1700000000",
+    coinbase: "0x0000000000000000000000000000000000000001",
+    genesis: "g.json",
+    import: "c.rlp",
+    mining: "auto",
+    "block-time": "4",
+    "fragment-interval": "50",
+    "fragments-per-block": "4",
+    order: "fifo",
+    accounts: "3",
+    balance: "2.5",
+    mnemonic: "legal winner thank year wave sausage worth useful legal winner thank yellow",
+    "derivation-path": "m/44'/60'/1'/0",
+    "wallet-policy": "reject",
+    "wallet-personality": "coinbase",
+    "wallet-connected": "false",
+    state: "s.json",
+    "state-interval": "2",
+    "load-state": "l.json",
+    "dump-state": "d.json",
+    "state-history": "all",
+    "prune-history": "3",
+    "fork-url": "https://rpc.example",
+    "fork-block-number": "5",
+    "fork-chain-id": "10",
+    "fork-header": "X-Key: k",
+    "fork-cache-dir": "cache",
+    retries: "2",
+    "fork-retry-backoff": "50",
+    timeout: "1000",
+    "rpc.gascap": "1000",
+    "rpc.evmtimeout": "100",
+    "max-filters": "4",
+    "txpool.slots": "9",
+    "txpool.accountqueue": "8",
+    "txpool.lifetime": "1000",
+    "txpool.pricelimit": "1",
+    color: "always",
+    "config-out": "c.json",
+  };
+  /** Flags that only make sense with another one. */
+  const NEEDS: Record<string, string[]> = {
+    "fork-block-number": ["--fork-url", "https://rpc.example"],
+    "fork-chain-id": ["--fork-url", "https://rpc.example"],
+    "fork-header": ["--fork-url", "https://rpc.example"],
+    "fork-cache-dir": ["--fork-url", "https://rpc.example"],
+    retries: ["--fork-url", "https://rpc.example"],
+    "fork-retry-backoff": ["--fork-url", "https://rpc.example"],
+    timeout: ["--fork-url", "https://rpc.example"],
+    "state-interval": ["--state", "s.json"],
+    // The default already allows no origin: --no-cors undoes a --cors.
+    "no-cors": ["--cors", "http://a.test"],
+  };
+
+  it("each flag, under its name, each alias and its short letter, sets the same thing", async () => {
+    const { FLAGS } = await import("../src/cli/flags.ts");
+    const without = (command: ReturnType<typeof parseNodeArgs>) => {
+      if (command === "help") throw new Error("expected a command");
+      const { given: _given, ...rest } = command;
+      return rest;
+    };
+    for (const spec of FLAGS) {
+      const value = spec.value === undefined ? [] : [SAMPLES[spec.name] ?? expect.fail(`no sample value for --${spec.name}`)];
+      const extra = NEEDS[spec.name] ?? [];
+      const canonical = without(parseNodeArgs([...extra, `--${spec.name}`, ...value]));
+      expect(canonical, `--${spec.name} changes something`).to.not.deep.equal(without(parseNodeArgs(extra)));
+      for (const name of [...(spec.aliases ?? []).map((alias) => `--${alias}`), ...(spec.short === undefined ? [] : [`-${spec.short}`])]) {
+        expect(without(parseNodeArgs([...extra, name, ...value])), `${name} as --${spec.name}`).to.deep.equal(canonical);
+      }
+      if (value.length > 0) expect(without(parseNodeArgs([...extra, `--${spec.name}=${value[0]}`])), `--${spec.name}=…`).to.deep.equal(canonical);
+    }
+  });
+});
+
 describe("preconf CLI: bad command lines and values", function () {
   this.timeout(120_000);
   let dir: string;

@@ -3,7 +3,11 @@
  * limit, and readable by a client still sending), response-size and batch-time budgets with
  * go-ethereum's errors, and a deep request with a non-canonical id answering JSON-RPC.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 import { expect } from "chai";
 import WebSocket from "ws";
@@ -68,6 +72,64 @@ describe("server budgets", () => {
     expect(response.status).to.equal(413);
     expect(response.headers.get("connection")).to.equal("close");
     expect(((await response.json()) as { error: { code: number } }).error.code).to.equal(-32600);
+  });
+
+  it("bodies of 6 and 16 MiB: fetch reads the 413 every time (5 tries each), never a reset connection", async () => {
+    const statuses: (number | string)[] = [];
+    for (const mib of [6, 16]) {
+      const body = `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(mib * 1024 * 1024)}"]}`;
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(server.url, { method: "POST", headers: { "Content-Type": "application/json" }, body }).catch(
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+        );
+        if (typeof response === "string") statuses.push(response);
+        else {
+          statuses.push(response.status);
+          await response.arrayBuffer();
+        }
+      }
+    }
+    expect(statuses).to.deep.equal(new Array(10).fill(413));
+  });
+
+  it("a 6 MiB body from curl: 413 with its JSON-RPC error, with and without Expect: 100-continue", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "preconf-413-"));
+    const file = join(dir, "body.json");
+    writeFileSync(file, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(6 * 1024 * 1024)}"]}`);
+    const curl = (extra: string[]) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        execFile(
+          "curl",
+          ["-sS", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "--data-binary", `@${file}`, ...extra, server.url],
+          (error, stdout) => resolve({ code: error === null ? 0 : (error.code as number), stdout }),
+        );
+      });
+    try {
+      for (const extra of [[], ["-H", "Expect:"]]) {
+        const { code, stdout } = await curl(extra);
+        expect(code, `curl ${extra.join(" ")}`).to.equal(0);
+        const [json, status] = stdout.split("\n");
+        expect(status).to.equal("413");
+        expect(JSON.parse(json!)).to.deep.equal({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request", data: { reason: `body exceeds ${LIMIT} bytes` } },
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a WebSocket message above the limit closes the socket with 1009 (message too big)", async () => {
+    const socket = new WebSocket(server.wsUrl);
+    await new Promise((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    socket.send(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(6 * 1024 * 1024)}"]}`);
+    expect(await closed).to.equal(1009);
   });
 
   it("a 6 MiB body streamed without a length: 413 after the limit, readable by the client", async () => {

@@ -61,7 +61,7 @@ export function effectiveConfig(command: NodeCommand, resolved: ResolvedOptions,
       order: resolved.txOrder,
     },
     accounts: {
-      mnemonic: accounts === undefined ? null : (accounts.mnemonic ?? DEFAULT_MNEMONIC),
+      mnemonic: accounts === undefined ? null : shownMnemonic(accounts.mnemonic ?? DEFAULT_MNEMONIC),
       derivationPath: accounts === undefined ? null : `${accounts.path ?? DEFAULT_HD_PATH}/`,
       balance: resolved.accounts[0] === undefined ? null : String(resolved.accounts[0].balance),
       addresses: resolved.accounts.map((account) => checksummed(account.address)),
@@ -99,6 +99,13 @@ export function effectiveConfig(command: NodeCommand, resolved: ResolvedOptions,
 }
 
 /** anvil's section heading; its Wallet section has no blank line under it. */
+/**
+ * The mnemonic as output shows it: the well-known default as anvil prints it, a custom one never
+ * (it may hold real funds elsewhere; its dev keys are printed, the phrase that derives every key is not).
+ */
+export const shownMnemonic = (mnemonic: string): string =>
+  mnemonic.trim().split(/\s+/).join(" ") === DEFAULT_MNEMONIC ? DEFAULT_MNEMONIC : "(given with --mnemonic: not printed)";
+
 const heading = (title: string, blank = true) => ["", title, "=".repeat(18), ...(blank ? [""] : [])];
 const row = (label: string, value: string) => `${`${label}:`.padEnd(19)}${value}`;
 
@@ -136,7 +143,7 @@ export function bannerLines(facts: BannerFacts): string[] {
   }
   if (facts.wallet !== undefined) {
     lines.push(...heading("Wallet", false));
-    lines.push(row("Mnemonic", facts.wallet.mnemonic), row("Derivation path", `${facts.wallet.path}/`));
+    lines.push(row("Mnemonic", shownMnemonic(facts.wallet.mnemonic)), row("Derivation path", `${facts.wallet.path}/`));
   }
   lines.push(...heading("Chain"));
   const profile = PROFILES[options.profile];

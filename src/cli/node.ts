@@ -114,7 +114,13 @@ async function serve(command: NodeCommand, version: string, io: NodeIo, stopped:
   }
   const listening = { url: server.url, wsUrl: server.wsUrl };
   const config = effectiveConfig({ ...command, port: server.port }, provider.options, version, listening);
-  if (command.files.configOut !== undefined) await writeFileAtomically(command.files.configOut, `${JSON.stringify(config, null, 2)}\n`);
+  if (command.files.configOut !== undefined) {
+    // A file the user asked for holds the mnemonic itself, as anvil's --config-out (output never shows a custom one).
+    const accounts = Array.isArray(command.provider.accounts) ? undefined : command.provider.accounts;
+    const written =
+      accounts === undefined ? config : { ...config, accounts: { ...(config.accounts as object), mnemonic: accounts.mnemonic ?? DEFAULT_MNEMONIC } };
+    await writeFileAtomically(command.files.configOut, `${JSON.stringify(written, null, 2)}\n`);
+  }
 
   if (json) out(JSON.stringify({ type: "start", ...config, state: { ...(config.state as object), origin: state ?? null } }, stateJson));
   else if (!log.active) out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);

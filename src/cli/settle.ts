@@ -4,6 +4,7 @@
  * reported under the flag that set it. Then what depends on the profile: `--block-time` divided
  * into the block's fragments.
  */
+import { PROFILES } from "../node/profiles.ts";
 import { InvalidOptionsError, resolveOptions } from "../options.ts";
 import { refusal, UsageError } from "./args.ts";
 
@@ -15,6 +16,11 @@ export function settleCommand(command: NodeCommand): NodeCommand {
     resolved = resolveOptions(command.provider);
   } catch (error) {
     throw error instanceof InvalidOptionsError ? asUsageError(error, command) : error;
+  }
+  // A fork's profile is known once the upstream answers: that case is refused when the node starts.
+  const dumpFlag = command.files.state !== undefined ? "--state" : command.files.dumpState !== undefined ? "--dump-state" : undefined;
+  if (dumpFlag !== undefined && PROFILES[resolved.profile].op !== undefined && resolved.fork === undefined) {
+    throw new UsageError(`${dumpFlag} is not supported with --profile ${resolved.profile}: OP-stack blocks hold deposit txs that a dump cannot load back`);
   }
   if (command.blockTimeMs !== undefined) {
     const perBlock = resolved.fragmentsPerBlock;

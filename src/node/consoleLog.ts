@@ -1,7 +1,7 @@
 /**
  * Hardhat's `console.sol` (`import "hardhat/console.sol"`, also forge-std's `console.sol`): a
  * contract's `console.log(...)` is a STATICCALL to an address with no code,
- * 0x000000000000000000636F6e736F6c652e6c6F67 ("console.log" in ASCII), whose calldata is the ABI
+ * 0x000000000000000000636f6e736f6c652e6c6f67 ("console.log" in ASCII), whose calldata is the ABI
  * call of a `log(...)` overload. The call itself does nothing: a node that wants the output watches
  * for calls to that address while a tx runs, as Hardhat's EDR and anvil do, and decodes the
  * calldata (`src/cli/consoleLog.ts` formats it; the engine only keeps the bytes).
