@@ -484,12 +484,15 @@ describe("preconf CLI: --quiet, --json and anvil's names", function () {
     });
     expect(anvil.mining).to.deep.equal({ mode: "interval", fragmentIntervalMs: 100, fragmentsPerBlock: 10, blockTimeMs: 1000, order: "fifo" });
     expect(anvil.accounts).to.include({
-      mnemonic: "legal winner thank year wave sausage worth useful legal winner thank yellow",
+      // A custom mnemonic is never printed (its keys are, as the banner's).
+      mnemonic: "(given with --mnemonic: not printed)",
       derivationPath: "m/44'/60'/0'/1/",
       balance: "5500000000000000000",
       autoImpersonate: true,
     });
+    // The accounts of that mnemonic (BIP-39 test vector) at m/44'/60'/0'/1: not the default ones.
     expect(anvil.accounts!.addresses).to.have.length(3);
+    expect(anvil.accounts!.addresses).to.not.include(ALICE_55);
     expect(anvil.state).to.include({ history: 5 });
     expect(anvil.log).to.include({ consoleLogs: false });
 

@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -119,6 +120,32 @@ describe("server budgets", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("after the 413 the close lingers: the server keeps reading what the client still sends, then closes once it goes quiet", async () => {
+    const socket = connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true });
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let answer = "";
+    const events: string[] = [];
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on("end", () => events.push("end"));
+    socket.on("error", (error: NodeJS.ErrnoException) => events.push(`error ${error.code}`));
+    socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + 4 * 1024 * 1024}\r\n\r\n`);
+    // The 413 comes at once, with the server's end of the connection (FIN) …
+    for (let waited = 0; !events.includes("end") && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answer).to.match(/^HTTP\/1\.1 413 /);
+    // … and what the client sends after it is still read: no reset however much it sends (up to the bound).
+    const chunk = Buffer.alloc(256 * 1024, 0x78);
+    for (let i = 0; i < 16; i++) {
+      await new Promise<void>((resolve, reject) => socket.write(chunk, (error) => (error ? reject(error) : resolve())));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(events).to.deep.equal(["end"]);
+    expect(server.connections).to.equal(1);
+    // Quiet for LINGER_IDLE_MS: the server closes.
+    for (let waited = 0; server.connections > 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.connections).to.equal(0);
+    socket.destroy();
   });
 
   it("a WebSocket message above the limit closes the socket with 1009 (message too big)", async () => {

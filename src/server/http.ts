@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 
 import { notificationsNotSupported } from "../rpc/errors.ts";
 import { registerServedNode } from "../wallet/personality.ts";
-import { discardBody, drained, isJson, readBody, refusal, send } from "./httpIo.ts";
+import { drained, isJson, lingerOnClose, readBody, refusal, send } from "./httpIo.ts";
 import { answerObserved, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
 import { allowedOrigin, bindWarning, isHostAllowed } from "./origins.ts";
 import { attachWebSocket } from "./ws.ts";
@@ -192,14 +192,13 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
-    // A body over the limit is read to its end and dropped (a bounded amount: httpIo.ts), so that
-    // the client, still sending, then reads the 413; the connection closes after it.
-    // A client that waits for `100 Continue` (curl, for large bodies) has sent none of it: answer at once.
-    const waitsToSend = declared > limit && /100-continue/i.test(req.headers.expect ?? "");
-    const body = waitsToSend ? undefined : declared > limit ? await discardBody(req).then(() => undefined) : await readBody(req, limit);
+    const body = declared > limit ? undefined : await readBody(req, limit);
     if (body === undefined) {
+      // Answered at once (a client waiting for `100 Continue` sends nothing more), then a lingering
+      // close: what the client still sends is read and dropped (a bounded amount), so that a
+      // client still sending reads the 413 instead of a reset (httpIo.ts).
+      lingerOnClose(req.socket);
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
-      if (!req.complete) res.once("finish", () => req.socket.destroy());
       return;
     }
     const text = await answerObserved(body, handlerFor(req, res), framing, "http", options.onRequest);

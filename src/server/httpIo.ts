@@ -23,44 +23,39 @@ export function isJson(contentType: string | undefined): boolean {
 }
 
 /**
- * How much of a refused body the server reads (and drops) before it answers 413: a client sends
- * its whole body before it reads the answer (Node's fetch, curl), and a server that hangs up first
- * leaves it with a reset connection (EPIPE) instead of the 413. Past this the server answers and
- * closes at once. Go's net/http reads 256 KiB after a handler's answer ("lingering close") and
- * geth's 413 then comes with a reset for larger bodies; a local node can afford more.
+ * The lingering close after a 413: how much more of a refused body the server reads and drops, and
+ * how long it waits for more, before it closes the connection. A client sends its whole body
+ * before it reads the answer (Node's fetch, curl without `Expect: 100-continue`): a server that
+ * closes while data is still coming makes the kernel answer with a reset, and the client then
+ * loses the 413 it was sent (EPIPE, ECONNRESET). Go's net/http, geth's server, reads 256 KiB for
+ * 500 ms in the same situation (net/http server.go, closeWriteAndWait); a local node can afford
+ * more, so that a body a few times the limit still gets its answer.
  */
 export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+export const LINGER_IDLE_MS = 2_000;
 
-/**
- * Reads the body up to `limit` bytes; undefined when it is larger, once the rest has been read
- * and dropped (up to `MAX_DISCARDED_BODY_BYTES`, `discardBody`). Rejects when the client goes away
- * first.
- */
+/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is dropped). Rejects when the client goes away first. */
 export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const onData = (chunk: Buffer) => {
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
       size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        resolve(undefined);
         return;
       }
-      done = true;
-      chunks.length = 0;
-      req.off("data", onData);
-      void discardBody(req).then(() => resolve(undefined), reject);
-    };
-    req.on("data", onData);
+      chunks.push(chunk);
+    });
     req.on("end", () => {
-      if (done) return;
       done = true;
       resolve(Buffer.concat(chunks).toString("utf8"));
     });
-    req.on("error", (error) => {
-      if (!done) reject(error);
-    });
+    req.on("error", reject);
     // A truncated body (the client closed before Content-Length bytes) ends in `close` without `end`.
     req.on("close", () => {
       if (!done) reject(new Error("request aborted"));
@@ -69,36 +64,36 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
 }
 
 /**
- * Reads and drops the rest of a refused body: resolves when it has all arrived, or once
- * `MAX_DISCARDED_BODY_BYTES` were dropped (the caller answers, then the connection closes), or
- * when the client goes away (nobody to answer).
+ * Makes the close that follows the answer on `socket` a lingering one: the server's side is ended
+ * (the answer, then FIN), and what the client still sends is read and dropped until it ends its
+ * side, goes quiet for `idleMs`, or sends more than `maxBytes`; then the socket is destroyed.
+ * Node's server closes a `Connection: close` response with `socket.destroySoon()`: this socket's
+ * gets the linger instead.
  */
-export function discardBody(req: IncomingMessage): Promise<void> {
-  return new Promise((resolve) => {
-    if (req.complete || req.destroyed) {
-      resolve();
-      return;
-    }
+export function lingerOnClose(socket: Socket, maxBytes = MAX_DISCARDED_BODY_BYTES, idleMs = LINGER_IDLE_MS): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
     let dropped = 0;
-    const finish = () => {
-      req.off("data", onData);
-      req.off("end", finish);
-      req.off("close", finish);
-      resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
     };
-    const onData = (chunk: Buffer) => {
+    const wait = () => {
+      clearTimeout(timer);
+      timer = setTimeout(close, idleMs);
+      timer.unref();
+    };
+    if (socket.writable) socket.end();
+    socket.on("data", (chunk: Buffer) => {
       dropped += chunk.length;
-      if (dropped > MAX_DISCARDED_BODY_BYTES) {
-        // Stop reading: the answer goes out, then `Connection: close` ends the connection.
-        req.pause();
-        finish();
-      }
-    };
-    req.on("data", onData);
-    req.on("end", finish);
-    req.on("close", finish);
-    req.resume();
-  });
+      if (dropped > maxBytes) close();
+      else wait();
+    });
+    socket.once("end", close);
+    socket.once("close", () => clearTimeout(timer));
+    wait();
+    socket.resume();
+  };
 }
 
 /** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */
