@@ -30,7 +30,7 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   {
     title: "Node",
     about:
-      "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers, block hashes and EIP-1898 objects. See [behaviour.md](behaviour.md).",
+      "Standard Ethereum JSON-RPC, answered by the chain. Block parameters: `latest`, `pending`, `earliest`, `safe`, `finalized`, numbers (hex quantities or JSON numbers), block hashes and EIP-1898 objects. Each answer, and where it differs from geth, Hardhat or anvil: [behaviour.md](behaviour.md#the-rpc-surface-geths-answers-and-where-hardhat-or-anvil-differ).",
     table: ethMethods,
   },
   { title: "Wallet", about: "Answered by the simulated wallet under its approval policy. See [wallet.md](wallet.md).", table: walletMethods },
@@ -53,7 +53,12 @@ const FAMILIES: Array<{ title: string; about: string; table: MethodTable }> = [
   { title: "Filters", about: "Polling filters, dropped after 5 idle minutes.", table: filterMethods },
   { title: "Dev methods (Hardhat and anvil conventions)", about: "See [hardhat.md](hardhat.md#dev-methods-in-detail).", table: devMethods },
   { title: "OP stack", about: "OP-stack profiles' own methods. See [profiles.md](profiles.md).", table: opstackMethods },
-  { title: "Tracing", about: "geth's `debug_` tracers. See [dev-methods.md](dev-methods.md).", table: debugMethods },
+  {
+    title: "Tracing",
+    about:
+      "geth's `debug_` tracers: struct logs (geth's shape, or Hardhat 2's with `traceFormat: \"hardhat\"`) and `callTracer`. See [dev-methods.md](dev-methods.md#tracing).",
+    table: debugMethods,
+  },
   { title: "State dump and load", about: "See [fixtures.md](fixtures.md#state-dump-and-load).", table: stateMethods },
 ];
 

@@ -16,7 +16,18 @@ export type { SubscriptionMessage, SubscriptionKind } from "./rpc/subscriptions.
 export type { TransactionStatus } from "./rpc/status.ts";
 export type { Fault, FaultResult } from "./rpc/faults.ts";
 export { Wallet } from "./wallet/wallet.ts";
-export type { KnownChain, Permission, SimulatedChainOptions, WalletRequestRecord, WatchedAsset, RequestOutcome } from "./wallet/wallet.ts";
+export type {
+  KnownChain,
+  ListedAsset,
+  Permission,
+  SimulatedChainOptions,
+  WalletRequestRecord,
+  WalletStateSummary,
+  WatchedAsset,
+  RequestOutcome,
+} from "./wallet/wallet.ts";
+export { IN_PROCESS_ORIGIN, NO_ORIGIN } from "./wallet/wallet.ts";
+export { WALLET_DELEGATE_ADDRESS } from "./node/walletDelegate.ts";
 export { WalletPolicy, PROMPTING_METHODS } from "./wallet/policy.ts";
 export type { CustomDecision, Decision, DecisionFunction, PendingPrompt, PromptingMethod, PromptRequest } from "./wallet/policy.ts";
 export { runScenario, loadScenario } from "./scenario/run.ts";
@@ -27,5 +38,6 @@ export { walletScript } from "./browser/walletScript.ts";
 export type { WalletScriptInfo, WalletScriptOptions } from "./browser/walletScript.ts";
 export type { WalletSession, WalletSessionOptions } from "./provider.ts";
 export type { WalletPersonality } from "./options.ts";
+export type { TraceFormat } from "./node/structLogger.ts";
 export { preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
 export type { PreconfChain, PreconfChainParameters } from "./chains.ts";

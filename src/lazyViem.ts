@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 
 import type * as Viem from "viem";
 import type * as ViemAccounts from "viem/accounts";
+import type * as ViemSiwe from "viem/siwe";
 
 const require = createRequire(import.meta.url);
 let loaded: typeof Viem | undefined;
@@ -21,4 +22,12 @@ export function viem(): typeof Viem {
 export function viemAccounts(): typeof ViemAccounts {
   loadedAccounts ??= require("viem/accounts") as typeof ViemAccounts;
   return loadedAccounts;
+}
+
+let loadedSiwe: typeof ViemSiwe | undefined;
+
+/** `viem/siwe`, loaded on first use (ERC-7846's signInWithEthereum). */
+export function viemSiwe(): typeof ViemSiwe {
+  loadedSiwe ??= require("viem/siwe") as typeof ViemSiwe;
+  return loadedSiwe;
 }

@@ -15,6 +15,7 @@ import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
 import { TX_ORDERS } from "./node/fragmentRunner.ts";
 import { MAX_TIMESTAMP } from "./node/time.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
+import { TRACE_FORMATS } from "./node/structLogger.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
@@ -25,6 +26,7 @@ import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
 import type { TxOrder } from "./node/fragmentRunner.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
+import type { TraceFormat } from "./node/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 
@@ -129,6 +131,13 @@ export interface PreconfProviderOptions {
   walletConnected?: boolean;
   /** Which real wallet's answers the simulated wallet gives where wallets differ (docs/wallet-personalities.md). */
   walletPersonality?: WalletPersonality;
+  /**
+   * What `wallet_getCallsStatus` reports for a batch pre-confirmed in a fragment (docs/wallet.md):
+   * 200 (default: confirmed, as a wallet reading Base's pre-confirmed receipts does, and viem's
+   * waitForCallsStatus returns), 201 (pre-confirmed: viem keeps waiting until the block seals) or
+   * 100 (pending until sealed).
+   */
+  walletPreconfirmedCallsStatus?: 100 | 200 | 201;
   /** Most gas an eth_call / eth_estimateGas may run with (50,000,000, geth's `--rpc.gascap`); 0 for no cap. */
   rpcGasCap?: number | bigint;
   /** Wall time one eth_call / eth_estimateGas may run, in ms (5000, geth's `--rpc.evmtimeout`); 0 for none. */
@@ -143,9 +152,29 @@ export interface PreconfProviderOptions {
   poolAccountQueue?: number;
   /** How long a tx that cannot execute stays pooled, in ms of the clock (3 h, geth's Lifetime); 0 for ever. */
   poolLifetimeMs?: number;
+  /**
+   * Under automine, a send whose tx fails throws Hardhat's error (its block still mined), as
+   * Hardhat's option of that name (true). Interval and manual mining answer the hash whatever it says.
+   */
+  throwOnTransactionFailures?: boolean;
+  /** Under automine, an eth_call that fails throws Hardhat's error instead of geth's (true, Hardhat's default). */
+  throwOnCallFailures?: boolean;
+  /** No EIP-170 code size limit nor EIP-3860 initcode limit (Hardhat's option of that name; false). */
+  allowUnlimitedContractSize?: boolean;
+  /**
+   * The largest deployed code, in bytes (anvil's `--code-size-limit`; 24,576, EIP-170); initcode may
+   * be twice that (EIP-3860).
+   */
+  codeSizeLimit?: number;
+  /**
+   * The shape of debug_traceTransaction / debug_traceCall struct logs (docs/dev-methods.md):
+   * `geth` (default; go-ethereum's, which Hardhat 3 answers too) or `hardhat` (Hardhat 2's node:
+   * 64-digit stack words, storage on every step).
+   */
+  traceFormat?: TraceFormat;
 }
 
-export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "eip"] as const;
+export const WALLET_PERSONALITIES = ["metamask", "metamask-mobile", "coinbase", "base-account", "eip"] as const;
 export type WalletPersonality = (typeof WALLET_PERSONALITIES)[number];
 
 export interface ResolvedOptions {
@@ -175,6 +204,7 @@ export interface ResolvedOptions {
   switchOnAdd: boolean;
   walletConnected: boolean;
   walletPersonality: WalletPersonality;
+  walletPreconfirmedCallsStatus: 100 | 200 | 201;
   rpcGasCap: bigint;
   rpcEvmTimeoutMs: number;
   maxSubscriptions: number;
@@ -182,6 +212,11 @@ export interface ResolvedOptions {
   poolSlots: number;
   poolAccountQueue: number;
   poolLifetimeMs: number;
+  throwOnTransactionFailures: boolean;
+  throwOnCallFailures: boolean;
+  allowUnlimitedContractSize: boolean;
+  codeSizeLimit: number | undefined;
+  traceFormat: TraceFormat;
 }
 
 /** go-ethereum's defaults for `--rpc.gascap` and `--rpc.evmtimeout` (eth/ethconfig/config.go). */
@@ -272,6 +307,7 @@ const optionsSchema = z
     switchOnAdd: z.boolean().default(true),
     walletConnected: z.boolean().default(true),
     walletPersonality: z.enum(WALLET_PERSONALITIES).default("metamask"),
+    walletPreconfirmedCallsStatus: z.union([z.literal(100), z.literal(200), z.literal(201)]).default(200),
     rpcGasCap: wei.default(DEFAULT_RPC_GAS_CAP),
     rpcEvmTimeoutMs: z.number().int().nonnegative().safe().default(DEFAULT_RPC_EVM_TIMEOUT_MS),
     maxSubscriptions: z.number().int().nonnegative().safe().default(DEFAULT_MAX_SUBSCRIPTIONS),
@@ -279,6 +315,11 @@ const optionsSchema = z
     poolSlots: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.slots),
     poolAccountQueue: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.accountQueue),
     poolLifetimeMs: z.number().int().nonnegative().safe().default(DEFAULT_POOL_LIMITS.lifetimeMs),
+    throwOnTransactionFailures: z.boolean().default(true),
+    throwOnCallFailures: z.boolean().default(true),
+    allowUnlimitedContractSize: z.boolean().default(false),
+    codeSizeLimit: positiveInt.optional(),
+    traceFormat: z.enum(TRACE_FORMATS).default("geth"),
   })
   .strict();
 
@@ -360,6 +401,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     chain: value.chain,
     state: value.state,
     fork: value.fork,
+    codeSizeLimit: value.codeSizeLimit,
   };
 }
 

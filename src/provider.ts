@@ -9,6 +9,7 @@ import { nativeCrypto } from "./node/crypto.ts";
 import { devGethGenesis } from "./node/genesis.ts";
 import { OpStack } from "./node/opstack/execution.ts";
 import { predeployAlloc } from "./node/opstack/predeploys.ts";
+import { walletDelegateAlloc } from "./node/walletDelegate.ts";
 import { DENIM_BLOCK_MS } from "./node/opstack/baseTime.ts";
 import { nextBaseFee, PROFILES } from "./node/profiles.ts";
 import { ChainImportError } from "./node/importChain.ts";
@@ -17,11 +18,11 @@ import { nowSeconds } from "./node/nextBlock.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
-import { disconnected, engineErrorAsRpc, invalidRequest, unauthorized } from "./rpc/errors.ts";
+import { disconnected, engineErrorAsRpc, invalidRequest, toRpcError } from "./rpc/errors.ts";
 import { methods } from "./rpc/methods.ts";
 import { dispatch } from "./rpc/table.ts";
-import { isWalletControlMethod, routeContext } from "./rpc/wallet.ts";
-import { Wallet } from "./wallet/wallet.ts";
+import { contextFor, isWalletControlMethod, isWalletMethod, routeContext } from "./rpc/wallet.ts";
+import { NO_ORIGIN, Wallet } from "./wallet/wallet.ts";
 import { ChainScope } from "./rpc/services/chainScope.ts";
 import { FilterManager } from "./rpc/services/filters.ts";
 import { emitGuarded, SubscriptionManager } from "./rpc/services/subscriptions.ts";
@@ -42,10 +43,10 @@ export interface RequestArguments {
   readonly params?: readonly unknown[] | object;
 }
 
-/** One client's view of the provider's wallet (the server opens one per WebSocket connection). */
+/** One client of the provider's wallet (the server opens one per WebSocket connection and per HTTP request). */
 export interface WalletSession {
-  /** This client's wallet: its active chain, known chains, permissions and watched assets. */
-  readonly wallet: Wallet;
+  /** This client's view of the wallet: its origin's selected chain and permissions, the wallet's chains and assets. */
+  readonly wallet: Wallet<NodeContext>;
   /** EIP-1193 `request` as this client: wallet methods on its wallet, node methods on this chain. */
   request(args: RequestArguments): Promise<unknown>;
   /** The client has gone: prompts it left waiting are rejected (4001) and leave the pending list. */
@@ -53,13 +54,20 @@ export interface WalletSession {
 }
 
 export interface WalletSessionOptions {
-  /** The session's wallet events (chainChanged, accountsChanged, connect). */
+  /** The client's origin (a page's `Origin` header); undefined: a client that sends none, one origin for all of them. */
+  origin?: string | undefined;
+  /** The client's wallet events (chainChanged, accountsChanged, connect): its origin's. */
   emit: (event: string, payload: unknown) => void;
   /**
    * Whether the client is the test (true) or a page (false): a page may not read the request
-   * log nor change the approval policy (4100), which are the test's.
+   * log nor the wallet's state, nor change the approval policy (4100), which are the test's.
    */
   trusted: boolean;
+  /**
+   * Sign typed data for any domain, as Hardhat's node does for scripts (default: when the client
+   * has no origin), rather than by the personality's rules for a dapp (docs/wallet-personalities.md).
+   */
+  signsAnyDomain?: boolean;
 }
 
 /** Deterministic control of pre-confirmation, in process. */
@@ -89,8 +97,9 @@ export class PreconfProvider extends EventEmitter {
   readonly preconf: PreconfControls;
   readonly accounts: readonly DevAccount[];
   readonly options: ResolvedOptions;
-  /** The simulated wallet: chains, assets, permissions, the approval policy and its request log. */
-  readonly wallet: Wallet;
+  /** The simulated wallet, as this provider's own client sees it: chains, assets, permissions, the approval policy and its request log. */
+  readonly wallet: Wallet<NodeContext>;
+  /** What node methods of the server's clients run with: this chain's services (they never touch the wallet). */
   readonly #context: MethodContext;
   /** This chain's services: another provider's wallet routes to them (Wallet.addSimulatedChain). */
   readonly #node: NodeContext;
@@ -115,8 +124,9 @@ export class PreconfProvider extends EventEmitter {
     const node: NodeContext = { chain, sequencer, accounts: this.accounts, options, subscriptions, filters, scope };
     this.#node = node;
     // ── Simulated wallet (docs/wallet.md): it owns the method context and routes node methods to its active chain.
-    this.wallet = new Wallet({
+    this.wallet = Wallet.create<NodeContext>({
       node,
+      accounts: this.accounts,
       clock: options.clock,
       emit: (event, payload) => emitGuarded(this, event, payload),
       initialDecision: options.walletPolicy,
@@ -124,8 +134,10 @@ export class PreconfProvider extends EventEmitter {
       nodeOf: (provider) => (#node in provider ? provider.#node : undefined),
       walletConnected: options.walletConnected,
       personality: options.walletPersonality,
+      preconfirmedCallsStatus: options.walletPreconfirmedCallsStatus,
+      toRpcError,
     });
-    this.#context = this.wallet.ownContext;
+    this.#context = contextFor(this.wallet, node);
     // After close() nothing moves the chain any more; checked synchronously, so that work
     // started before close() is queued before close() waits for the queue.
     const whileOpen = <T>(run: () => Promise<T>): Promise<T> => (this.#closing === undefined ? run() : Promise.reject(disconnected()));
@@ -158,20 +170,27 @@ export class PreconfProvider extends EventEmitter {
   }
 
   /**
-   * A wallet of its own for one client of the server: what a page can change (active chain, known
-   * chains, permissions, watched assets) stays its own, and its node methods always answer for
-   * this provider's chain. The policy and the request log stay the test's (this.wallet's).
+   * A client of the wallet (docs/wallet.md, "Origins"): its origin's connection state (selected
+   * chain, permissions), the wallet's chains, assets, policy and log, its own prompts and events.
+   * Its node methods always answer for this provider's chain. Nothing of the wallet is looked up
+   * until the client calls a wallet method: a plain read builds no wallet state.
    */
   openWalletSession(options: WalletSessionOptions): WalletSession {
-    const wallet = this.wallet.session(options.emit);
+    let wallet: Wallet<NodeContext> | undefined;
+    const walletOf = () =>
+      (wallet ??= this.wallet.client({
+        origin: options.origin ?? NO_ORIGIN,
+        emit: options.emit,
+        trusted: options.trusted,
+        signsAnyDomain: options.signsAnyDomain ?? options.origin === undefined,
+      }));
     return {
-      wallet,
+      get wallet() {
+        return walletOf();
+      },
       request: (args) =>
-        this.#request(args, (method) => {
-          if (!options.trusted && isWalletControlMethod(method)) throw unauthorized();
-          return wallet.ownContext;
-        }),
-      end: () => wallet.end(),
+        this.#request(args, (method) => (isWalletMethod(method) || isWalletControlMethod(method) ? routeContext(walletOf(), method) : this.#context)),
+      end: () => wallet?.end(),
     };
   }
 
@@ -255,6 +274,8 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   const alloc = new Map<Hex, GenesisAccount>(resolved.accounts.map((account) => [account.address, { balance: account.balance }]));
   // A fork's predeploys are the upstream's (code, storage and the vaults' balances).
   if (profile.op !== undefined && fork === undefined) for (const [address, account] of predeployAlloc(profile.denim)) alloc.set(address, account);
+  // The wallet's EIP-7702 delegate (docs/wallet.md): in every genesis this package writes.
+  if (fork === undefined) alloc.set(...walletDelegateAlloc());
   const op = profile.op === undefined ? undefined : new OpStack(profile.op, profile.denim);
   const eip1559 = profile.eip1559;
   // A given genesis (or a dump's) brings its own alloc and forks; the dev accounts are then just keys.
@@ -285,6 +306,7 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     txOrder: resolved.txOrder,
     // Later blocks go on from a given genesis time as the clock moves, as anvil's --timestamp.
     initialTimeOffset: resolved.genesisTimestamp === undefined ? undefined : resolved.genesisTimestamp - nowSeconds(resolved.clock),
+    codeSizeLimit: resolved.allowUnlimitedContractSize ? "unlimited" : resolved.codeSizeLimit,
     chainRlp: resolved.chain,
     state: resolved.state,
     op,

@@ -8,7 +8,9 @@ import { execFileSync } from "node:child_process";
 
 import { expect } from "chai";
 
+import { batchInChromium } from "../examples/browser/batch-in-chromium.ts";
 import { dappInChromium } from "../examples/browser/dapp-in-chromium.ts";
+import { WALLET_DELEGATE_ADDRESS } from "../src/node/walletDelegate.ts";
 import { walletScript } from "../src/index.ts";
 
 describe("walletScript in a real Chromium (docs/browser.md)", function () {
@@ -45,6 +47,28 @@ describe("walletScript in a real Chromium (docs/browser.md)", function () {
     expect(result.events.map((event) => event.name)).to.deep.equal(["accountsChanged", "chainChanged", "chainChanged"]);
     expect((result.events[0]!.data as string[])[0]).to.match(/^0x[0-9a-f]{40}$/);
     expect(result.events.slice(1).map((event) => event.data)).to.deep.equal(["0x2105", "0x7a69"]);
+  });
+
+  it("the batch example: a wagmi dapp's sendCalls / waitForCallsStatus run approve + deposit in one transaction through the EIP-7702 delegate", async () => {
+    const result = await batchInChromium(chromium);
+    expect(result.capabilitiesBefore).to.deep.equal({ 31337: { atomic: { status: "ready" } } });
+    // The declined upgrade reaches wagmi as the wallet's 5750 (MetaMask's text: metamask-extension useSmartAccountActions.ts).
+    expect(result.declined).to.deep.nested.include({ "error.code": 5750 });
+    expect((result.declined as { error: { message: string } }).error.message).to.include("User rejected account upgrade");
+    expect(result.deposited).to.deep.include({ status: "success", statusCode: 200 });
+    expect((result.deposited as { transactions: string[] }).transactions).to.have.length(1);
+    expect(result.transaction).to.deep.include({ type: "0x4", to: result.accounts[0]!.toLowerCase() });
+    expect((result.transaction.authorizationList as { address: string }[])[0]!.address).to.equal(WALLET_DELEGATE_ADDRESS);
+    expect(result.code).to.equal(`0xef0100${WALLET_DELEGATE_ADDRESS.slice(2)}`);
+    expect(result.deposits).to.equal(5n);
+    expect(result.capabilitiesAfter).to.deep.equal({ 31337: { atomic: { status: "supported" } } });
+    expect(result.prompts).to.deep.equal([
+      ["wallet_requestPermissions", "approve"],
+      ["wallet_sendCalls", null],
+      ["wallet_upgradeAccount", "reject"],
+      ["wallet_sendCalls", "approve"],
+      ["wallet_upgradeAccount", "approve"],
+    ]);
   });
 
   it("walletScript refuses a missing or non-WebSocket URL; http:// is read as ws://", () => {

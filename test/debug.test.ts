@@ -63,10 +63,10 @@ describe("debug_traceTransaction and debug_traceCall", () => {
     expect(trace.structLogs[0]).to.deep.include({ pc: 0, op: "PUSH1", depth: 1, stack: [] });
     expect(trace.structLogs.at(-1)!.op).to.equal("STOP");
     const store = trace.structLogs.find((log) => log.op === "SSTORE")!;
-    // The count went from 1 (the earlier tx of the block) to 2.
-    expect(Object.values(store.storage!)).to.deep.equal([`${"0".repeat(63)}2`]);
+    // The count went from 1 (the earlier tx of the block) to 2; keys and values are 0x words (geth's format since v1.17.3).
+    expect(Object.values(store.storage!)).to.deep.equal([`0x${"0".repeat(63)}2`]);
     const load = trace.structLogs.find((log) => log.op === "SLOAD")!;
-    expect(Object.values(load.storage!)).to.deep.equal([`${"0".repeat(63)}1`]);
+    expect(Object.values(load.storage!)).to.deep.equal([`0x${"0".repeat(63)}1`]);
     for (const log of trace.structLogs) {
       expect(log.memory).to.equal(undefined);
       expect(log.stack!.every((item) => /^0x[0-9a-f]+$/.test(item))).to.equal(true);
@@ -86,7 +86,7 @@ describe("debug_traceTransaction and debug_traceCall", () => {
     expect(trace.failed).to.equal(true);
     expect(trace.gas).to.equal(Number(failed.gasUsed));
     expect(trace.structLogs.at(-1)!.op).to.equal("REVERT");
-    expect(trace.returnValue.startsWith("08c379a0")).to.equal(true);
+    expect(trace.returnValue.startsWith("0x08c379a0")).to.equal(true);
 
     const frame = await call<Frame>(provider, "debug_traceTransaction", [hash, { tracer: "callTracer" }]);
     expect(frame).to.deep.include({
@@ -118,7 +118,7 @@ describe("debug_traceTransaction and debug_traceCall", () => {
     const data = encodeFunctionData({ abi: Counter.abi, functionName: "count" });
     const trace = await call<Trace>(provider, "debug_traceCall", [{ from, to: receipt.contractAddress, data }, "latest"]);
     expect(trace.failed).to.equal(false);
-    expect(trace.returnValue).to.equal("0".repeat(64));
+    expect(trace.returnValue).to.equal(`0x${"0".repeat(64)}`);
     expect(trace.structLogs.at(-1)!.op).to.equal("RETURN");
     const frame = await call<Frame>(provider, "debug_traceCall", [{ from, to: receipt.contractAddress, data }, "latest", { tracer: "callTracer" }]);
     expect(frame).to.deep.include({ type: "CALL", output: `0x${"0".repeat(64)}` });

@@ -34,6 +34,23 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
     { code: -32000, message: "exceeds block gas limit", data: { gas: "0x1f", blockGasLimit: "0x1e" } },
   ],
   [new engine.TxRejectedError(engine.AdmissionMessage.invalidSender), { code: -32000, message: "invalid sender" }],
+  // Hardhat's refusals under automine (EDR crates/edr_provider/src/error.rs): its texts, code -32000.
+  [
+    new engine.AutomineNonceTooHighError(14n, 19n),
+    {
+      code: -32000,
+      message: "Nonce too high. Expected nonce to be 14 but got 19. Note that transactions can't be queued when automining.",
+      data: { expectedNonce: "0xe", txNonce: "0x13" },
+    },
+  ],
+  [
+    new engine.AutomineFeeTooLowError("maxFeePerGas", 7n, 875000000n),
+    {
+      code: -32000,
+      message: "Transaction maxFeePerGas (7) is too low for the next block, which has a baseFeePerGas of 875000000",
+      data: { maxFeePerGas: "0x7", baseFeePerGas: "0x342770c0" },
+    },
+  ],
   [
     new engine.InvalidTransactionError("params[0]", "gasLimit cannot exceed MAX_UINT64"),
     { code: -32602, message: "Invalid params", data: { field: "params[0]", reason: "gasLimit cannot exceed MAX_UINT64" } },
@@ -41,7 +58,14 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
   [new engine.ExecutionRevertedError(REVERT_DATA, "call"), { code: 3, message: "execution reverted: no", data: REVERT_DATA }],
   [new engine.ExecutionRevertedError("0x", "call"), { code: 3, message: "execution reverted", data: "0x" }],
   [new engine.ExecutionRevertedError(REVERT_DATA, "estimate"), { code: -32000, message: "execution reverted", data: REVERT_DATA }],
-  [new engine.ExecutionFailedError("invalid opcode"), { code: -32000, message: "invalid opcode" }],
+  [new engine.ExecutionFailedError("out of gas"), { code: -32000, message: "out of gas" }],
+  // An invalid opcode carries empty return data, as Hardhat's error (docs/dev-methods.md, "Reverts and estimates").
+  [new engine.ExecutionFailedError("invalid opcode: INVALID", "0x"), { code: -32000, message: "invalid opcode: INVALID", data: "0x" }],
+  // A panic decodes in go-ethereum's words (accounts/abi UnpackRevert).
+  [
+    new engine.ExecutionRevertedError(`0x4e487b71${"11".padStart(64, "0")}`, "call"),
+    { code: 3, message: "execution reverted: arithmetic underflow or overflow", data: `0x4e487b71${"11".padStart(64, "0")}` },
+  ],
   [new engine.InsufficientFundsForTransferError(), { code: -32000, message: "insufficient funds for transfer" }],
   [new engine.GasRequiredExceedsAllowanceError(30_000_000n), { code: -32000, message: "gas required exceeds allowance (30000000)" }],
   [new engine.ExecutionTimeoutError(5000, "5s"), { code: -32000, message: "execution aborted (timeout = 5s)" }],

@@ -31,6 +31,8 @@ interface FeeHistory {
   baseFeePerGas: Hex[];
   gasUsedRatio: number[];
   reward: Hex[][];
+  baseFeePerBlobGas: Hex[];
+  blobGasUsedRatio: number[];
 }
 
 async function signed(provider: PreconfProvider, nonce: number, tx: Partial<TransactionSerializable>): Promise<Hex> {
@@ -116,9 +118,11 @@ describe("fork history: logs and fee history across the fork block", function ()
     expect(after.oldestBlock).to.equal("0x3");
     expect(merged).to.deep.equal({
       oldestBlock: "0x0",
+      reward: [...before.reward, ...after.reward],
       baseFeePerGas: [...before.baseFeePerGas.slice(0, 3), ...after.baseFeePerGas],
       gasUsedRatio: [...before.gasUsedRatio, ...after.gasUsedRatio],
-      reward: [...before.reward, ...after.reward],
+      baseFeePerBlobGas: [...before.baseFeePerBlobGas.slice(0, 3), ...after.baseFeePerBlobGas],
+      blobGasUsedRatio: [...before.blobGasUsedRatio, ...after.blobGasUsedRatio],
     });
     // Block 3's tip, paid on the fork.
     expect(merged.reward[3]).to.deep.equal(["0x3b9aca00"]);

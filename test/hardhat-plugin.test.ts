@@ -52,6 +52,28 @@ describe("Hardhat plugin", () => {
     });
   }
 
+  it("Hardhat's requests sign typed data for any domain, as Hardhat's node does; the in-process provider (a dapp's) keeps MetaMask's rule", async () => {
+    const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf]));
+    const connection = await hre.network.create("chain");
+    try {
+      const [from] = (await connection.provider.request({ method: "eth_accounts" })) as string[];
+      const typed = {
+        types: { EIP712Domain: [{ name: "chainId", type: "uint256" }], Mail: [{ name: "contents", type: "string" }] },
+        primaryType: "Mail",
+        domain: { chainId: 1 },
+        message: { contents: "for mainnet, on purpose" },
+      };
+      // A suite signs for chain 1 to see a contract on 31337 refuse it (docs/wallet-personalities.md).
+      expect(await connection.provider.request({ method: "eth_signTypedData_v4", params: [from, typed] })).to.match(/^0x[0-9a-f]{130}$/);
+      const refused = await connection.preconf
+        .request({ method: "eth_signTypedData_v4", params: [from, typed] })
+        .catch((error: { code: number; message: string }) => error);
+      expect(refused).to.deep.include({ code: -32603, message: 'Provided chainId "1" must match the active chainId "31337"' });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it("resolves the preconf block with defaults", async () => {
     const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf], { fragmentsPerBlock: 4 }));
     const resolved = hre.config.networks.chain;

@@ -2,7 +2,7 @@
  * The `genesis` and `chain` options: a geth genesis with its own fork schedule, and hive's
  * execution-apis chain (fixtures/execution-apis) imported block by block.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -111,6 +111,17 @@ describe("chain option (execution-apis chain.rlp)", function () {
     expect(tx.blockNumber).to.equal(head.number);
     const logs = (await provider.request({ method: "eth_getLogs", params: [{ fromBlock: "0x0", toBlock: "latest" }] })) as unknown[];
     expect(logs.length).to.be.greaterThan(0);
+  });
+
+  it("answers go-ethereum's own answers of the execution-apis eth_createAccessList and eth_feeHistory cases exactly (speconly ones too)", async () => {
+    for (const dir of ["eth_createAccessList", "eth_feeHistory"]) {
+      for (const name of readdirSync(join(FIXTURES, dir))) {
+        const lines = readFileSync(join(FIXTURES, dir, name), "utf8").split("\n");
+        const request = JSON.parse(lines.find((line) => line.startsWith(">> "))!.slice(3)) as { method: string; params: unknown[] };
+        const response = JSON.parse(lines.find((line) => line.startsWith("<< "))!.slice(3)) as { result: unknown };
+        expect(await provider.request(request), `${dir}/${name}`).to.deep.equal(response.result);
+      }
+    }
   });
 
   it("continues with fragments after the imported head", async () => {

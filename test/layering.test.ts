@@ -1,5 +1,6 @@
 /**
- * Data flows one way: transports (src/server) → method tables (src/rpc) → the engine (src/node).
+ * Data flows one way: transports (src/server) → method tables (src/rpc) → the wallet (src/wallet)
+ * and the engine (src/node); src/protocol (the error class, params helpers) is shared by all.
  * These tests read every import of every module (type-only imports and re-exports too) and fail
  * naming the file and the import that goes the wrong way.
  */
@@ -69,5 +70,19 @@ describe("layering", () => {
 
   it("src/rpc (the method tables) imports nothing from src/server", () => {
     expect(violations("src/rpc", ["src/server"])).to.deep.equal([]);
+  });
+
+  it("src/wallet imports nothing from src/rpc or src/server: its errors live with it or in src/protocol", () => {
+    expect(sourcesUnder("src/wallet").length).to.be.greaterThan(8);
+    expect(violations("src/wallet", ["src/rpc", "src/server"])).to.deep.equal([]);
+  });
+
+  it("src/protocol (the vocabulary every layer shares) imports nothing of the project", () => {
+    const found = sourcesUnder("src/protocol").flatMap((file) =>
+      importsOf(readFileSync(join(ROOT, file), "utf8"))
+        .filter((specifier) => specifier.startsWith(".") && !(resolved(file, specifier) ?? "").startsWith("src/protocol/"))
+        .map((specifier) => `${file}: "${specifier}"`),
+    );
+    expect(found).to.deep.equal([]);
   });
 });

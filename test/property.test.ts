@@ -19,6 +19,7 @@ import { toFunctionSelector } from "viem";
 import { AdmissionMessage, ErrorCode, RpcError } from "../src/rpc/errors.ts";
 import { isImpersonated } from "../src/node/impersonation.ts";
 import { methods } from "../src/rpc/methods.ts";
+import { CallsErrorCode } from "../src/wallet/errors.ts";
 import { PROMPTING_METHODS } from "../src/wallet/policy.ts";
 import {
   bigish,
@@ -67,6 +68,8 @@ const ALLOWED_CODES = new Set<number>([
   ErrorCode.limitExceeded,
   ErrorCode.timeout,
   ErrorCode.userRejected,
+  // EIP-5792's batch errors (and ERC-7682's, as MetaMask answers them): src/wallet/errors.ts.
+  ...Object.values(CallsErrorCode),
   ErrorCode.unsupportedMethod,
   ErrorCode.disconnected,
   ErrorCode.chainDisconnected,
@@ -85,7 +88,16 @@ const ADMISSION_MESSAGES = new Set<string>([
 ]);
 
 /** Methods whose requests land in the wallet's log, whether valid or not. */
-const WALLET_LOGGED = new Set<string>([...PROMPTING_METHODS, "wallet_getPermissions", "wallet_revokePermissions"]);
+/**
+ * Wallet requests the log keeps (the default personality, MetaMask's): every prompting method that
+ * is a JSON-RPC method of MetaMask (not the upgrade screen, nor Base Account's wallet_connect).
+ */
+const WALLET_LOGGED = new Set<string>([
+  ...PROMPTING_METHODS.filter((name) => name !== "wallet_upgradeAccount" && name !== "wallet_connect"),
+  "wallet_getPermissions",
+  "wallet_revokePermissions",
+  "wallet_registerOnboarding",
+]);
 
 const CONTRACT_ADDRESSES = { counter: `0x${"c0".repeat(19)}01`, reverter: `0x${"c0".repeat(19)}02`, token: `0x${"c0".repeat(19)}03` } as const;
 
@@ -346,6 +358,8 @@ function slotsOf(fam: Family) {
   const block: Slot = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...TAGS) },
     { weight: 2, arbitrary: fc.bigInt(0n, 6n).map(quantityOf) },
+    // JSON numbers: fine ones, and negative, fractional and inexact ones.
+    { weight: 1, arbitrary: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer(), fc.double(), fc.constant(2 ** 60)) },
     { weight: 1, arbitrary: quantity },
     { weight: 1, arbitrary: hash },
     { weight: 1, arbitrary: objectOf({ blockNumber: fc.oneof(small, fc.constantFrom(...TAGS)) }, ["blockNumber"]) },
@@ -520,6 +534,7 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
         eth_getTransactionByHash: [s.hash],
         eth_getTransactionReceipt: [s.hash],
         eth_getLogs: [s.logFilter],
+        eth_getProof: [s.address, fc.oneof(fc.array(fc.oneof(s.quantity, hexDigits(0, 70), oddHex), { maxLength: 3 }), junk), s.block],
       }),
       {
         examples: [
@@ -543,6 +558,7 @@ describe("properties: every answer is a result or a spec'd error, refusals chang
       requests({
         eth_call: [s.transaction(s.address), s.block, junk],
         eth_estimateGas: [s.transaction(s.address), s.block],
+        eth_createAccessList: [s.transaction(s.address), s.block, junk],
       }),
       {
         examples: [

@@ -59,7 +59,7 @@ describe("state-history pruning", () => {
     for (const [method, params, number] of [
       ["eth_getBalance", [STRANGER, "0xa"], 10],
       ["eth_getBalance", [STRANGER, { blockHash: block.hash }], 10],
-      ["eth_call", [{ to: STRANGER }, "earliest"], 0],
+      ["eth_getBalance", [STRANGER, "0x1"], 1],
       ["eth_getBalance", [STRANGER, hex(150 - 38)], 112],
     ] as const) {
       expect(await rpcError(provider, method, [...params])).to.deep.equal({
@@ -72,19 +72,27 @@ describe("state-history pruning", () => {
       expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
     }
     expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(150));
+    // The genesis state is kept by every pass, as geth's pruner keeps it (core/state/pruner,
+    // extractGenesis): block 0 and `earliest` stay readable, by number, tag and hash.
+    const genesis = await call<{ hash: Hex }>(provider, "eth_getBlockByNumber", ["0x0", false]);
+    for (const at of ["0x0", "earliest", { blockHash: genesis.hash }, 0]) {
+      expect(await call(provider, "eth_getBalance", [STRANGER, at])).to.equal("0x0");
+      expect(await call(provider, "eth_getBalance", [provider.accounts[0]!.address, at])).to.equal(hex(10_000n * 10n ** 18n));
+    }
+    expect(await call(provider, "eth_call", [{ to: STRANGER }, "earliest"])).to.equal("0x");
   });
 
   it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 5);
-    // A dev edit that no block has: the snapshot's own root must survive too.
+    // A dev edit after block 5 (block 5's state from then on; src/node/stateEdits.ts): its root must survive too.
     await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
     const dev0 = provider.accounts[0]!.address;
     const id = await call<Hex>(provider, "evm_snapshot");
     const before = await call<Hex>(provider, "eth_getBalance", [dev0, "latest"]);
     await sealTransfers(provider, 6, 200);
     // The snapshot's head keeps its state; the blocks around it do not.
-    expect(await call(provider, "eth_getBalance", [STRANGER, "0x5"])).to.equal("0x5");
+    expect(await call(provider, "eth_getBalance", [STRANGER, "0x5"])).to.equal("0x64");
     expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x4"])).message).to.equal("historical state not available");
     expect((await rpcError(provider, "eth_getBalance", [STRANGER, "0x6"])).message).to.equal("historical state not available");
 

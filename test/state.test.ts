@@ -60,7 +60,7 @@ async function buildHistory(provider: PreconfProvider): Promise<History> {
   txs.push(await call<Hex>(provider, "eth_sendTransaction", [{ from: WHALE, to: STRANGER, value: "0x7" }]));
   await provider.preconf.seal();
 
-  // Dev edits that no block holds.
+  // Dev edits after block 2, before the open block's first fragment: block 2's state as reads see it (src/node/stateEdits.ts).
   await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
   await call(provider, "hardhat_setCode", [CODE_HOLDER, "0x600160005260206000f3"]);
   await call(provider, "hardhat_setStorageAt", [counter, "0x5", `0x${"00".repeat(31)}2a`]);
@@ -130,8 +130,8 @@ describe("state dump and load", () => {
         [`0x${"00".repeat(31)}05`]: `0x${"00".repeat(31)}2a`,
       });
       expect(dump.accounts[provider.accounts[2]!.address]!.nonce).to.equal("0x10");
-      // The head block's own state: the accounts the edits and the open block changed.
-      expect(dump.head.accounts[STRANGER]!.balance).to.equal("0xc");
+      // The head block's state as reads see it (its edits included): the accounts the open block changed.
+      expect(dump.head.accounts[STRANGER]!.balance).to.equal("0x64");
       expect(dump.open).to.deep.include({ fragments: 2 });
       expect(dump.open!.transactions.map((tx) => tx.fragment)).to.deep.equal([0]);
       expect(dump.pool.map((entry) => entry.from)).to.deep.equal([provider.accounts[4]!.address, provider.accounts[4]!.address]);
@@ -256,12 +256,12 @@ describe("state dump and load", () => {
       expect(receipt.blockHash).to.equal(hashes[1]![1]);
     });
 
-    it("dev edits survive, and `latest` still shows the head block while the open block has fragments", async () => {
+    it("dev edits survive, and `latest` still shows the head block (with the edits that landed on it) while the open block has fragments", async () => {
       const { provider } = await chain();
       await buildHistory(provider);
       const { provider: loaded } = await chain({ state: await provider.preconf.dumpState() });
       expect(await call(loaded, "eth_getBalance", [STRANGER, "pending"])).to.equal("0x65");
-      expect(await call(loaded, "eth_getBalance", [STRANGER, "latest"])).to.equal("0xc");
+      expect(await call(loaded, "eth_getBalance", [STRANGER, "latest"])).to.equal("0x64");
       expect(await call(loaded, "eth_getCode", [CODE_HOLDER, "pending"])).to.equal("0x600160005260206000f3");
       await loaded.preconf.seal();
       expect(await call(loaded, "eth_getBalance", [STRANGER, "latest"])).to.equal("0x65");

@@ -39,6 +39,8 @@ describe("wallet personalities (walletPersonality)", () => {
     const expected: Record<WalletPersonality, unknown> = {
       metamask: unknown,
       eip: unknown,
+      // Base Account answers EIP-3326's 4902 (docs.base.org base-account/reference/core/provider-rpc-methods/wallet_switchEthereumChain).
+      "base-account": unknown,
       "metamask-mobile": { code: -32603, message: "Unrecognized chain ID", data: { originalError: unknown } },
       coinbase: { code: -32603, message: "Unrecognized chain ID", data: { chainId: "0x2105" } },
     };

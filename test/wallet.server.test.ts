@@ -1,7 +1,8 @@
 /**
- * Wallets per connection on the server: a client's chain switch, connection or watched token is
- * its own; node methods always answer for the node's chain; the approval policy and the request
- * log are the test's, out of reach of browser pages.
+ * One wallet, state per origin, on the server (docs/wallet.md, "Origins"): a client's chain switch
+ * or connection is its origin's; the chains and tokens it adds are the wallet's; node methods
+ * always answer for the node's chain; the approval policy and the request log are the test's, out
+ * of reach of browser pages.
  */
 import { expect } from "chai";
 import { WebSocket } from "ws";
@@ -67,10 +68,11 @@ describe("per-connection wallets on the server", () => {
   let server: RunningServer;
   const clients: Client[] = [];
   const PAGE = "http://127.0.0.1:5173";
+  const OTHER_PAGE = "http://localhost:3000";
 
   beforeEach(async () => {
     ({ provider } = await createTestChain());
-    server = await startServer(provider, { port: 0, allowedOrigins: [PAGE] });
+    server = await startServer(provider, { port: 0, allowedOrigins: [PAGE, OTHER_PAGE] });
   });
   afterEach(async () => {
     for (const open of clients.splice(0)) open.close();
@@ -83,7 +85,7 @@ describe("per-connection wallets on the server", () => {
     return opened;
   };
 
-  it("one client's wallet_addEthereumChain switches only its own wallet; node methods answer for the node's chain for everyone", async () => {
+  it("one origin's wallet_addEthereumChain switches only that origin; node methods answer for the node's chain for everyone", async () => {
     const a = await connect(PAGE);
     const b = await connect();
     expect(await a.call("wallet_addEthereumChain", [MAINNET])).to.deep.include({ result: null });
@@ -100,14 +102,19 @@ describe("per-connection wallets on the server", () => {
     expect(provider.wallet.requests.map((request) => request.method)).to.deep.equal(["wallet_addEthereumChain"]);
   });
 
-  it("HTTP is stateless: a switch over HTTP is forgotten with its request", async () => {
+  it("HTTP keeps its origin's state: a switch in one request holds in the next, and over a WebSocket without Origin", async () => {
     expect((await httpCall(server.url, "wallet_addEthereumChain", [MAINNET])).result).to.equal(null);
-    expect((await httpCall(server.url, "eth_chainId")).result).to.equal("0x7a69");
+    expect((await httpCall(server.url, "eth_chainId")).result).to.equal("0x1");
+    // Clients without an Origin are one origin, whatever their transport.
+    const script = await connect();
+    expect(await script.call("eth_chainId")).to.deep.include({ result: "0x1" });
+    // The in-process provider is an origin of its own.
+    expect(provider.wallet.activeChainId).to.equal("0x7a69");
   });
 
-  it("watched assets and connection state are per connection (preconf_walletConnection)", async () => {
+  it("connection state is per origin (preconf_walletConnection); a watched token is the wallet's", async () => {
     const a = await connect(PAGE);
-    const b = await connect(PAGE);
+    const b = await connect(OTHER_PAGE);
     expect(await a.call("preconf_walletConnection", [{ connected: false }])).to.deep.include({ result: null });
     expect(await a.call("eth_accounts")).to.deep.include({ result: [] });
     expect((await b.call("eth_accounts")).result).to.deep.equal(provider.wallet.accounts);
@@ -119,7 +126,8 @@ describe("per-connection wallets on the server", () => {
     expect((await a.call("eth_requestAccounts")).result).to.deep.equal(provider.wallet.accounts);
     expect(a.events).to.deep.equal([{ event: "accountsChanged", data: provider.wallet.accounts }]);
     expect(await a.call("wallet_watchAsset", TOKEN)).to.deep.include({ result: true });
-    expect(provider.wallet.assets()).to.deep.equal([]);
+    // Watched for the selected account on the chain the origin selected: the wallet's list, seen by every client.
+    expect(provider.wallet.assets()).to.deep.equal([{ type: "ERC20", ...TOKEN.options }]);
   });
 
   it("a browser page cannot read the log or script the user for everyone (4100); the test can, from Node", async () => {

@@ -27,7 +27,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const mipd = join(dirname(createRequire(import.meta.url).resolve("mipd/package.json")), "dist", "esm");
 
 /** Chromium flags for a closed network: without the background-networking ones it waits for Google's servers. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -44,6 +44,14 @@ export interface PreconfNetworkUserConfig {
   allowBlocksWithSameTimestamp?: boolean;
   /** Fork a live chain (Hardhat's `forking` shape; docs/forking.md). The chain id is then the upstream's. */
   forking?: PreconfForkingUserConfig;
+  /** Under automine, a send whose tx fails throws Hardhat's error (true, Hardhat's option of that name). */
+  throwOnTransactionFailures?: boolean;
+  /** Under automine, an eth_call that fails throws Hardhat's error (true, Hardhat's option of that name). */
+  throwOnCallFailures?: boolean;
+  /** No EIP-170 code size nor EIP-3860 initcode limit (false, Hardhat's option of that name). */
+  allowUnlimitedContractSize?: boolean;
+  /** The largest deployed code in bytes (24,576; anvil's `--code-size-limit`); initcode may be twice that. */
+  codeSizeLimit?: number;
 }
 
 export interface PreconfForkingUserConfig {
@@ -71,6 +79,8 @@ export interface PreconfNetworkConfig {
   blockGasLimit: bigint | undefined;
   forking: { url: string; blockNumber: bigint | undefined; httpHeaders: Record<string, string> | undefined; cacheDir: string | undefined } | undefined;
   allowBlocksWithSameTimestamp: boolean;
+  /** Hardhat's semantics and code size limits, passed to the provider as given (its defaults otherwise). */
+  hardhat: Pick<PreconfNetworkUserConfig, "throwOnTransactionFailures" | "throwOnCallFailures" | "allowUnlimitedContractSize" | "codeSizeLimit">;
 }
 
 const wei = z.union([
@@ -120,6 +130,10 @@ export const preconfUserConfigSchema = z
       .strict()
       .optional(),
     allowBlocksWithSameTimestamp: z.boolean().optional(),
+    throwOnTransactionFailures: z.boolean().optional(),
+    throwOnCallFailures: z.boolean().optional(),
+    allowUnlimitedContractSize: z.boolean().optional(),
+    codeSizeLimit: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -164,6 +178,11 @@ export function resolvePreconfConfig(user: PreconfNetworkUserConfig, networkChai
             cacheDir: user.forking.cacheDir,
           },
     allowBlocksWithSameTimestamp: user.allowBlocksWithSameTimestamp ?? false,
+    hardhat: Object.fromEntries(
+      (["throwOnTransactionFailures", "throwOnCallFailures", "allowUnlimitedContractSize", "codeSizeLimit"] as const)
+        .filter((key) => user[key] !== undefined)
+        .map((key) => [key, user[key]]),
+    ),
   };
 }
 
@@ -194,5 +213,6 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
     allowBlocksWithSameTimestamp: config.allowBlocksWithSameTimestamp,
     ...(config.hardfork !== undefined && { hardfork: config.hardfork }),
     ...(config.blockGasLimit !== undefined && { blockGasLimit: config.blockGasLimit }),
+    ...config.hardhat,
   };
 }

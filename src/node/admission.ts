@@ -5,7 +5,8 @@
  * Nothing here mutates anything: the caller adds the returned entry to the pool.
  */
 import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";
-import { bytesToHex } from "@ethereumjs/util";
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToBigInt, bytesToHex } from "@ethereumjs/util";
 
 import { sharedCommon } from "./ethereumjs/sharedCommon.ts";
 
@@ -160,8 +161,8 @@ function decode(raw: Uint8Array, common: Common): TypedTransaction {
   try {
     return createTxFromRLP(raw, { common: txCommonOf(common) });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    if (/chain ?id|EIP155-based V/i.test(reason)) throw new TxRejectedError(AdmissionMessage.invalidSender, { reason });
+    const reason = clientReason(error);
+    if (/chain ?id|EIP155-based V/i.test(reason)) throw wrongChain(raw, common.chainId());
     if (/initcode size/i.test(reason)) throw new TxRejectedError(AdmissionMessage.maxInitCodeSize, { reason });
     const capped = gasCapError(reason);
     if (capped !== undefined) throw capped;
@@ -170,6 +171,42 @@ function decode(raw: Uint8Array, common: Common): TypedTransaction {
     }
     throw new TxRejectedError("rlp: invalid transaction encoding", { reason });
   }
+}
+
+/**
+ * A tx signed for another chain: go-ethereum's `invalid sender`, with the chain ids as facts. Its
+ * reason is ours: ethereumjs' text for it interpolates a function's source (10.1.3, "Common chain
+ * ID chainId() {…} not matching…") and names its own API ("Pass a matching `common` option").
+ */
+function wrongChain(raw: Uint8Array, chainId: bigint): TxRejectedError {
+  const signedFor = signedChainId(raw);
+  if (signedFor === undefined) return new TxRejectedError(AdmissionMessage.invalidSender, { reason: `not signed for this chain (chain id ${chainId})` });
+  return new TxRejectedError(AdmissionMessage.invalidSender, {
+    reason: `signed for chain id ${signedFor}, this chain's id is ${chainId}`,
+    txChainId: signedFor,
+    chainId,
+  });
+}
+
+/** The chain id a raw tx is signed for: a typed tx's first field, or EIP-155's from a legacy tx's v ((v - 35) / 2). */
+function signedChainId(raw: Uint8Array): bigint | undefined {
+  try {
+    const typed = raw[0]! <= 0x7f;
+    const fields = RLP.decode(typed ? raw.subarray(1) : raw);
+    if (!Array.isArray(fields)) return undefined;
+    const field = typed ? fields[0] : fields[6];
+    if (!(field instanceof Uint8Array)) return undefined;
+    const value = bytesToBigInt(field);
+    if (typed) return value;
+    return value >= 35n ? (value - 35n) / 2n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An ethereumjs refusal's text as a client reads it: without the tx dump ethereumjs appends ("(tx type=2 hash=… nonce=…)"). */
+function clientReason(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/ \(tx type=.*$/s, "");
 }
 
 function isSupportedType(type: number, common: Common): boolean {

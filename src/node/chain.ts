@@ -23,6 +23,7 @@ import { commonFromGenesis } from "./genesis.ts";
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
+import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import { Mempool } from "./mempool.ts";
 import { NextBlock } from "./nextBlock.ts";
 import { PendingFeed } from "./pendingFeed.ts";
@@ -32,7 +33,10 @@ import { Snapshots } from "./snapshots.ts";
 import { StateDumpUnsupportedError } from "./errors.ts";
 import { OP_PROFILE_NAMES } from "./profiles.ts";
 import { StateHistory } from "./stateHistory.ts";
+import { applyEdit } from "./stateEdits.ts";
+import { replayBefore } from "./replay.ts";
 
+import type { BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { BlockSelector, Hex } from "./types.ts";
@@ -46,6 +50,7 @@ import type { OpStack } from "./opstack/execution.ts";
 import type { Fragment, LogRecord, SealedBlock, TxRecord } from "./records.ts";
 import type { ParsedStateDump, StateDump } from "./stateDump.ts";
 import type { ForkSource } from "./fork/source.ts";
+import type { ReplayPoint } from "./replay.ts";
 
 export type { BlockDefaults, ChainConfig, ChainEvents, NextBlockFields, ResolvedBlock, SnapshotPart } from "./chainTypes.ts";
 
@@ -109,7 +114,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       pool: this.pool,
       feed: this.feed,
       automine: false,
-      latestEdited: false,
       emit: this.emit.bind(this) as ChainCore["emit"],
     } as ChainCore;
     this.#core = core;
@@ -119,6 +123,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   static async create(config: ChainConfig): Promise<Chain> {
     await installJumpAnalysisCache();
     const common = commonFromGenesis(config.genesis, config.customCrypto, config.hardfork, config.chainRlp, config.eips);
+    if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(common, config.codeSizeLimit);
     return new Chain(config, common, await initialState(config, common));
   }
 
@@ -193,6 +198,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Whether a block may have its parent's timestamp. */
   get allowsSameTimestamp(): boolean {
     return this.#core.next.allowsSameTimestamp;
+  }
+
+  /** EIP-1559's base fee of a block after `parent` (the profile's parameters), no dev override applied: eth_feeHistory's next fee. */
+  baseFeeAfter(parent: BlockHeader): bigint {
+    return this.#core.next.baseFeeAfter(parent);
   }
 
   /** The coinbase of the blocks to come (eth_coinbase). */
@@ -298,14 +308,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.#core.queue.run(() => change(this.#core.vm));
   }
 
-  /** A dev state edit (hardhat_setBalance...): pre-confirmed at once, and seen by `latest` until the next block. */
+  /**
+   * A dev state edit (hardhat_setBalance...): part of the head block's state, or of the open block
+   * once it pre-confirmed something (stateEdits.ts). `change` must make the same change when it
+   * runs again on another VM: replays of later txs apply it again.
+   */
   editState<T>(change: (vm: VM) => Promise<T>): Promise<T> {
-    const core = this.#core;
-    return core.queue.run(async () => {
-      const result = await change(core.vm);
-      core.latestEdited = true;
-      return result;
-    });
+    return this.#core.queue.run(() => applyEdit(this.#core, change));
+  }
+
+  /** Runs `work` on the state just before `record` ran, in its block's context (replay.ts). */
+  replayBefore<T>(record: TxRecord, work: (point: ReplayPoint) => Promise<T>): Promise<T> {
+    return replayBefore(this.#core, record, work);
   }
 
   /**

@@ -40,8 +40,6 @@ export interface ChainCore {
   open: OpenBlock;
   /** Hardhat's automine: every admitted tx gets a fragment and a seal of its own, at once. */
   automine: boolean;
-  /** The live state holds dev edits that `latest` must show (Chain.editState). */
-  latestEdited: boolean;
   emit<K extends keyof ChainEvents>(event: K, ...args: ChainEvents[K]): void;
 }
 
@@ -52,9 +50,10 @@ export async function executeFragment(core: ChainCore, alone = false): Promise<F
   return fragment;
 }
 
-/** Automine: the tx or deposit just admitted gets a fragment and a block of its own. */
+/** Automine: the tx or deposit just admitted gets a fragment and a block of its own, at the clock's time (as Hardhat mines it). */
 export async function automineNow(core: ChainCore): Promise<void> {
   if (!core.automine) return;
+  if (core.open.fragments.length === 0 && core.next.isStale(core.open, core.store.latest.block)) reopenIfEmpty(core);
   await executeFragment(core);
   await seal(core);
 }
@@ -66,9 +65,10 @@ export async function seal(core: ChainCore): Promise<SealedBlock> {
   const hash = flatHex(block.hash());
   for (const record of open.transactions) record.blockHash = hash;
   const sealed: SealedBlock = { block, hash, transactions: [...open.transactions], fragmentCount: open.fragments.length };
+  if (open.edits.length > 0) sealed.edits = [...open.edits];
   core.store.push(sealed);
+  core.next.sealed();
   core.open = core.next.openAfter(block);
-  core.latestEdited = false;
   core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots.values());
   core.emit("sealed", sealed);
   return sealed;
@@ -96,9 +96,10 @@ export function install(core: ChainCore, restored: InitialState): void {
   core.pool.clear();
   core.config.op?.clear();
   for (const entry of restored.pool) core.pool.add({ ...entry, seq: core.pool.nextSeq() }, core.config.clock.now());
-  core.latestEdited = restored.latestEdited;
   const headNumber = core.store.latest.block.header.number;
-  core.history.reset(restored.vm, restored.historyFrom ?? (restored.headStateAvailable ? headNumber : headNumber + 1n), headNumber);
+  core.history.reset(restored.vm, restored.historyFrom ?? headNumber, headNumber);
+  // A dump's head state may hold dev edits its blocks do not give (stateEdits.ts).
+  if (restored.headEditedRoot !== undefined) core.history.setEditedRoot(core.store.latest, restored.headEditedRoot);
   core.snapshots.clear();
   core.emit("rewound", core.store.latest);
 }

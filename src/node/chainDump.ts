@@ -7,7 +7,9 @@ import { nowSeconds } from "./nextBlock.ts";
 import { StateDumpError } from "./stateDump.ts";
 import { forkRestore } from "./fork/dump.ts";
 import { trieOnly } from "./fork/forkState.ts";
+import { stateRootOf } from "./stateEdits.ts";
 
+import type { Block } from "@ethereumjs/block";
 import type { ChainCore } from "./chainCore.ts";
 import type { ParsedStateDump, StateDump } from "./stateDump.ts";
 
@@ -45,7 +47,11 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
       nextTimestamp: requested,
       index: core.index,
       live: core.vm,
-      atHead: history.hasState(head) ? (read) => history.read(head.block, (vm) => trieOnly(vm, () => read(vm))) : undefined,
+      // The head's state as reads see it: with the dev edits that landed on it (stateEdits.ts).
+      atHead: history.hasState(head)
+        ? (read) =>
+            history.read({ header: { stateRoot: stateRootOf(core, head), number: head.block.header.number } } as Block, (vm) => trieOnly(vm, () => read(vm)))
+        : undefined,
       fork: fork === undefined ? undefined : { blockNumber: fork.blockNumber, blockHash: fork.block.hash },
     }),
   );

@@ -33,8 +33,7 @@ export async function initialState(config: ChainConfig, common: Common): Promise
     pool: [],
     timeOffset: config.initialTimeOffset ?? 0n,
     nextTimestamp: undefined,
-    latestEdited: false,
-    headStateAvailable: true,
+    headEditedRoot: undefined,
     genesis: config.genesis,
     historyFrom: config.fork?.blockNumber ?? 0n,
   };

@@ -5,6 +5,7 @@
 import { createAddressFromString } from "@ethereumjs/util";
 
 import { HistoricalStateUnavailableError } from "./errors.ts";
+import { stateRootOf } from "./stateEdits.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
@@ -15,7 +16,9 @@ import type { LogRecord, TxRecord } from "./records.ts";
 
 /**
  * `pending` (and the open block's number) is the open block once it has a fragment, and
- * `latest` before that: pending never returns null (docs/behaviour.md). Undefined: no such block.
+ * `latest` before that: pending never returns null (docs/behaviour.md). Under automine it is the
+ * open block always: the next block Hardhat would mine (its number, its time, its base fee; state
+ * the head's), as Hardhat's pending block. Undefined: no such block.
  */
 export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock | undefined {
   const { open, store, feed } = core;
@@ -23,7 +26,7 @@ export function resolve(core: ChainCore, selector: BlockSelector): ResolvedBlock
     case "tag":
       switch (selector.tag) {
         case "pending":
-          return feed.pendingOverride() ?? (open.fragments.length > 0 ? { kind: "open", open } : { kind: "sealed", sealed: store.latest });
+          return feed.pendingOverride() ?? (open.fragments.length > 0 || core.automine ? { kind: "open", open } : { kind: "sealed", sealed: store.latest });
         case "earliest":
           // The first block this chain holds: the genesis, or the fork block on a fork.
           return { kind: "sealed", sealed: store.first };
@@ -69,15 +72,10 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
     if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number: resolved.open.number } } as Block, read);
     return live(resolved.open.number);
   }
-  const latest = core.store.latest;
-  if (!core.history.hasState(resolved.sealed)) {
-    // A hand-edited dump: the head's own state could not be rebuilt, so `latest` is the live state.
-    if (resolved.sealed === latest) return live(latest.block.header.number);
-    throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
-  }
-  // After a dev edit, `latest` shows the live state (as Hardhat and anvil) until a fragment or a seal.
-  if (core.latestEdited && resolved.sealed === latest && core.open.fragments.length === 0) return live(latest.block.header.number);
-  return core.history.read(resolved.sealed.block, read);
+  if (!core.history.hasState(resolved.sealed)) throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
+  // A sealed block's state as every read sees it: with the dev edits that landed on it (stateEdits.ts).
+  const { number } = resolved.sealed.block.header;
+  return core.history.read({ header: { stateRoot: stateRootOf(core, resolved.sealed), number } } as Block, read);
 }
 
 /**

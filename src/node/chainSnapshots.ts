@@ -8,6 +8,7 @@ export async function takeSnapshot(core: ChainCore): Promise<number> {
     stateRoot: await core.vm.stateManager.getStateRoot(),
     sealedCount: core.store.count,
     head: core.history.hasState(latest) ? latest : undefined,
+    headEditedRoot: core.history.editedRootOf(latest),
     open: core.open,
     openMark: core.open.mark(),
     pool: [...core.pool.all()],
@@ -39,8 +40,8 @@ export async function revertTo(core: ChainCore, id: number): Promise<boolean> {
   for (const entry of snap.pool) core.pool.add(entry, core.config.clock.now());
   core.next.restore(snap.plan);
   await core.vm.stateManager.setStateRoot(snap.stateRoot);
-  // The snapshot may hold dev edits that no sealed block has.
-  core.latestEdited = true;
+  // The head's state as it was, with the dev edits that had landed on it then (stateEdits.ts).
+  core.history.setEditedRoot(store.latest, snap.headEditedRoot);
   for (const restore of snap.parts) restore();
   core.emit("rewound", store.latest);
   return true;

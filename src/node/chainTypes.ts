@@ -11,6 +11,7 @@ import type { ParsedStateDump } from "./stateDump.ts";
 import type { RestoredState } from "./dumpRestore.ts";
 import type { ForkSource } from "./fork/source.ts";
 import type { TxOrder } from "./fragmentRunner.ts";
+import type { CodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 
 export interface ChainConfig {
   genesis: GethGenesis;
@@ -45,6 +46,8 @@ export interface ChainConfig {
   txOrder?: TxOrder | undefined;
   /** evm_increaseTime's offset at the start, in seconds (a genesis timestamp other than the clock's). */
   initialTimeOffset?: bigint | undefined;
+  /** Another code size limit than EIP-170's (ethereumjs/codeSizeLimit.ts). */
+  codeSizeLimit?: CodeSizeLimit | undefined;
 }
 
 /**

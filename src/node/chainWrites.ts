@@ -9,7 +9,9 @@ import { automineNow, executeFragment, reopenIfEmpty, seal } from "./chainCore.t
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
 import { OpenBlock } from "./openBlock.ts";
-import { AlreadyKnownError } from "./errors.ts";
+import { AlreadyKnownError, AutomineFeeTooLowError, AutomineNonceTooHighError } from "./errors.ts";
+import { pendingNonce } from "./chainReads.ts";
+import { stateRootOf } from "./stateEdits.ts";
 
 import type { Hex } from "./types.ts";
 import type { AdmissionContext, Admitted } from "./admission.ts";
@@ -41,6 +43,7 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
       return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
     },
   });
+  if (core.automine) await checkMinesAtOnce(core, entry);
   for (const evicted of evicts) {
     pool.remove(evicted.hash);
     core.emit("dropped", evicted, "evicted: the pool is full");
@@ -50,6 +53,17 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
   core.emit("pendingTransaction", entry);
   await automineNow(core);
   return entry.hash;
+}
+
+/**
+ * Automine mines every tx as it is admitted: one that the next block could not take is refused,
+ * as Hardhat refuses it, rather than pooled behind a gap or a base fee (docs/behaviour.md#hardhats-semantics).
+ */
+async function checkMinesAtOnce(core: ChainCore, entry: PooledTx): Promise<void> {
+  const expected = await pendingNonce(core, entry.sender);
+  if (entry.nonce > expected) throw new AutomineNonceTooHighError(expected, entry.nonce);
+  const baseFee = core.open.header.baseFeePerGas;
+  if (entry.feeCap < baseFee) throw new AutomineFeeTooLowError("maxFeePerGas" in entry.tx ? "maxFeePerGas" : "gasPrice", entry.feeCap, baseFee);
 }
 
 /** Queues a deposit for the next fragment (automine: and mines it); a deposit already queued or executed is `already known`. */
@@ -115,9 +129,8 @@ export async function reorgOpenBlock(core: ChainCore, requeue: boolean): Promise
   // Deposits (0x7E) come from L1, not the pool: the rebuilt block's first fragment derives
   // the L1-attributes one again; only user txs go back to the pool or are dropped.
   const discarded = open.transactions.filter((record) => (record.tx.type as number) !== DEPOSIT_TYPE);
-  // The open block's state starts at its parent's (dev edits made since are discarded with it).
-  await core.vm.stateManager.setStateRoot(core.store.latest.block.header.stateRoot);
-  core.latestEdited = false;
+  // The open block's state starts at its parent's (dev edits made in it are discarded with it; stateEdits.ts).
+  await core.vm.stateManager.setStateRoot(stateRootOf(core, core.store.latest));
   for (const record of discarded) {
     const { feeCap, tipCap } = feesOf(record.tx);
     const entry: PooledTx = {

@@ -11,10 +11,10 @@ import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereu
 import { txCommonOf } from "./admission.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
   ExecutionFailedError,
-  ExecutionRevertedError,
   InsufficientFundsError,
   InsufficientFundsForTransferError,
   TxRejectedError,
@@ -132,6 +132,14 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   return assertSender(tx, sender);
 }
 
+/**
+ * `ignoreBalance`: no balance check at all, for value or fees, as Hardhat runs eth_call and
+ * eth_estimateGas (EDR disables revm's balance check in both; docs/behaviour.md#hardhats-semantics).
+ */
+export interface DryRunOptions {
+  ignoreBalance?: boolean | undefined;
+}
+
 /** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
 export interface PreparedCall {
   run(gasLimit: bigint): Promise<DryRun>;
@@ -142,12 +150,13 @@ export interface PreparedCall {
  * params cache, which costs more than executing a small call: an estimate runs one tx at each
  * of its gas limits instead of building one per run.
  */
-export async function prepareCall(vm: VM, request: CallRequest, block: Block): Promise<PreparedCall> {
+export async function prepareCall(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<PreparedCall> {
   const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
-  const withFees = hasFeeFields(request);
-  if (!withFees && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
+  // Without balance checks the run tops the sender up to what it needs (runTx's skipBalance).
+  const withFees = hasFeeFields(request) && options.ignoreBalance !== true;
+  if (!withFees && options.ignoreBalance !== true && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   await warmCaches(vm, tx, block);
   return {
@@ -171,8 +180,8 @@ async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<v
 }
 
 /** Runs the call once on `vm`'s current state and reverts every change (eth_call). */
-export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint): Promise<DryRun> {
-  return (await prepareCall(vm, request, block)).run(gasLimit);
+export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint, options?: DryRunOptions): Promise<DryRun> {
+  return (await prepareCall(vm, request, block, options)).run(gasLimit);
 }
 
 async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {
@@ -222,11 +231,9 @@ function dryRunError(error: unknown, balance: bigint, tx: TypedTransaction): Err
   return new ExecutionFailedError(message);
 }
 
-/** eth_call's answer: the return data, or the revert / execution error. */
+/** eth_call's answer: the return data, or the revert / execution error (vmErrors.ts). */
 export function callOutcome(run: DryRun): string {
   const { execResult } = run.result;
-  const failure = execResult.exceptionError;
-  if (failure === undefined) return bytesToHex(execResult.returnValue);
-  if (failure.error === "revert") throw new ExecutionRevertedError(bytesToHex(execResult.returnValue), "call");
-  throw new ExecutionFailedError(failure.error);
+  if (execResult.exceptionError === undefined) return bytesToHex(execResult.returnValue);
+  throw executionFailure(execResult, "call");
 }

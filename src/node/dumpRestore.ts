@@ -41,10 +41,8 @@ export interface RestoredState {
   pool: Omit<PooledTx, "seq">[];
   timeOffset: bigint;
   nextTimestamp: bigint | undefined;
-  /** The live state differs from the head block's (dev edits, pre-confirmed txs). */
-  latestEdited: boolean;
-  /** The head block's own state could be rebuilt (else `latest` reads the live state). */
-  headStateAvailable: boolean;
+  /** The head's state when it differs from what its header's root says: dev edits that landed on it (stateEdits.ts). */
+  headEditedRoot: Uint8Array | undefined;
   genesis: GethGenesis;
 }
 
@@ -152,8 +150,8 @@ export async function restoreState(common: Common, dump: ParsedStateDump, now: b
     pool,
     timeOffset: dump.time.offset,
     nextTimestamp: dump.time.nextTimestamp ?? undefined,
-    latestEdited: !equalsBytes(liveRoot, head.block.header.stateRoot),
-    headStateAvailable: equalsBytes(headRoot, head.block.header.stateRoot),
+    // A head whose accounts are not what its header's root says holds dev edits (or was edited by hand): they are its state.
+    headEditedRoot: equalsBytes(headRoot, head.block.header.stateRoot) ? undefined : headRoot,
     genesis: dump.genesis,
   };
 }

@@ -81,6 +81,30 @@ export class ReplacementUnderpricedError extends TxRejectedError {
   }
 }
 
+/**
+ * Automine takes no tx that cannot be mined at once: one behind a nonce gap, as Hardhat refuses it
+ * (EDR crates/edr_provider/src/error.rs, `AutoMineNonceTooHigh`; docs/behaviour.md#hardhats-semantics).
+ */
+export class AutomineNonceTooHighError extends TxRejectedError {
+  constructor(
+    readonly expected: bigint,
+    readonly actual: bigint,
+  ) {
+    super(`Nonce too high. Expected nonce to be ${expected} but got ${actual}. Note that transactions can't be queued when automining.`);
+  }
+}
+
+/** Automine: a fee cap below the next block's base fee (EDR's `AutoMineMaxFeePerGasTooLow` / `AutoMineGasPriceTooLow`). */
+export class AutomineFeeTooLowError extends TxRejectedError {
+  constructor(
+    readonly field: "gasPrice" | "maxFeePerGas",
+    readonly actual: bigint,
+    readonly baseFee: bigint,
+  ) {
+    super(`Transaction ${field} (${actual}) is too low for the next block, which has a baseFeePerGas of ${baseFee}`);
+  }
+}
+
 /** EIP-7825's per-tx gas cap (go-ethereum core.ErrGasLimitTooHigh, as its txpool and state transition word it). */
 export class GasCapError extends TxRejectedError {
   constructor(
@@ -129,8 +153,16 @@ export function txConstructionFailure(error: unknown, field = "params[0]"): unkn
 
 // ── Dry runs (eth_call, eth_estimateGas) ─────────────────────────────────────────────────────────
 
-/** A dry run that could not run, or ran into an exceptional halt ("out of gas", "invalid opcode"). */
-export class ExecutionFailedError extends NodeError {}
+/** A dry run that could not run, or ran into an exceptional halt ("out of gas", "invalid opcode: INVALID"). */
+export class ExecutionFailedError extends NodeError {
+  constructor(
+    message: string,
+    /** Return data a client may read as the failure's (`0x` for an invalid opcode: vmErrors.ts). */
+    readonly returnData?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** A call without fee fields whose value exceeds the sender's balance (go-ethereum's estimator). */
 export class InsufficientFundsForTransferError extends NodeError {
@@ -188,6 +220,39 @@ export function errorStringOf(returnData: string): string | undefined {
   const start = Number(offset) + 32;
   if (length === undefined || BigInt(start) + length > BigInt(body.length)) return undefined;
   return new TextDecoder().decode(body.subarray(start, start + Number(length)));
+}
+
+/** The `Panic(uint256)` selector, keccak256("Panic(uint256)")[0..4] (Solidity's panics). */
+const PANIC_SELECTOR = "0x4e487b71";
+
+/**
+ * go-ethereum's texts for Solidity's panic codes (accounts/abi/abi.go `panicReasons`, read at
+ * v1.17.5; the codes are Solidity's, docs.soliditylang.org "Panic via assert and Error via require").
+ */
+const PANIC_REASONS: ReadonlyMap<bigint, string> = new Map([
+  [0x00n, "generic panic"],
+  [0x01n, "assert(false)"],
+  [0x11n, "arithmetic underflow or overflow"],
+  [0x12n, "division or modulo by zero"],
+  [0x21n, "enum overflow"],
+  [0x22n, "invalid encoded storage byte array accessed"],
+  [0x31n, "out-of-bounds array access; popping on an empty array"],
+  [0x32n, "out-of-bounds access of an array or bytesN"],
+  [0x41n, "out of memory"],
+  [0x51n, "uninitialized function"],
+]);
+
+/**
+ * The reason go-ethereum gives revert data (accounts/abi `UnpackRevert`): an `Error(string)`'s
+ * string, a `Panic(uint256)`'s text (`unknown panic code: 0x…` for a code Solidity does not
+ * define); undefined for anything else (a custom error, empty data).
+ */
+export function revertReasonOf(returnData: string): string | undefined {
+  if (!returnData.toLowerCase().startsWith(PANIC_SELECTOR)) return errorStringOf(returnData);
+  // The code is the first ABI word after the selector; data shorter than that does not decode.
+  if (returnData.length < 10 + 64) return undefined;
+  const code = BigInt(`0x${returnData.slice(10, 74)}`);
+  return PANIC_REASONS.get(code) ?? `unknown panic code: 0x${code.toString(16)}`;
 }
 
 // ── State ───────────────────────────────────────────────────────────────────────────────────────

@@ -11,17 +11,18 @@
  * succeeds (the common case: two executions in all). When it fails (an SSTORE needs more than 2300
  * gas left, EIP-2200), the bisection goes on from there.
  */
-import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
+import { createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
-import { ExecutionFailedError, ExecutionRevertedError, GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
+import { GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
+import { executionFailure } from "./vmErrors.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 import type { CallRequest } from "./types.ts";
-import type { DryRun, PreparedCall } from "./dryRun.ts";
+import type { DryRun, DryRunOptions, PreparedCall } from "./dryRun.ts";
 
 /** params.TxGas: the cost of a plain value transfer. */
 export const TX_GAS = 21000n;
@@ -98,9 +99,10 @@ class Prober {
   }
 }
 
-export async function estimateGas(vm: VM, request: CallRequest, block: Block): Promise<Estimate> {
-  const cap = await upperBound(vm, request, block);
-  const prober = new Prober(await prepareCall(vm, request, block));
+export async function estimateGas(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<Estimate> {
+  // Without balance checks (Hardhat's), nothing caps the bound by what the sender can pay.
+  const cap = options.ignoreBalance === true ? gasBound(vm, request, block) : await upperBound(vm, request, block);
+  const prober = new Prober(await prepareCall(vm, request, block, options));
   try {
     return { gas: await search(vm, request, cap, prober), executions: prober.executions };
   } finally {
@@ -154,8 +156,7 @@ function bisectLow(lo: bigint, hi: bigint): bigint {
  * active; and, when the call pays a fee, what the sender's balance minus `value` can buy.
  */
 async function upperBound(vm: VM, request: CallRequest, block: Block): Promise<bigint> {
-  let hi = request.gas !== undefined && request.gas >= TX_GAS ? request.gas : block.header.gasLimit;
-  if (vm.common.isActivatedEIP(7825) && hi > EIP7825_MAX_TX_GAS) hi = EIP7825_MAX_TX_GAS;
+  const hi = gasBound(vm, request, block);
   if (!hasFeeFields(request)) return hi;
   const feeCap = feeCapOf(request, block);
   if (feeCap === 0n) return hi;
@@ -168,13 +169,18 @@ async function upperBound(vm: VM, request: CallRequest, block: Block): Promise<b
   return allowance < hi ? allowance : hi;
 }
 
-/** geth: a revert (or other EVM error) is reported as is; out of gas at the cap is the allowance error. */
+/** `gas` when it is at least 21000, else the block gas limit; EIP-7825's cap when active. */
+function gasBound(vm: VM, request: CallRequest, block: Block): bigint {
+  const hi = request.gas !== undefined && request.gas >= TX_GAS ? request.gas : block.header.gasLimit;
+  return vm.common.isActivatedEIP(7825) && hi > EIP7825_MAX_TX_GAS ? EIP7825_MAX_TX_GAS : hi;
+}
+
+/** geth: a revert (or other EVM error) is reported as is (vmErrors.ts); out of gas at the cap is the allowance error. */
 function firstRunError(run: DryRun | undefined, hi: bigint): Error {
   const failure = run?.result.execResult;
   const error = failure?.exceptionError?.error;
   if (failure === undefined || error === undefined || /out of gas/i.test(error)) return new GasRequiredExceedsAllowanceError(hi);
-  if (error === "revert") return new ExecutionRevertedError(bytesToHex(failure.returnValue), "estimate");
-  return new ExecutionFailedError(error);
+  return executionFailure(failure, "estimate");
 }
 
 /** Opcodes past which a frame's path may depend on its gas: GAS, and anything that opens a frame (counted apart). */

@@ -249,7 +249,7 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
       logIndex: firstLog + i,
     })) ?? [];
   const receipt = result.receipt;
-  const status = "status" in receipt ? receipt.status : 1;
+  const failure = result.execResult.exceptionError;
   return {
     hash: flatHex(tx.hash()),
     tx,
@@ -259,9 +259,7 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
     blockTimestamp: open.header.timestamp,
     fragmentIndex: open.fragments.length,
     blockHash: undefined,
-    status,
-    // Why a failed tx failed and what it returned (its revert reason, if any); failures only.
-    ...(status === 0 && { failure: { error: result.execResult.exceptionError?.error ?? "revert", returnData: flatHex(result.execResult.returnValue) } }),
+    status: "status" in receipt ? receipt.status : 1,
     gasUsed: result.totalGasSpent,
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
     effectiveGasPrice: "maxFeePerGas" in tx ? baseFee + tip : tx.gasPrice,
@@ -271,5 +269,8 @@ function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: Op
     receipt,
     blobGasUsed: result.blobGasUsed,
     blobGasPrice: result.blobGasUsed === undefined ? undefined : open.executionBlock.header.getBlobGasPrice(),
+    ...(failure !== undefined && {
+      failure: { error: failure.error, returnData: failure.error === "revert" ? flatHex(result.execResult.returnValue) : "0x" },
+    }),
   };
 }

@@ -129,6 +129,11 @@ export class NextBlock {
     return wanted > parentTimestamp ? wanted : parentTimestamp + 1n;
   }
 
+  /** EIP-1559's base fee of the block after `parent` (the profile's parameters where it has its own), no override applied. */
+  baseFeeAfter(parent: BlockHeader): bigint {
+    return this.#config.nextBaseFee?.(parent) ?? parent.calcNextBaseFee();
+  }
+
   /** The block after `parent`, taking the next block's overrides. */
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
@@ -138,6 +143,22 @@ export class NextBlock {
     this.#nextFields = {};
     this.#openFields = { ...fields, ...(requested !== undefined && { timestamp: requested }) };
     return open;
+  }
+
+  /**
+   * The open block was sealed: when it was at a set timestamp, the clock moves there, and later
+   * blocks follow it whatever evm_increaseTime added before (Hardhat: EDR data.rs, mining with
+   * `next_block_timestamp` sets the time offset to it minus now).
+   */
+  sealed(): void {
+    const requested = this.#openFields.timestamp;
+    if (requested !== undefined) this.#timeOffset = requested - nowSeconds(this.#config.clock);
+  }
+
+  /** Whether the open block, opened after `parent` with nothing pre-confirmed, would get a later time if it opened now. */
+  isStale(open: OpenBlock, parent: Block): boolean {
+    if (this.#config.subsecondBlockMs !== undefined || this.#openFields.timestamp !== undefined) return false;
+    return this.timestampAfter(parent.header.timestamp, undefined) > open.header.timestamp;
   }
 
   /** The open block after `parent` once more, with what it was opened with and the overrides set since. */
@@ -169,7 +190,7 @@ export class NextBlock {
       parentHash: bytesToHex(parentHash),
       timestamp,
       gasLimit: defaults.gasLimit,
-      baseFeePerGas: fields.baseFeePerGas ?? this.#config.nextBaseFee?.(parentHeader) ?? parentHeader.calcNextBaseFee(),
+      baseFeePerGas: fields.baseFeePerGas ?? this.baseFeeAfter(parentHeader),
       coinbase: defaults.coinbase,
       // Reproducible "randomness": the hash of the parent's hash.
       prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),

@@ -18,7 +18,7 @@ import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "./types.ts";
-import type { Fragment, FragmentBase, TxRecord } from "./records.ts";
+import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "./records.ts";
 
 export interface OpenBlockHeader {
   number: bigint;
@@ -42,6 +42,7 @@ const blockCommonOf = (common: Common): Common => sharedCommon(common, paramsBlo
 /** Where an open block stood (evm_snapshot): `rewindTo` takes it back there. */
 export interface OpenBlockMark {
   txCount: number;
+  editCount: number;
   fragmentCount: number;
   gasUsed: bigint;
   blobGasUsed: bigint;
@@ -59,6 +60,7 @@ export class OpenBlock {
   readonly payloadId: Hex;
   readonly #transactions: TxRecord[] = [];
   readonly #fragments: Fragment[] = [];
+  readonly #edits: BlockEdit[] = [];
   #gasUsed = 0n;
   #blobGasUsed = 0n;
   #logCount = 0;
@@ -87,6 +89,7 @@ export class OpenBlock {
     const copy = new OpenBlock(this.#common, this.header, this.rebuild, this.executionBlock);
     copy.#transactions.push(...this.#transactions);
     copy.#fragments.push(...this.#fragments);
+    copy.#edits.push(...this.#edits);
     copy.#gasUsed = this.#gasUsed;
     copy.#blobGasUsed = this.#blobGasUsed;
     copy.#logCount = this.#logCount;
@@ -100,6 +103,15 @@ export class OpenBlock {
 
   get fragments(): readonly Fragment[] {
     return this.#fragments;
+  }
+
+  /** Dev edits that landed in this block between its txs (stateEdits.ts). */
+  get edits(): readonly BlockEdit[] {
+    return this.#edits;
+  }
+
+  addEdit(edit: BlockEdit): void {
+    this.#edits.push(edit);
   }
 
   /** Gas used by the block's txs so far. */
@@ -127,6 +139,7 @@ export class OpenBlock {
   mark(): OpenBlockMark {
     return {
       txCount: this.#transactions.length,
+      editCount: this.#edits.length,
       fragmentCount: this.#fragments.length,
       gasUsed: this.#gasUsed,
       blobGasUsed: this.#blobGasUsed,
@@ -137,6 +150,7 @@ export class OpenBlock {
   /** Back to `mark` (evm_revert); answers the txs it drops. */
   rewindTo(mark: OpenBlockMark): TxRecord[] {
     const dropped = this.#transactions.splice(mark.txCount);
+    this.#edits.splice(mark.editCount);
     this.#fragments.splice(mark.fragmentCount);
     this.#gasUsed = mark.gasUsed;
     this.#blobGasUsed = mark.blobGasUsed;

@@ -1,7 +1,7 @@
 /** What the chain remembers about executed transactions, their logs, fragments and blocks. */
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { TxReceipt } from "@ethereumjs/vm";
+import type { TxReceipt, VM } from "@ethereumjs/vm";
 import type { Hex } from "./types.ts";
 import type { L1Cost } from "./opstack/l1Fee.ts";
 
@@ -43,13 +43,19 @@ export interface TxRecord {
   l1Cost?: L1Cost;
   /** OP stack: the sender's nonce before a deposit tx (its receipt's depositNonce). */
   depositNonce?: bigint;
-  /**
-   * Why a failed tx failed, as executed here (absent for loaded and imported txs): the EVM's error
-   * (`revert`, `out of gas`, `invalid opcode`…) and the return data (a revert reason, if any).
-   */
-  failure?: { error: string; returnData: Hex };
+  /** Why the tx failed (status 0): what Hardhat's failed-send error reports (docs/behaviour.md). */
+  failure?: TxFailure;
   /** Calldata of its `console.log` calls (consoleLog.ts), when the chain keeps them. */
   consoleCalls?: Hex[];
+}
+
+/**
+ * A failed tx's outcome: ethereumjs' error name ("revert", "invalid opcode", "out of gas", …)
+ * and, for a revert, its return data ("0x" otherwise).
+ */
+export interface TxFailure {
+  error: string;
+  returnData: Hex;
 }
 
 /** One pre-confirmation: the txs a sequencer tick executed in the open block. */
@@ -81,4 +87,13 @@ export interface SealedBlock {
   hash: Hex;
   transactions: TxRecord[];
   fragmentCount: number;
+  /** Dev edits made between its txs while it was the open block (stateEdits.ts), for replays. */
+  edits?: readonly BlockEdit[];
+}
+
+/** A dev state edit that landed inside a block, before its tx number `at` (stateEdits.ts). */
+export interface BlockEdit {
+  at: number;
+  /** Makes the same change again on another VM (a replay's). */
+  apply(vm: VM): Promise<unknown>;
 }

@@ -14,6 +14,8 @@ export interface Snapshot {
   sealedCount: number;
   /** The head at the snapshot, when its state was readable (pruning keeps it for the revert). */
   head: SealedBlock | undefined;
+  /** The head's state root after the dev edits that had landed on it (stateEdits.ts). */
+  headEditedRoot: Uint8Array | undefined;
   open: OpenBlock;
   openMark: OpenBlockMark;
   pool: PooledTx[];

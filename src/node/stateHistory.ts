@@ -1,6 +1,7 @@
 /**
- * Which sealed blocks' states can be read, the views that read them (stateViews.ts), and the
- * pruning that drops the states older than `stateHistory` blocks (prune.ts).
+ * Which sealed blocks' states can be read, at which root (a block's header root, or the root after
+ * the dev edits that landed on it: stateEdits.ts), the views that read them (stateViews.ts), and
+ * the pruning that drops the states older than `stateHistory` blocks (prune.ts).
  */
 import { checkpointDepth, nodeStoreOf, openStorageRoots } from "./ethereumjs/internals.ts";
 import { pruneStore } from "./prune.ts";
@@ -20,6 +21,8 @@ export interface KeptState {
   stateRoot: Uint8Array;
   /** The head at the snapshot, when its state was readable. */
   head: SealedBlock | undefined;
+  /** The head's state root then, when dev edits had landed on it. */
+  headEditedRoot: Uint8Array | undefined;
 }
 
 export class StateHistory {
@@ -33,8 +36,16 @@ export class StateHistory {
   #from = 0n;
   /** Blocks below `#from` whose state pruning kept: heads of live snapshots, and the head. */
   #keptHeads = new Set<Hex>();
+  /**
+   * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
+   * by every pruning pass, as geth's pruner keeps the genesis state (core/state/pruner), so that
+   * `earliest` and block 0 stay readable while the recent blocks are.
+   */
+  #first = 0n;
   /** The head's number at the last pruning pass. */
   #prunedAt = 0n;
+  /** Blocks whose state is not their header's root: the root after the dev edits that landed on them, by block hash. */
+  #edited = new Map<Hex, { number: bigint; root: Uint8Array }>();
 
   constructor(stateHistory: number | undefined) {
     this.#stateHistory = stateHistory;
@@ -44,8 +55,21 @@ export class StateHistory {
   reset(live: VM, from: bigint, head: bigint): void {
     this.#views = new StateViews(live);
     this.#from = from;
+    this.#first = from;
     this.#keptHeads.clear();
     this.#prunedAt = head;
+    this.#edited.clear();
+  }
+
+  /** The root of `sealed`'s state after the dev edits that landed on it; undefined when none did. */
+  editedRootOf(sealed: SealedBlock): Uint8Array | undefined {
+    return this.#edited.get(sealed.hash)?.root;
+  }
+
+  /** `sealed`'s state is now `root` (stateEdits.ts); undefined: its header's again (evm_revert). */
+  setEditedRoot(sealed: SealedBlock, root: Uint8Array | undefined): void {
+    if (root === undefined) this.#edited.delete(sealed.hash);
+    else this.#edited.set(sealed.hash, { number: sealed.block.header.number, root });
   }
 
   /** The first block with state (pruning and loaded dumps aside, the first block). */
@@ -66,6 +90,8 @@ export class StateHistory {
   /** The chain went back to `next - 1`: blocks sealed after it have their state again; those pruned below stay gone. */
   rewind(next: bigint): void {
     if (this.#from > next) this.#from = next;
+    // A block mined again may get the same hash (a fake clock): the edits of the one cut are not its.
+    for (const [hash, { number }] of this.#edited) if (number >= next) this.#edited.delete(hash);
     if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
   }
 
@@ -88,14 +114,19 @@ export class StateHistory {
 
     const roots: Uint8Array[] = [liveRoot];
     for (let number = from; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);
+    for (const { number, root } of this.#edited.values()) if (number >= from) roots.push(root);
     const keptHeads = new Set<Hex>();
     const keep = (sealed: SealedBlock | undefined) => {
       if (sealed === undefined || !this.hasState(sealed)) return;
       roots.push(sealed.block.header.stateRoot);
+      const edited = this.editedRootOf(sealed);
+      if (edited !== undefined) roots.push(edited);
       if (sealed.block.header.number < from) keptHeads.add(sealed.hash);
     };
+    keep(byNumber(this.#first));
     for (const snap of kept) {
       roots.push(snap.stateRoot);
+      if (snap.headEditedRoot !== undefined) roots.push(snap.headEditedRoot);
       keep(snap.head);
     }
     this.#views.dropBelow(from);
@@ -103,5 +134,6 @@ export class StateHistory {
     pruneStore(store, roots, openStorageRoots(stateManager));
     this.#from = from;
     this.#keptHeads = keptHeads;
+    for (const [hash, { number }] of this.#edited) if (number < from && !keptHeads.has(hash)) this.#edited.delete(hash);
   }
 }

@@ -3,6 +3,6 @@ import type { Wallet } from "../wallet/wallet.ts";
 import type { NodeContext } from "./services/context.ts";
 
 export interface MethodContext extends NodeContext {
-  /** The simulated wallet (wallet_ methods, prompts, the approval policy). */
-  wallet: Wallet;
+  /** The calling client's view of the simulated wallet (wallet_ methods, prompts, the approval policy). */
+  wallet: Wallet<NodeContext>;
 }

@@ -1,13 +1,15 @@
 /**
- * The only place JSON-RPC and EIP-1193 error codes and messages live. Messages of the interface
- * are used exactly; machine-readable details go in `data` (docs/behaviour.md). The engine's own
- * errors (src/node/errors.ts) get their code, message and data here, in one table (ENGINE_ERRORS).
+ * The method table's errors. Messages of the interface are used exactly; machine-readable details
+ * go in `data` (docs/behaviour.md). The engine's own errors (src/node/errors.ts) get their code,
+ * message and data here, in one table (ENGINE_ERRORS). The error class and the codes are
+ * src/protocol/errors.ts; the wallet's errors (EIP-1193, EIP-5792) are src/wallet/errors.ts.
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
 import {
   AlreadyKnownError,
-  errorStringOf,
+  AutomineFeeTooLowError,
+  AutomineNonceTooHighError,
   ExecutionFailedError,
   ExecutionRevertedError,
   ExecutionTimeoutError,
@@ -21,73 +23,21 @@ import {
   NodeError,
   NonceTooLowError,
   ReplacementUnderpricedError,
+  revertReasonOf,
   StateDumpUnsupportedError,
   TxRejectedError,
   txConstructionFailure,
 } from "../node/errors.ts";
 
+import { ErrorCode, internalError, invalidParams, isRpcError, RpcError } from "../protocol/errors.ts";
+
 import type { Facts } from "../node/errors.ts";
+
+// The error class and the JSON-RPC errors every layer shares (src/protocol/errors.ts).
+export { ErrorCode, internalError, invalidParams, isRpcError, limitExceeded, methodNotFound, RpcError } from "../protocol/errors.ts";
 
 // The engine's admission texts and revert decoding, for the method tables and tests.
 export { AdmissionMessage, errorStringOf } from "../node/errors.ts";
-
-export const ErrorCode = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  /** go-ethereum's generic server error, used for every admission and execution error. */
-  server: -32000,
-  /** go-ethereum: an eth_call that reverted (the revert bytes in `data`). */
-  executionReverted: 3,
-  /** go-ethereum: eth_subscribe over a transport that cannot push notifications. */
-  notificationsUnsupported: -32001,
-  /** go-ethereum: a batch past its time budget. */
-  requestTimeout: -32002,
-  /** go-ethereum: a response past the size budget. */
-  responseTooLarge: -32003,
-  /** EIP-1474's "Limit exceeded": a count budget (subscriptions, filters, pending prompts) is full. */
-  limitExceeded: -32005,
-  /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
-  timeout: 4,
-  userRejected: 4001,
-  unsupportedMethod: 4100,
-  disconnected: 4900,
-  chainDisconnected: 4901,
-  unrecognizedChain: 4902,
-} as const;
-
-/**
- * An error that crosses the JSON-RPC boundary as `{ code, message, data? }`. It keeps Error's own
- * `name` and has a `data` property only when data was given: `@metamask/rpc-errors`' serializeError
- * (which every json-rpc-engine stack, MetaMask's included, applies) keeps the code and message only
- * of errors shaped exactly so, and turns anything else into -32603.
- */
-export class RpcError extends Error {
-  readonly code: number;
-  declare readonly data?: unknown;
-
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.code = code;
-    if (data !== undefined) Object.defineProperty(this, "data", { value: data, enumerable: true });
-  }
-
-  /**
-   * The message under the name viem's RpcRequestError gives it: viem decodes a -32000 revert only
-   * when `details` is "execution reverted", so in-process callers now decode it as HTTP ones do.
-   */
-  get details(): string {
-    return this.message;
-  }
-
-  toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
-  }
-}
-
-export const isRpcError = (error: unknown): error is RpcError => error instanceof RpcError;
 
 // ── JSON-RPC 2.0 ────────────────────────────────────────────────────────────────────────────────
 
@@ -104,25 +54,12 @@ export const requestTimedOut = () => new RpcError(ErrorCode.requestTimeout, "req
 /** go-ethereum's -32003 (rpc/errors.go): a response, or a batch's responses, above the size budget. */
 export const responseTooLarge = () => new RpcError(ErrorCode.responseTooLarge, "response too large");
 
-/** EIP-1474's -32005: `reason` names the budget, `limit` its size. */
-export const limitExceeded = (reason: string, limit: number) => new RpcError(ErrorCode.limitExceeded, "limit exceeded", { reason, limit });
-
-export const methodNotFound = (method: string) => new RpcError(ErrorCode.methodNotFound, "Method not found", { method });
-
-/** `field` is a path such as `params[0].maxFeePerGas` or `options.symbol`. */
-export const invalidParams = (field: string, reason: string) => new RpcError(ErrorCode.invalidParams, "Invalid params", { field, reason });
-
 /**
  * A dev method (hardhat_, evm_, anvil_) refusing a value it parsed: Hardhat's human text in the
  * message (tests match on it, e.g. "Timestamp X is lower than the previous block's timestamp Y")
  * under EDR's code (-32000), the facts in `data`.
  */
 export const devMethodError = (message: string, data?: Record<string, unknown>) => new RpcError(ErrorCode.server, message, data);
-
-export const internalError = (cause: unknown) =>
-  new RpcError(ErrorCode.internalError, "Internal error", {
-    reason: cause instanceof Error ? cause.message : String(cause),
-  });
 
 // ── Engine errors (docs/behaviour.md#engine-errors) ─────────────────────────────────────────────
 
@@ -136,11 +73,12 @@ export const executionReverted = (returnData: string) => new RpcError(ErrorCode.
 
 /**
  * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
- * code 3, `execution reverted: <reason>` when the data is `Error(string)`, the revert bytes as data.
+ * code 3, `execution reverted: <reason>` when the data decodes (`Error(string)`, or a
+ * `Panic(uint256)` in geth's words: node/errors.ts revertReasonOf), the revert bytes as data.
  * viem decodes code 3 into ContractFunctionRevertedError, whatever provider carries it.
  */
 export const callReverted = (returnData: string) => {
-  const reason = errorStringOf(returnData);
+  const reason = revertReasonOf(returnData);
   return new RpcError(ErrorCode.executionReverted, reason === undefined ? "execution reverted" : `execution reverted: ${reason}`, returnData);
 };
 
@@ -173,11 +111,13 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
       new RpcError(ErrorCode.server, e.message, { minMaxFeePerGas: quantity(e.minMaxFeePerGas), minMaxPriorityFeePerGas: quantity(e.minMaxPriorityFeePerGas) }),
   ),
   mapping(GasCapError, (e) => new RpcError(ErrorCode.server, e.message, { cap: quantity(e.cap), gas: quantity(e.gas) })),
+  mapping(AutomineNonceTooHighError, (e) => new RpcError(ErrorCode.server, e.message, { expectedNonce: quantity(e.expected), txNonce: quantity(e.actual) })),
+  mapping(AutomineFeeTooLowError, (e) => new RpcError(ErrorCode.server, e.message, { [e.field]: quantity(e.actual), baseFeePerGas: quantity(e.baseFee) })),
   // go-ethereum's other admission errors: its text, the facts as data (docs/behaviour.md#node-errors).
   mapping(TxRejectedError, (e) => new RpcError(ErrorCode.server, e.message, factsData(e.facts))),
   mapping(InvalidTransactionError, (e) => invalidParams(e.field, e.reason)),
   mapping(ExecutionRevertedError, (e) => (e.operation === "call" ? callReverted(e.returnData) : executionReverted(e.returnData))),
-  mapping(ExecutionFailedError, (e) => new RpcError(ErrorCode.server, e.message)),
+  mapping(ExecutionFailedError, (e) => new RpcError(ErrorCode.server, e.message, e.returnData)),
   mapping(InsufficientFundsForTransferError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(GasRequiredExceedsAllowanceError, (e) => new RpcError(ErrorCode.server, e.message)),
   mapping(ExecutionTimeoutError, (e) => new RpcError(ErrorCode.server, e.message)),
@@ -221,20 +161,14 @@ export const filterNotFound = () => new RpcError(ErrorCode.server, "filter not f
 /** eth_subscribe over a transport that cannot push (HTTP): go-ethereum's -32001. */
 export const notificationsNotSupported = () => new RpcError(ErrorCode.notificationsUnsupported, "notifications not supported");
 
-// ── Wallet errors (EIP-1193; docs/behaviour.md) ─────────────────────────────────────────────────
+// ── Wallet errors (EIP-1193; docs/behaviour.md): the wallet's own, in src/wallet/errors.ts ─────────
 
-export const userRejected = () => new RpcError(ErrorCode.userRejected, "User rejected the request");
-export const unsupportedMethod = () => new RpcError(ErrorCode.unsupportedMethod, "Requested method not supported");
-/**
- * A page that was not granted an account asks to sign or send with it: MetaMask's answer
- * (`providerErrors.unauthorized()` in @metamask/eth-json-rpc-middleware's validateAndNormalizeKeyholder).
- */
-export const unauthorized = () => new RpcError(ErrorCode.unsupportedMethod, "The requested account and/or method has not been authorized by the user.");
-/** MetaMask's refusal of typed data whose domain names another chain (its text; -32603, see rpc/wallet.ts). */
-export const typedDataChainMismatch = (provided: bigint, active: bigint) =>
-  new RpcError(ErrorCode.internalError, `Provided chainId "${provided}" must match the active chainId "${active}"`);
-export const unrecognizedChain = (chainId?: string) =>
-  new RpcError(ErrorCode.unrecognizedChain, "Unrecognized chain ID", chainId === undefined ? undefined : { chainId });
-export const chainDisconnected = (chainId: string) =>
-  new RpcError(ErrorCode.chainDisconnected, "The provider is disconnected from the specified chain", { chainId });
-export const disconnected = () => new RpcError(ErrorCode.disconnected, "The provider is disconnected from all chains");
+export {
+  chainDisconnected,
+  disconnected,
+  typedDataChainMismatch,
+  unauthorized,
+  unrecognizedChain,
+  unsupportedMethod,
+  userRejected,
+} from "../wallet/errors.ts";

@@ -6,14 +6,16 @@ import { keccak256 } from "../node/crypto.ts";
 import { stateOverrides } from "../node/stateOverrides.ts";
 import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";
-import { call, estimate, resolveOrThrow } from "./services/calls.ts";
+import { accessList, call, estimate, resolveOrThrow } from "./services/calls.ts";
+import { blockCount, feeHistory, rewardPercentiles } from "./services/feeHistory.ts";
 import { logFilter, queryLogs } from "./services/logs.ts";
-import { suggestedTip } from "./services/send.ts";
+import { getProof, storageKeys } from "./services/proof.ts";
+import { suggestedTip, throwIfFailed } from "./services/send.ts";
 import { method, positional } from "./table.ts";
 
 import type { VM } from "@ethereumjs/vm";
 import type { MethodContext } from "./context.ts";
-import type { BlockSelector, Hex } from "./schema.ts";
+import type { BlockSelector } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 
 export const CLIENT_VERSION = "HardhatNetwork/3.0.0/hardhat-preconf/0.1.0";
@@ -22,47 +24,6 @@ const q = (value: bigint) => bigIntToHex(value);
 
 function readAccount<T>(ctx: MethodContext, selector: BlockSelector | undefined, read: (vm: VM) => Promise<T>): Promise<T> {
   return ctx.chain.withState(resolveOrThrow(ctx, selector ?? LATEST), read);
-}
-
-/** eth_feeHistory: base fees (one more than blocks), gas used ratios and tip percentiles (geth). */
-function feeHistory(ctx: MethodContext, count: number, newest: BlockSelector, percentiles: number[] | undefined) {
-  const { chain } = ctx;
-  const resolved = resolveOrThrow(ctx, newest);
-  const newestNumber = resolved.kind === "open" ? chain.latest.block.header.number : resolved.sealed.block.header.number;
-  const blocks = Math.min(count, 1024, Number(newestNumber) + 1);
-  const oldest = newestNumber - BigInt(blocks) + 1n;
-  const baseFeePerGas: Hex[] = [];
-  const gasUsedRatio: number[] = [];
-  const reward: Hex[][] = [];
-  for (let number = oldest; number <= newestNumber; number++) {
-    const sealed = chain.sealedByNumber(number)!;
-    const header = sealed.block.header;
-    baseFeePerGas.push(q(header.baseFeePerGas ?? 0n));
-    gasUsedRatio.push(Number(header.gasUsed) / Number(header.gasLimit));
-    if (percentiles !== undefined) {
-      const baseFee = header.baseFeePerGas ?? 0n;
-      // OP-stack deposits pay no gas price: they are no sample of the tips paid.
-      const tips = sealed.transactions
-        .filter((record) => record.depositNonce === undefined)
-        .map((record) => ({ tip: record.effectiveGasPrice - baseFee, gas: record.gasUsed }))
-        .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
-      reward.push(
-        percentiles.map((percentile) => {
-          if (tips.length === 0) return "0x0";
-          const threshold = (Number(header.gasUsed) * percentile) / 100;
-          let sum = 0;
-          for (const { tip, gas } of tips) {
-            sum += Number(gas);
-            if (sum >= threshold) return q(tip);
-          }
-          return q(tips[tips.length - 1]!.tip);
-        }),
-      );
-    }
-  }
-  const next = chain.sealedByNumber(newestNumber + 1n)?.block.header.baseFeePerGas ?? chain.open.header.baseFeePerGas;
-  baseFeePerGas.push(q(next));
-  return { oldestBlock: q(oldest), baseFeePerGas, gasUsedRatio, ...(percentiles !== undefined && { reward }) };
 }
 
 export const ethMethods: MethodTable = {
@@ -79,7 +40,7 @@ export const ethMethods: MethodTable = {
   eth_gasPrice: method(positional(), (_, ctx) => q(ctx.chain.open.header.baseFeePerGas + suggestedTip(ctx.chain))),
   eth_maxPriorityFeePerGas: method(positional(), (_, ctx) => q(suggestedTip(ctx.chain))),
   eth_blobBaseFee: method(positional(), (_, ctx) => q(ctx.chain.open.executionBlock.header.getBlobGasPrice())),
-  eth_feeHistory: method(positional(smallQuantity, blockSelector, z.array(z.number().min(0).max(100)).optional()), ([count, newest, percentiles], ctx) =>
+  eth_feeHistory: method(positional(blockCount, blockSelector, rewardPercentiles), ([count, newest, percentiles], ctx) =>
     feeHistory(ctx, count, newest, percentiles),
   ),
 
@@ -135,12 +96,17 @@ export const ethMethods: MethodTable = {
     return readAccount(ctx, selector, async (vm) => q((await vm.stateManager.getAccount(createAddressFromString(who)))?.nonce ?? 0n));
   }),
 
+  eth_getProof: method(positional(address, storageKeys, blockSelector.optional()), ([who, keys, selector], ctx) => getProof(ctx, who, keys, selector)),
+
   eth_call: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
     call(ctx, request, selector, overrides),
   ),
+  eth_createAccessList: method(positional(callRequest, blockSelector.optional(), stateOverrides), ([request, selector, overrides], ctx) =>
+    accessList(ctx, request, selector, overrides),
+  ),
   eth_estimateGas: method(positional(callRequest, blockSelector.optional()), async ([request, selector], ctx) => q(await estimate(ctx, request, selector))),
 
-  eth_sendRawTransaction: method(positional(bytes), ([raw], ctx) => ctx.chain.sendRawTransaction(raw)),
+  eth_sendRawTransaction: method(positional(bytes), async ([raw], ctx) => throwIfFailed(ctx, await ctx.chain.sendRawTransaction(raw))),
 
   eth_getTransactionByHash: method(positional(hash), ([txHash], ctx) => {
     const record = ctx.chain.transaction(txHash);

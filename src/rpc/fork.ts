@@ -9,17 +9,25 @@ import { bigIntToHex, hexToBytes, setLengthLeft, bytesToHex } from "@ethereumjs/
 import { z } from "zod";
 
 import { ForkSource } from "../node/fork/source.ts";
-import { invalidParams } from "./errors.ts";
-import { resolveOrThrow } from "./services/calls.ts";
-import { queryLogs } from "./services/logs.ts";
+import { ErrorCode, invalidParams, RpcError } from "./errors.ts";
+import { checkFeeHistory, newestOfFeeHistory } from "./services/feeHistory.ts";
+import { checkLogCriteria, logRange, queryLogs } from "./services/logs.ts";
+import { echoKey } from "./services/proof.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
+import type { FeeHistory } from "./services/feeHistory.ts";
 import type { LogFilter } from "./services/logs.ts";
+import type { StorageKey } from "./services/proof.ts";
 import type { BlockSelector, Hex } from "./schema.ts";
 import type { MethodSpec, MethodTable } from "./table.ts";
 
 const q = (value: bigint) => bigIntToHex(value);
+
+/** An upstream's eth_getProof answer: only its storage keys are rewritten. */
+interface AccountProof {
+  storageProof: { key: Hex }[];
+}
 
 type Handler = MethodSpec["handler"];
 type Forked = (params: never, ctx: MethodContext, fork: ForkSource, local: Handler) => unknown;
@@ -100,6 +108,18 @@ const forked: Record<string, Forked> = {
   // A log filter's logs are eth_getLogs' with its criteria (its changes are new blocks: the chain's own).
   eth_getFilterLogs: ((params: [string], ctx, fork) => forkedLogs(ctx.filters.logFilter(params[0]), ctx, fork)) as Forked,
   eth_feeHistory: ((params: [number, BlockSelector, number[] | undefined], ctx, fork, local) => forkedFeeHistory(params, ctx, fork, local)) as Forked,
+  // The fork's own state trie holds only what was read from the upstream or written since: a proof
+  // is the upstream's at or before the fork block, and none after it.
+  eth_getProof: ((params: [Hex, StorageKey[], BlockSelector | undefined], ctx, fork) => {
+    const [who, keys, selector] = params;
+    const number = upstreamNumber(ctx, fork, selector ?? { kind: "tag", tag: "latest" }, false);
+    if (number === undefined) {
+      throw new RpcError(ErrorCode.server, "eth_getProof is not supported after the fork block", { forkBlock: q(fork.blockNumber) });
+    }
+    return fork
+      .cached<AccountProof>("eth_getProof", [who, keys.map((key) => bytesToHex(key.slot)), q(number)])
+      .then((answer) => ({ ...answer, storageProof: answer.storageProof.map((item, i) => ({ ...item, key: echoKey(keys[i]!) })) }));
+  }) as Forked,
   eth_getBalance: accountRead("eth_getBalance"),
   eth_getCode: accountRead("eth_getCode"),
   eth_getTransactionCount: accountRead("eth_getTransactionCount"),
@@ -116,6 +136,7 @@ const forked: Record<string, Forked> = {
  * range), the later ones from the chain, which reads only its own blocks.
  */
 async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSource): Promise<unknown[]> {
+  checkLogCriteria(filter);
   const local = (range: LogFilter) => queryLogs(ctx.chain, range);
   const criteria = { ...(filter.address !== undefined && { address: filter.address }), ...(filter.topics !== undefined && { topics: filter.topics }) };
   if (filter.blockHash !== undefined) {
@@ -123,13 +144,9 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
     if (sealed !== undefined && sealed.block.header.number > fork.blockNumber) return local(filter);
     return fork.cached<unknown[]>("eth_getLogs", [{ blockHash: filter.blockHash, ...criteria }]);
   }
-  const head = ctx.chain.latest.block.header.number;
-  const bound = (value: LogFilter["fromBlock"]) =>
-    value === undefined ? head : typeof value === "bigint" ? value : value === "earliest" ? 0n : value === "pending" ? ctx.chain.open.number : head;
-  const from = bound(filter.fromBlock);
-  const to = bound(filter.toBlock);
+  const { from, to } = logRange(ctx.chain, filter);
   const upstream =
-    from <= fork.blockNumber && from <= to
+    from <= fork.blockNumber
       ? await fork.cached<unknown[]>("eth_getLogs", [{ fromBlock: q(from), toBlock: q(to < fork.blockNumber ? to : fork.blockNumber), ...criteria }])
       : [];
   if (to <= fork.blockNumber) return upstream;
@@ -138,29 +155,20 @@ async function forkedLogs(filter: LogFilter, ctx: MethodContext, fork: ForkSourc
   return [...upstream, ...own];
 }
 
-/** The newest block of a local range (as eth_feeHistory reads it: `pending` is the latest). */
-function newestOf(ctx: MethodContext, selector: BlockSelector): bigint {
-  const resolved = resolveOrThrow(ctx, selector);
-  return resolved.kind === "open" ? ctx.chain.latest.block.header.number : resolved.sealed.block.header.number;
-}
-
-interface FeeHistory {
-  oldestBlock: Hex;
-  baseFeePerGas: Hex[];
-  gasUsedRatio: number[];
-  reward?: Hex[][];
-}
-
 /**
  * eth_feeHistory over a range that reaches the fork block or below: that part is the upstream's
  * answer, the rest the chain's, merged into one history of the range asked (anvil's rule,
  * crates/anvil/tests/it/fork.rs `test_fork_fee_history_across_fork_boundary`). A range all at or
- * below the fork block is the upstream's answer as it is.
+ * below the fork block is the upstream's answer as it is. The request is checked as the chain
+ * checks its own (services/feeHistory.ts) before the upstream is asked; an upstream that answers
+ * no blob fields gives its blocks go-ethereum's values for blocks without blob gas (0).
  */
 async function forkedFeeHistory(params: [number, BlockSelector, number[] | undefined], ctx: MethodContext, fork: ForkSource, local: Handler): Promise<unknown> {
   const [count, selector, percentiles] = params;
-  const newest = upstreamNumber(ctx, fork, selector, false) ?? newestOf(ctx, selector);
-  const blocks = BigInt(Math.min(count, 1024)) < newest + 1n ? BigInt(Math.min(count, 1024)) : newest + 1n;
+  const empty = checkFeeHistory(count, percentiles);
+  if (empty !== undefined) return empty;
+  const newest = upstreamNumber(ctx, fork, selector, false) ?? newestOfFeeHistory(ctx, selector);
+  const blocks = BigInt(count) < newest + 1n ? BigInt(count) : newest + 1n;
   const oldest = newest - blocks + 1n;
   if (oldest > fork.blockNumber) return local(params, ctx);
   const upstreamNewest = newest < fork.blockNumber ? newest : fork.blockNumber;
@@ -169,17 +177,20 @@ async function forkedFeeHistory(params: [number, BlockSelector, number[] | undef
   if (newest <= fork.blockNumber) return upstream;
   // The upstream's last base fee is its next block's; here the next block is the chain's own.
   const own = (await local([Number(newest - fork.blockNumber), selector, percentiles], ctx)) as FeeHistory;
-  const upstreamBlocks = upstream.gasUsedRatio.length;
+  const upstreamBlocks = upstream.gasUsedRatio?.length ?? 0;
+  const zeros = <T>(value: T) => new Array<T>(upstreamBlocks).fill(value);
   return {
     oldestBlock: upstream.oldestBlock,
-    baseFeePerGas: [...upstream.baseFeePerGas.slice(0, upstreamBlocks), ...own.baseFeePerGas],
-    gasUsedRatio: [...upstream.gasUsedRatio, ...own.gasUsedRatio],
-    ...(percentiles !== undefined && { reward: [...(upstream.reward ?? []), ...(own.reward ?? [])] }),
+    ...(own.reward !== undefined && { reward: [...(upstream.reward ?? []), ...own.reward] }),
+    baseFeePerGas: [...(upstream.baseFeePerGas ?? []).slice(0, upstreamBlocks), ...(own.baseFeePerGas ?? [])],
+    gasUsedRatio: [...(upstream.gasUsedRatio ?? []), ...(own.gasUsedRatio ?? [])],
+    baseFeePerBlobGas: [...(upstream.baseFeePerBlobGas?.slice(0, upstreamBlocks) ?? zeros<Hex>("0x0")), ...(own.baseFeePerBlobGas ?? [])],
+    blobGasUsedRatio: [...(upstream.blobGasUsedRatio ?? zeros(0)), ...(own.blobGasUsedRatio ?? [])],
   };
 }
 
 /**
- * eth_call and eth_estimateGas at a block before the fork block: the upstream runs them there, on
+ * eth_call, eth_createAccessList and eth_estimateGas at a block before the fork block: the upstream runs them there, on
  * the request as the caller gave it (these take the raw params: a parsed request is not what the
  * upstream reads).
  */
@@ -187,6 +198,10 @@ const forkedRaw: Record<string, (raw: unknown[], parsed: [unknown, BlockSelector
   eth_call: (raw, [, selector], ctx, fork) => {
     const number = upstreamNumber(ctx, fork, selector, true);
     return number === undefined ? undefined : fork.cached("eth_call", [raw[0], q(number), ...raw.slice(2)]);
+  },
+  eth_createAccessList: (raw, [, selector], ctx, fork) => {
+    const number = upstreamNumber(ctx, fork, selector, true);
+    return number === undefined ? undefined : fork.cached("eth_createAccessList", [raw[0], q(number), ...raw.slice(2)]);
   },
   eth_estimateGas: (raw, [, selector], ctx, fork) => {
     const number = upstreamNumber(ctx, fork, selector, true);

@@ -31,15 +31,30 @@ export const storageSlot = z
   .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a 0x-prefixed hex storage slot of at most 32 bytes")
   .transform((value) => BigInt(value));
 
+/**
+ * A block number as a JSON number (`5`), which Hardhat's and anvil's eth_getBlockByNumber accept
+ * beside the hex quantity (`"0x5"`); accepted wherever a block number is. A whole number, at most
+ * 2^53 - 1 (a JSON number past that is not exact).
+ */
+export const jsonBlockNumber = z
+  .number({ invalid_type_error: "expected a block number" })
+  .int("a block number must be a whole number")
+  .nonnegative("a block number must not be negative")
+  .safe("a block number given as a JSON number must be at most 2^53 - 1")
+  .transform(BigInt);
+
+/** A block number: a hex quantity or a JSON number. */
+export const blockNumber = z.union([quantity, jsonBlockNumber]);
+
 /** A block number, a named tag, or an EIP-1898 object (`{ blockNumber }` / `{ blockHash }`). */
 export const blockSelector: z.ZodType<BlockSelector, z.ZodTypeDef, unknown> = z.union(
   [
     z.enum(NAMED_TAGS).transform((tag): BlockSelector => ({ kind: "tag", tag })),
     // A 32-byte string is a block hash (as go-ethereum reads it), never a number.
     hash.transform((value): BlockSelector => ({ kind: "hash", hash: value, requireCanonical: false })),
-    quantity.transform((number): BlockSelector => ({ kind: "number", number })),
+    blockNumber.transform((number): BlockSelector => ({ kind: "number", number })),
     z
-      .object({ blockNumber: z.union([quantity, z.enum(NAMED_TAGS)]) })
+      .object({ blockNumber: z.union([blockNumber, z.enum(NAMED_TAGS)]) })
       .strict()
       .transform(
         ({ blockNumber }): BlockSelector => (typeof blockNumber === "bigint" ? { kind: "number", number: blockNumber } : { kind: "tag", tag: blockNumber }),

@@ -131,12 +131,14 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   const warn = options.warn ?? ((message: string) => console.warn(message));
 
   /**
-   * HTTP is stateless: each request body (a batch included) gets a fresh wallet session, so no
-   * HTTP client changes what another sees; a page that needs wallet state uses a WebSocket.
-   * HTTP cannot push notifications: subscriptions are refused as go-ethereum does.
+   * Each request body (a batch included) is one client of the wallet, of the request's origin
+   * (its `Origin` header; all requests without one are one origin): its wallet state is its
+   * origin's and persists across requests (docs/wallet.md, "Origins"). HTTP cannot push
+   * notifications: wallet events are not sent, and subscriptions are refused as go-ethereum does.
    */
   const handlerFor = (req: IncomingMessage, res: ServerResponse): RequestHandler => {
-    const wallet = provider.openWalletSession?.({ emit: () => undefined, trusted: req.headers.origin === undefined });
+    const origin = req.headers.origin;
+    const wallet = provider.openWalletSession?.({ origin, emit: () => undefined, trusted: origin === undefined });
     const session = wallet ?? provider;
     // A client that hangs up before its answer leaves no prompt waiting; after the answer there is none.
     if (wallet !== undefined) res.once("close", () => wallet.end());
@@ -270,9 +272,11 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   const shownHost = host.includes(":") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   // A wallet adding a chain whose rpcUrl is this node asks it for its chain id, as MetaMask does.
-  const unregister = registerServedNode(`http://${shownHost}:${port}`, () =>
-    (provider.openWalletSession?.({ emit: () => undefined, trusted: true }) ?? provider).request({ method: "eth_chainId" }),
-  );
+  // Asked as a node method (net_version): the node's own chain, whatever chain a client selected.
+  const unregister = registerServedNode(`http://${shownHost}:${port}`, async () => {
+    const version = await (provider.openWalletSession?.({ emit: () => undefined, trusted: true }) ?? provider).request({ method: "net_version" });
+    return typeof version === "string" && /^\d+$/.test(version) ? `0x${BigInt(version).toString(16)}` : version;
+  });
   return {
     url: `http://${shownHost}:${port}`,
     wsUrl: `ws://${shownHost}:${port}`,

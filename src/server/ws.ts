@@ -59,7 +59,7 @@ interface Connection {
   drop(): void;
 }
 
-/** A wallet event of this connection's wallet, pushed as a JSON-RPC notification (docs/browser.md). */
+/** A wallet event of this connection's origin, pushed as a JSON-RPC notification (docs/browser.md). */
 const walletEvent = (event: string, data: unknown) => JSON.stringify({ jsonrpc: "2.0", method: "preconf_walletEvent", params: { event, data } });
 
 function serveConnection(socket: WebSocket, provider: ServedProvider, limits: WebSocketLimits, connections: Set<Connection>, origin: string | undefined): void {
@@ -98,8 +98,8 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
   };
   /** Subscriptions made with `base_subscribe`: notified as `base_subscription`, as jsonrpsee names them after the method. */
   const baseNamespace = new Set<string>();
-  // Each connection has its own wallet (active chain, permissions, assets); a page (with an Origin) is not the test.
-  const wallet = provider.openWalletSession?.({ emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined });
+  // Each connection is a client of the wallet, of its origin (docs/wallet.md); a page (with an Origin) is not the test.
+  const wallet = provider.openWalletSession?.({ origin, emit: (event, data) => sendText(walletEvent(event, data)), trusted: origin === undefined });
   const session = wallet ?? provider;
 
   const connection: Connection = {

@@ -9,7 +9,8 @@
  * - `wallet_addEthereumChain`: MetaMask asks the rpcUrl for `eth_chainId` (here: when it is a node
  *   this process serves); EIP-3085's letter wants a 2–6 character symbol and 18 decimals.
  */
-import { ErrorCode, RpcError, invalidParams, unrecognizedChain } from "../rpc/errors.ts";
+import { ErrorCode, invalidParams, RpcError } from "../protocol/errors.ts";
+import { unrecognizedChain } from "./errors.ts";
 
 import type { WalletPersonality } from "../options.ts";
 
@@ -27,11 +28,14 @@ export function unknownChainError(personality: WalletPersonality, chainId: strin
   }
 }
 
+/** MetaMask's extension and its mobile app: MetaMask's own answers (permitted chains, onboarding, its eth_sendTransaction checks). */
+export const followsMetaMask = (personality: WalletPersonality): boolean => personality === "metamask" || personality === "metamask-mobile";
+
 /** EIP-747: "returns true ... before the user is asked"; wallets answer once the user decided. */
 export const watchAssetAnswersBeforeDecision = (personality: WalletPersonality): boolean => personality === "eip";
 
 /** MetaMask (extension and mobile) asks an added chain's rpcUrl for its chain id before prompting. */
-export const checksRpcUrlChainId = (personality: WalletPersonality): boolean => personality === "metamask" || personality === "metamask-mobile";
+export const checksRpcUrlChainId = (personality: WalletPersonality): boolean => followsMetaMask(personality);
 
 /** EIP-3085's letter for nativeCurrency (wallets accept 1–6 character symbols and other decimals). */
 export function checkNativeCurrency(personality: WalletPersonality, currency: { symbol: string; decimals: number }): void {

@@ -3,7 +3,8 @@
  * Resolution order for a valid request: a queued one-shot decision for its method, then manual
  * mode, then the decision function, then the method's default, then the global default.
  */
-import { invalidParams, limitExceeded, RpcError, unrecognizedChain, unsupportedMethod, userRejected } from "../rpc/errors.ts";
+import { invalidParams, limitExceeded, RpcError } from "../protocol/errors.ts";
+import { unrecognizedChain, unsupportedMethod, userRejected } from "./errors.ts";
 
 import type { Clock } from "../clock.ts";
 
@@ -16,7 +17,14 @@ export const PROMPTING_METHODS = [
   "wallet_watchAsset",
   "eth_sendTransaction",
   "personal_sign",
+  "eth_signTypedData",
+  "eth_signTypedData_v3",
   "eth_signTypedData_v4",
+  "wallet_sendCalls",
+  // Not a JSON-RPC method: the EIP-7702 upgrade screen before a first atomic batch (MetaMask's
+  // internal wallet_upgradeAccount, @metamask/eip-7702-internal-rpc-middleware).
+  "wallet_upgradeAccount",
+  "wallet_connect",
 ] as const;
 
 export type PromptingMethod = (typeof PROMPTING_METHODS)[number];

@@ -2,9 +2,8 @@
  * The wallet's request log: what it keeps of each request (a bounded copy of the params) and of
  * its outcome, so that a client can neither grow it for ever nor crash it with odd params.
  */
-import { toRpcError } from "../rpc/errors.ts";
-
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "../node/types.ts";
+import type { RpcError } from "../protocol/errors.ts";
 import type { Decision } from "./policy.ts";
 
 export type RequestOutcome = "pending" | { result: unknown } | { error: { code: number; message: string; data?: unknown } };
@@ -76,7 +75,8 @@ export function deepClone(value: unknown): unknown {
   }
 }
 
-export function errorOutcome(error: unknown): RequestOutcome {
+/** A failure as the log keeps it: the JSON-RPC error it is answered with (`toRpcError` maps engine errors). */
+export function errorOutcome(error: unknown, toRpcError: (error: unknown) => RpcError): RequestOutcome {
   const json = toRpcError(error).toJSON();
   return { error: { ...json, ...(json.data !== undefined && { data: deepClone(json.data) }) } };
 }

@@ -6,11 +6,11 @@
 import { isValidChecksumAddress, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { invalidParams } from "../rpc/errors.ts";
 import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.ts";
-import { fieldOf, positional } from "../rpc/params.ts";
+import { invalidParams } from "../protocol/errors.ts";
+import { fieldOf, positional } from "../protocol/params.ts";
 
-import type { Hex } from "../rpc/schema.ts";
+import type { Hex } from "../node/types.ts";
 
 /** The largest chain id MetaMask accepts: (2^53 - 1) / 2 - 36, so `v` stays a safe integer (EIP-155). */
 export const MAX_CHAIN_ID = 0xfffffffffffecn;
@@ -175,17 +175,73 @@ export const switchEthereumChainParams = positional(
   z.object({ chainId }, { required_error: "missing { chainId }", invalid_type_error: "expected an object { chainId }" }).strict(),
 );
 
-/** EIP-2255: `[{ eth_accounts: {} }]`; eth_accounts is the only permission this wallet grants. */
+/**
+ * EIP-2255: `[{ eth_accounts: {} }]`, and MetaMask's `endowment:permitted-chains` (one grant covers
+ * both, @metamask/eip1193-permission-middleware); any other permission is not one this wallet grants.
+ */
+export const PERMISSION_NAMES = ["eth_accounts", "endowment:permitted-chains"] as const;
 export const requestPermissionsParams = positional(
   z
-    .object({ eth_accounts: z.object({}).passthrough() }, { required_error: "missing permissions", invalid_type_error: "expected a permissions object" })
-    .strict("the only permission this wallet grants is eth_accounts"),
+    .object(
+      { eth_accounts: z.object({}).passthrough().optional(), "endowment:permitted-chains": z.object({}).passthrough().optional() },
+      { required_error: "missing permissions", invalid_type_error: "expected a permissions object" },
+    )
+    .strict("the only permissions this wallet grants are eth_accounts and endowment:permitted-chains")
+    .refine((requested) => Object.keys(requested).length > 0, "expected at least one permission"),
 );
 
 export const walletAddress = z
   .string({ required_error: "missing address", invalid_type_error: "expected an address string" })
   .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte address")
   .transform((value) => value.toLowerCase() as Hex);
+
+/** JSON params of a typed-data request may come as their JSON text (MetaMask accepts both). */
+const jsonText = (value: unknown): unknown => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+};
+
+/** eth_signTypedData (v1, MetaMask's legacy typed data) `[typedData, address]`: an array of `{ type, name, value }`. */
+export const signTypedDataV1Params = positional(
+  z.preprocess(
+    jsonText,
+    z
+      .array(z.object({ type: z.string().min(1), name: z.string().min(1), value: z.unknown() }).strict(), {
+        required_error: "missing typed data",
+        invalid_type_error: "expected legacy typed data: an array of { type, name, value }",
+      })
+      .min(1, "expected at least one typed value")
+      .max(256, "at most 256 typed values"),
+  ),
+  walletAddress,
+);
+
+/**
+ * ERC-7846 wallet_connect `[{ version?, capabilities?, chainIds? }]` (params optional), as Base
+ * Account takes it; capabilities other than signInWithEthereum are accepted and not acted on.
+ */
+export const walletConnectParams = positional(
+  z
+    .object({
+      version: z.string().optional(),
+      capabilities: z
+        .object({
+          signInWithEthereum: z
+            .object({ nonce: z.string().min(1).max(256), chainId: z.string().regex(HEX_DIGITS_PATTERN, "expected a 0x chain id") })
+            .passthrough()
+            .optional(),
+        })
+        .passthrough()
+        .optional(),
+      chainIds: z.array(z.string().regex(HEX_DIGITS_PATTERN, "expected 0x chain ids")).max(64).optional(),
+    })
+    .strict()
+    .optional(),
+);
 
 /** personal_sign `[message, address]`: hex data, or a UTF-8 string as MetaMask accepts. */
 export const personalSignParams = positional(z.string({ required_error: "missing message", invalid_type_error: "expected a message string" }), walletAddress);
@@ -194,14 +250,7 @@ export const personalSignParams = positional(z.string({ required_error: "missing
 export const signTypedDataParams = positional(
   walletAddress,
   z.preprocess(
-    (value) => {
-      if (typeof value !== "string") return value;
-      try {
-        return JSON.parse(value) as unknown;
-      } catch {
-        return value;
-      }
-    },
+    jsonText,
     z.object(
       {
         types: z.record(z.array(z.object({ name: z.string(), type: z.string() }))),

@@ -1,162 +1,297 @@
 /**
- * The simulated wallet of one provider: accounts, known chains (the provider's own first), the
- * active chain, watched tokens per (account, chain), permissions, simulated chains to route node
- * methods to, the approval policy and the log of every wallet request.
+ * One client's view of the wallet (docs/wallet.md, "One wallet, per-origin state"): the in-process
+ * provider's `wallet`, a WebSocket connection's, an HTTP request's. The wallet's own state —
+ * accounts, known chains, watched assets, batches, the policy and the request log — is shared by
+ * every client (state.ts); the connection state — permissions, the selected chain, whether it
+ * must connect first — is its origin's (origins.ts). A client's prompts are its own: capped per
+ * client and rejected when it goes.
  */
-import { bigIntToHex } from "@ethereumjs/util";
+import { decisionError } from "./policy.ts";
+import { errorOutcome, deepClone } from "./requestLog.ts";
+import { unauthorized, unrecognizedChain } from "./errors.ts";
+import { IN_PROCESS_ORIGIN } from "./origins.ts";
+import { followsMetaMask, unknownChainError } from "./personality.ts";
+import { WalletState } from "./state.ts";
 
-import { unauthorized, unrecognizedChain } from "../rpc/errors.ts";
-import { unknownChainError } from "./personality.ts";
-import { decisionError, WalletPolicy } from "./policy.ts";
-import { deepClone, errorOutcome, loggedParams, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
-
-import type { Hex } from "../rpc/schema.ts";
-import type { NodeContext } from "../rpc/services/context.ts";
 import type { DevAccount } from "../node/accounts.ts";
+import type { Hex } from "../node/types.ts";
 import type { WalletPersonality } from "../options.ts";
-import type { PromptingMethod, PromptRequest } from "./policy.ts";
+import type { CallsStore } from "./calls.ts";
+import type { OriginState } from "./origins.ts";
+import type { PromptingMethod, PromptRequest, WalletPolicy } from "./policy.ts";
 import type { WalletRequestRecord } from "./requestLog.ts";
-import type { KnownChain, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
+import type {
+  ClientOptions,
+  KnownChain,
+  ListedAsset,
+  Permission,
+  PromptFlow,
+  SimulatedChainOptions,
+  WalletNode,
+  WalletOptions,
+  WatchedAsset,
+} from "./types.ts";
 import type { ChainData, WatchedAssetParams } from "./validate.ts";
 
 export { MAX_LOGGED_PARAMS_BYTES, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
 export type { RequestOutcome, WalletRequestRecord } from "./requestLog.ts";
-export type { KnownChain, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
+export type { ClientOptions, KnownChain, ListedAsset, Permission, PromptFlow, SimulatedChainOptions, WalletOptions, WatchedAsset } from "./types.ts";
+export { IN_PROCESS_ORIGIN, MAX_ORIGINS, NO_ORIGIN } from "./origins.ts";
+export { MAX_KNOWN_CHAINS, MAX_WATCHED_ASSETS } from "./state.ts";
 
-/** A context to run methods in with this wallet: one chain's services and the wallet (rpc/context.ts's MethodContext). */
-export type WalletContext = NodeContext & { wallet: Wallet };
+/** What `preconf_walletState` answers: the wallet's chains and assets, and each origin's connection. */
+export interface WalletStateSummary {
+  accounts: Hex[];
+  chains: KnownChain[];
+  assets: ListedAsset[];
+  origins: { origin: string; chainId: Hex; connected: boolean; requiresConnection: boolean; clients: number }[];
+}
 
-const ETHER = { name: "Ether", symbol: "ETH", decimals: 18 };
-
-export class Wallet {
-  readonly policy: WalletPolicy;
-  /** Which wallet's answers are given where wallets differ (docs/wallet-personalities.md). */
-  readonly personality: WalletPersonality;
-  readonly #settings: { switchOnAdd: boolean };
-  readonly #requests: WalletRequestRecord[];
-  readonly #ids: { next: number };
-  /** Whether accounts are shown and usable only once a dapp has connected (walletConnected: false). */
-  #requireConnection: boolean;
-  readonly #chains = new Map<Hex, KnownChain>();
-  /** Simulated chains by id, including ones the wallet does not list yet. */
-  readonly #simulators = new Map<Hex, WalletContext>();
-  readonly #assets = new Map<string, WatchedAsset[]>();
-  readonly #keys: readonly DevAccount[];
-  readonly #options: WalletOptions;
-  readonly ownContext: WalletContext;
-  #activeChainId: Hex;
-  #permissions: Permission[] = [];
-  /** Set when a connection's wallet's client has gone: its prompts are rejected, now and later. */
+export class Wallet<N extends WalletNode = WalletNode> {
+  readonly #state: WalletState<N>;
+  readonly #client: ClientOptions;
+  /** In process, node methods run on the selected chain's node; a server's clients always get the served node. */
+  readonly #followsSelectedChain: boolean;
+  /** The provider's own wallet: its prompts are the test's, not a client's (no per-client cap). */
+  readonly #own: boolean;
+  #origin: OriginState | undefined;
+  /** Set when the client has gone: its prompts are rejected, now and later. */
   #ended = false;
 
-  constructor(options: WalletOptions) {
-    this.#options = options;
-    this.#keys = options.node.accounts;
-    this.personality = options.personality;
-    this.#requireConnection = !options.walletConnected;
-    const shared = options.shared;
-    this.policy = shared?.policy ?? new WalletPolicy(options.clock, options.initialDecision);
-    this.#settings = shared?.settings ?? { switchOnAdd: options.switchOnAdd };
-    this.#requests = shared?.requests ?? [];
-    this.#ids = shared?.ids ?? { next: 1 };
-    this.ownContext = { ...options.node, wallet: this };
-    const own = bigIntToHex(options.node.chain.chainId);
-    this.#activeChainId = own;
-    this.#simulators.set(own, this.ownContext);
-    this.#chains.set(own, {
-      chainId: own,
-      chainName: "hardhat-preconf",
-      nativeCurrency: { ...ETHER },
-      rpcUrls: [],
-      blockExplorerUrls: [],
-      iconUrls: [],
-      simulated: true,
-    });
-    // A connection's wallet lives as long as its connection: snapshots cover the provider's own.
-    if (shared === undefined) options.node.chain.addSnapshotPart({ capture: () => this.#capture() });
+  /** The provider's wallet: the one wallet, seen from the in-process provider (its own origin). */
+  static create<N extends WalletNode>(options: WalletOptions<N>): Wallet<N> {
+    const client: ClientOptions = { origin: IN_PROCESS_ORIGIN, emit: options.emit, trusted: true, signsAnyDomain: false };
+    return new Wallet(new WalletState(options), client, true, true);
+  }
+
+  private constructor(state: WalletState<N>, client: ClientOptions, followsSelectedChain: boolean, own: boolean) {
+    this.#state = state;
+    this.#client = client;
+    this.#followsSelectedChain = followsSelectedChain;
+    this.#own = own;
+    // The provider's own origin exists from the start: its events are the provider's.
+    if (own) this.#originState();
   }
 
   /**
-   * A wallet for one client of the server: its own active chain, known chains, permissions and
-   * watched assets, its own events; the policy, settings and request log are this wallet's.
-   * Node methods of a connection always run on this provider's chain.
+   * Another client of the same wallet: its origin's connection state, its own events and prompts.
+   * A server's clients answer node methods for the served chain, whatever chain they select;
+   * `followsSelectedChain` (in process) routes them to the selected chain's node instead.
    */
-  session(emit: (event: string, payload: unknown) => void, walletConnected = this.#options.walletConnected): Wallet {
-    return new Wallet({
-      ...this.#options,
-      emit,
-      walletConnected,
-      shared: { policy: this.policy, settings: this.#settings, requests: this.#requests, ids: this.#ids },
-    });
+  client(options: ClientOptions, followsSelectedChain = false): Wallet<N> {
+    return new Wallet(this.#state, options, followsSelectedChain, false);
+  }
+
+  /** The origin's state, looked up (and the client counted) on first use: a request that needs no wallet builds none. */
+  #originState(): OriginState {
+    if (this.#origin !== undefined) return this.#origin;
+    const origin = this.#state.origins.get(this.#client.origin ?? IN_PROCESS_ORIGIN);
+    origin.clients++;
+    origin.listeners.add(this.#client.emit);
+    this.#origin = origin;
+    return origin;
   }
 
   /**
-   * The client of this connection's wallet has gone (its WebSocket closed, its HTTP request was
-   * aborted): prompts it left waiting are rejected with 4001 and leave `pending()`, as MetaMask
-   * rejects a closed page's confirmations, and any it would still ask are rejected at once.
+   * The client has gone (its WebSocket closed, its HTTP request was answered or aborted): prompts it
+   * left waiting are rejected with 4001 and leave `pending()`, as MetaMask rejects a closed page's
+   * confirmations, and any it would still ask are rejected at once.
    */
   end(): void {
+    if (this.#ended) return;
     this.#ended = true;
     this.policy.dropPromptsOf(this);
+    const origin = this.#origin;
+    if (origin !== undefined) {
+      origin.clients--;
+      origin.listeners.delete(this.#client.emit);
+    }
+  }
+
+  // ── Who this client is ────────────────────────────────────────────────────────────────────────
+
+  /** The client's origin: a page's `Origin`, `"no-origin"` for clients that send none, `"hardhat-preconf"` in process. */
+  get origin(): string {
+    return this.#client.origin ?? IN_PROCESS_ORIGIN;
+  }
+
+  /** The test (no Origin, or in process), which may read the log and script the policy; a page may not. */
+  get trusted(): boolean {
+    return this.#client.trusted;
+  }
+
+  /** Signs typed data for any domain (scripts, Hardhat), or follows the personality's rules (dapps). */
+  get signsAnyDomain(): boolean {
+    return this.#client.signsAnyDomain;
+  }
+
+  // ── The wallet's own state (shared by every client) ───────────────────────────────────────────
+
+  get policy(): WalletPolicy {
+    return this.#state.policy;
+  }
+
+  /** Which wallet's answers are given where wallets differ (docs/wallet-personalities.md). */
+  get personality(): WalletPersonality {
+    return this.#state.personality;
   }
 
   /** Approved wallet_addEthereumChain requests switch to the chain and emit chainChanged. */
   get switchOnAdd(): boolean {
-    return this.#settings.switchOnAdd;
+    return this.#state.switchOnAdd;
   }
 
   set switchOnAdd(value: boolean) {
-    this.#settings.switchOnAdd = value;
+    this.#state.switchOnAdd = value;
   }
-
-  /**
-   * evm_snapshot / evm_revert cover what the user of the wallet sees: known chains, the active
-   * chain, watched assets, permissions, and the request log (cut back to the snapshot). Not the
-   * policy (the test's script), simulated chains (wiring) or prompts still waiting.
-   */
-  #capture(): () => void {
-    const chains = structuredClone([...this.#chains.values()]);
-    const assets = structuredClone([...this.#assets]);
-    const permissions = structuredClone(this.#permissions);
-    const activeChainId = this.#activeChainId;
-    const nextId = this.#ids.next;
-    return () => {
-      const wasConnected = this.connected;
-      const wasActive = this.#activeChainId;
-      this.#chains.clear();
-      // A chain simulated since the snapshot stays simulated.
-      for (const chain of chains) this.#chains.set(chain.chainId, { ...chain, simulated: this.#simulators.has(chain.chainId) });
-      this.#assets.clear();
-      for (const [key, list] of assets) this.#assets.set(key, list);
-      this.#permissions = permissions;
-      this.#activeChainId = activeChainId;
-      // By id: the oldest records may have left the bounded log since.
-      while ((this.#requests.at(-1)?.id ?? -1) >= nextId) this.#requests.pop();
-      // A dapp listening for these events follows the wallet back.
-      if (activeChainId !== wasActive) this.#options.emit("chainChanged", activeChainId);
-      if (this.connected !== wasConnected) this.#options.emit("accountsChanged", this.connected ? this.accounts : []);
-    };
-  }
-
-  // ── State ─────────────────────────────────────────────────────────────────────────────────────
 
   /** Addresses of the dev accounts the wallet holds keys for. */
   get accounts(): Hex[] {
-    return this.#keys.map((account) => account.address);
+    return this.#state.accounts;
+  }
+
+  /** The dev accounts the wallet signs with, on every chain it simulates. */
+  get keys(): readonly DevAccount[] {
+    return this.#state.keys;
+  }
+
+  privateKeyOf(address: Hex): Hex | undefined {
+    return this.#state.keys.find((account) => account.address === address)?.privateKey;
+  }
+
+  /** Known chains, the provider's own first (copies). */
+  chains(): KnownChain[] {
+    return this.#state.chains();
+  }
+
+  knownChain(chainId: Hex): KnownChain | undefined {
+    return this.#state.knownChain(chainId);
+  }
+
+  /** Watched tokens of an account on a chain (the selected account on this origin's chain by default). */
+  assets(account: string = this.selectedAccount, chainId: string = this.activeChainId): WatchedAsset[] {
+    return this.#state.assets(account, chainId);
+  }
+
+  /** The wallet's chains and assets and every origin's connection (`preconf_walletState`). */
+  summary(): WalletStateSummary {
+    return {
+      accounts: this.accounts,
+      chains: this.chains(),
+      assets: this.#state.listedAssets(),
+      origins: this.#state.origins.values().map((origin) => ({
+        origin: origin.key,
+        chainId: origin.selectedChainId,
+        connected: origin.connected,
+        requiresConnection: origin.requireConnection,
+        clients: origin.clients,
+      })),
+    };
+  }
+
+  /** The batches wallet_sendCalls sent (wallet_getCallsStatus reads them). */
+  get calls(): CallsStore {
+    return this.#state.calls;
+  }
+
+  /** What wallet_getCallsStatus reports for a pre-confirmed batch (docs/wallet.md). */
+  get preconfirmedCallsStatus(): WalletOptions<N>["preconfirmedCallsStatus"] {
+    return this.#state.options.preconfirmedCallsStatus;
+  }
+
+  /** Every wallet request so far, oldest first (copies). */
+  get requests(): WalletRequestRecord[] {
+    return structuredClone(this.#state.requests);
+  }
+
+  /** How many wallet requests the log holds, without copying it. */
+  get requestCount(): number {
+    return this.#state.requests.length;
+  }
+
+  /** The newest wallet request (a copy), without copying the whole log. */
+  get lastRequest(): WalletRequestRecord | undefined {
+    const last = this.#state.requests.at(-1);
+    return last === undefined ? undefined : structuredClone(last);
+  }
+
+  // ── Chains and nodes ──────────────────────────────────────────────────────────────────────────
+
+  /** The served chain's node (its services): what a server's clients' node methods always run on. */
+  get ownContext(): N {
+    return this.#state.ownNode;
   }
 
   /**
-   * What `eth_accounts` answers: every dev account, or (walletConnected: false) only those a
-   * connected dapp was granted, `[]` before it connects and after it disconnects.
+   * Gives the wallet another simulated chain (another provider): once an in-process client selects
+   * it, every node method is answered there. The wallet signs with its own keys on every chain.
    */
-  get visibleAccounts(): Hex[] {
-    if (!this.#requireConnection) return this.accounts;
-    return this.#permissions.flatMap((permission) => permission.caveats.flatMap((caveat) => caveat.value));
+  addSimulatedChain(provider: object, options: SimulatedChainOptions = {}): Hex {
+    return this.#state.addSimulatedChain(provider, options);
   }
 
-  /** Whether accounts are hidden until a dapp connects (the provider option walletConnected: false). */
+  /** The node this client's node methods run on; undefined when its chain is known only by URL (4901). */
+  activeNode(): N | undefined {
+    if (!this.#followsSelectedChain) return this.#state.ownNode;
+    return this.#state.nodeOf(this.activeChainId);
+  }
+
+  /** The node of a chain the wallet simulates (batches are read where they were sent). */
+  nodeOf(chainId: Hex): N | undefined {
+    return this.#followsSelectedChain || chainId === this.#state.ownChainId ? this.#state.nodeOf(chainId) : undefined;
+  }
+
+  /** Adds a chain, or merges the URLs of a known one (a chain is listed once). */
+  rememberChain(data: ChainData): void {
+    this.#state.rememberChain(data);
+  }
+
+  /** -32005 when a new chain would not fit (checked before the prompt). */
+  assertRoomForChain(chainId: Hex): void {
+    this.#state.assertRoomForChain(chainId);
+  }
+
+  // ── The origin's connection state ─────────────────────────────────────────────────────────────
+
+  /** The origin's selected chain (what eth_chainId answers). */
+  get activeChainId(): Hex {
+    return this.#originState().selectedChainId;
+  }
+
+  /** Makes a known chain the origin's; emits chainChanged to its clients (and connect when a node answers again). */
+  switchTo(chainId: Hex): void {
+    const origin = this.#originState();
+    if (!this.#state.hasChain(chainId)) throw unrecognizedChain(chainId);
+    if (origin.grant !== undefined && !origin.grant.chains.includes(chainId)) origin.grant.chains.push(chainId);
+    if (chainId === origin.selectedChainId) return;
+    const wasDisconnected = this.activeNode() === undefined;
+    origin.selectedChainId = chainId;
+    origin.emit("chainChanged", chainId);
+    if (wasDisconnected && this.activeNode() !== undefined) origin.emit("connect", { chainId });
+  }
+
+  get connected(): boolean {
+    return this.#originState().connected;
+  }
+
+  /** Whether accounts are hidden until the origin connects (walletConnected: false, or preconf_walletConnection). */
   get requiresConnection(): boolean {
-    return this.#requireConnection;
+    return this.#originState().requireConnection;
+  }
+
+  /**
+   * What `eth_accounts` answers: every dev account, or (walletConnected: false) only those the
+   * origin was granted, `[]` before it connects and after it disconnects.
+   */
+  get visibleAccounts(): Hex[] {
+    const origin = this.#originState();
+    if (!origin.requireConnection) return this.accounts;
+    return [...(origin.grant?.accounts ?? [])];
+  }
+
+  /** The account tokens are watched for and calls are sent from by default (MetaMask's selected account). */
+  get selectedAccount(): Hex {
+    return this.accounts[0]!;
   }
 
   /**
@@ -164,172 +299,73 @@ export class Wallet {
    * for any account the page was not granted (eth-json-rpc-middleware's validateAndNormalizeKeyholder).
    */
   assertAuthorized(address: Hex): void {
-    if (!this.#requireConnection) return;
+    if (!this.requiresConnection) return;
     if (!this.visibleAccounts.some((account) => account.toLowerCase() === address.toLowerCase())) throw unauthorized();
   }
 
   /**
-   * Makes this wallet start as a fresh MetaMask would (`connected: false`) or as one the page
+   * Makes this origin start as a fresh MetaMask would (`connected: false`) or as one the page
    * connected before (`connected: true`): connecting is required from then on.
    */
   requireConnection(connected: boolean): void {
-    this.#requireConnection = true;
+    this.#originState().requireConnection = true;
     if (connected) this.connect();
     else this.disconnectAccounts();
   }
 
-  /** The account tokens are watched for (MetaMask's selected account). */
-  get selectedAccount(): Hex {
-    return this.accounts[0]!;
-  }
-
-  get connected(): boolean {
-    return this.#permissions.length > 0;
-  }
-
-  get activeChainId(): Hex {
-    return this.#activeChainId;
-  }
-
-  /** Known chains, the provider's own first (copies). */
-  chains(): KnownChain[] {
-    return [...this.#chains.values()].map((chain) => structuredClone(chain));
-  }
-
-  knownChain(chainId: Hex): KnownChain | undefined {
-    const chain = this.#chains.get(chainId);
-    return chain === undefined ? undefined : structuredClone(chain);
-  }
-
-  permissions(): Permission[] {
-    return structuredClone(this.#permissions);
-  }
-
-  /** Watched tokens of an account on a chain (the selected account on the active chain by default). */
-  assets(account: string = this.selectedAccount, chainId: string = this.#activeChainId): WatchedAsset[] {
-    return structuredClone(this.#assets.get(assetKey(account, chainId)) ?? []);
-  }
-
-  /** Every wallet request so far, oldest first (copies). */
-  get requests(): WalletRequestRecord[] {
-    return structuredClone(this.#requests);
-  }
-
-  /** How many wallet requests the log holds, without copying it. */
-  get requestCount(): number {
-    return this.#requests.length;
-  }
-
-  /** The newest wallet request (a copy), without copying the whole log. */
-  get lastRequest(): WalletRequestRecord | undefined {
-    const last = this.#requests.at(-1);
-    return last === undefined ? undefined : structuredClone(last);
-  }
-
-  privateKeyOf(address: Hex): Hex | undefined {
-    return this.#keys.find((account) => account.address === address)?.privateKey;
-  }
-
-  // ── Chains ────────────────────────────────────────────────────────────────────────────────────
-
   /**
-   * Gives the wallet another simulated chain (another provider): once it is the active chain,
-   * every node method is answered there. The wallet signs with its own keys on every chain.
+   * EIP-2255 permissions of the origin, as MetaMask lists them: `eth_accounts` and (MetaMask)
+   * `endowment:permitted-chains`, both from the one grant (eip1193-permission-middleware).
    */
-  addSimulatedChain(provider: object, options: SimulatedChainOptions = {}): Hex {
-    const node = this.#options.nodeOf(provider);
-    if (node === undefined) throw new TypeError("addSimulatedChain expects a PreconfProvider");
-    const chainId = bigIntToHex(node.chain.chainId);
-    if (this.#simulators.has(chainId)) throw new TypeError(`chain ${chainId} is already simulated`);
-    this.#simulators.set(chainId, { ...node, accounts: this.#keys, wallet: this });
-    const known = this.#chains.get(chainId);
-    if (known !== undefined) known.simulated = true;
-    else if (options.known === true) {
-      this.#chains.set(chainId, {
-        chainId,
-        chainName: options.chainName ?? `Chain ${node.chain.chainId}`,
-        nativeCurrency: { ...(options.nativeCurrency ?? ETHER) },
-        rpcUrls: [],
-        blockExplorerUrls: [],
-        iconUrls: [],
-        simulated: true,
+  permissions(): Permission[] {
+    const origin = this.#originState();
+    const grant = origin.grant;
+    if (grant === undefined) return [];
+    const common = { id: grant.id, invoker: origin.key, date: grant.date };
+    const permissions: Permission[] = [
+      { ...common, parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [...grant.accounts] }] },
+    ];
+    if (followsMetaMask(this.personality)) {
+      permissions.push({
+        ...common,
+        parentCapability: "endowment:permitted-chains",
+        caveats: [{ type: "restrictNetworkSwitching", value: [...grant.chains] }],
       });
     }
-    return chainId;
+    return permissions;
   }
 
-  /** The context node methods run in: the active chain's, or undefined for a URL-only chain. */
-  activeNode(): WalletContext | undefined {
-    // A connection's wallet: node methods always run on the served node, whatever the active chain.
-    if (this.#options.shared !== undefined) return this.ownContext;
-    return this.#simulators.get(this.#activeChainId);
-  }
-
-  /** Adds a chain, or merges the URLs of a known one (a chain is listed once). */
-  rememberChain(data: ChainData): void {
-    const known = this.#chains.get(data.chainId);
-    if (known === undefined) {
-      this.#chains.set(data.chainId, {
-        chainId: data.chainId,
-        chainName: data.chainName,
-        nativeCurrency: { ...data.nativeCurrency },
-        rpcUrls: [...new Set(data.rpcUrls)],
-        blockExplorerUrls: [...new Set(data.blockExplorerUrls ?? [])],
-        iconUrls: [...new Set(data.iconUrls ?? [])],
-        simulated: this.#simulators.has(data.chainId),
-      });
-      return;
-    }
-    known.rpcUrls = [...new Set([...known.rpcUrls, ...data.rpcUrls])];
-    known.blockExplorerUrls = [...new Set([...known.blockExplorerUrls, ...(data.blockExplorerUrls ?? [])])];
-    known.iconUrls = [...new Set([...known.iconUrls, ...(data.iconUrls ?? [])])];
-  }
-
-  /** Makes a known chain active; emits chainChanged (and connect when a node answers again). */
-  switchTo(chainId: Hex): void {
-    if (!this.#chains.has(chainId)) throw unrecognizedChain(chainId);
-    if (chainId === this.#activeChainId) return;
-    const wasDisconnected = this.activeNode() === undefined;
-    this.#activeChainId = chainId;
-    this.#options.emit("chainChanged", chainId);
-    if (wasDisconnected && this.activeNode() !== undefined) this.#options.emit("connect", { chainId });
-  }
-
-  // ── Accounts, permissions, assets ─────────────────────────────────────────────────────────────
-
-  /** Grants eth_accounts for every dev account (EIP-2255) and emits accountsChanged when new. */
+  /** Grants the origin every dev account and its selected chain (EIP-2255); accountsChanged when new. */
   connect(): Permission[] {
-    if (!this.connected) {
-      this.#permissions = [
-        {
-          id: `eth_accounts-${this.#ids.next}`,
-          parentCapability: "eth_accounts",
-          invoker: "hardhat-preconf",
-          caveats: [{ type: "restrictReturnedAccounts", value: this.accounts }],
-          date: this.#options.clock.now(),
-        },
-      ];
-      this.#options.emit("accountsChanged", this.accounts);
+    const origin = this.#originState();
+    if (origin.grant === undefined) {
+      origin.grant = {
+        id: `permission-${this.#state.nextRequestId}`,
+        date: this.#state.options.clock.now(),
+        accounts: this.accounts,
+        chains: [origin.selectedChainId],
+      };
+      origin.emit("accountsChanged", this.accounts);
     }
     return this.permissions();
   }
 
-  /** Drops every permission (wallet_revokePermissions) and emits accountsChanged with []. */
+  /** Drops the origin's grant (wallet_revokePermissions, wallet_disconnect); accountsChanged with []. */
   disconnectAccounts(): void {
-    if (!this.connected) return;
-    this.#permissions = [];
-    this.#options.emit("accountsChanged", []);
+    const origin = this.#originState();
+    if (origin.grant === undefined) return;
+    origin.grant = undefined;
+    origin.emit("accountsChanged", []);
   }
 
-  /** Lists a token once per (account, chain), by address case-insensitively. */
+  /** Lists a token once per (selected account, selected chain), by address case-insensitively; -32005 beyond the bound. */
   watch(asset: WatchedAssetParams): void {
-    const key = assetKey(this.selectedAccount, this.#activeChainId);
-    const list = this.#assets.get(key) ?? [];
-    const token: WatchedAsset = { type: asset.type, ...asset.options };
-    const index = list.findIndex((listed) => listed.address.toLowerCase() === token.address.toLowerCase());
-    if (index === -1) list.push(token);
-    else list[index] = token;
-    this.#assets.set(key, list);
+    this.#state.watch(this.selectedAccount, this.activeChainId, { type: asset.type, ...asset.options });
+  }
+
+  /** -32005 when a new token would not fit (checked before the prompt). */
+  assertRoomForAsset(address: string): void {
+    this.#state.assertRoomForAsset(this.selectedAccount, this.activeChainId, address);
   }
 
   // ── The prompt flow ───────────────────────────────────────────────────────────────────────────
@@ -339,71 +375,78 @@ export class Wallet {
    * perform on approval. Every outcome lands in the log.
    */
   async prompt<V, R>(method: PromptingMethod, params: unknown, flow: PromptFlow<V, R>): Promise<R> {
-    const record = this.#record(method, params);
+    const record = this.#state.record(method, params, this.activeChainId);
     let value: V;
+    let early: R | undefined;
     try {
       value = await flow.validate();
       const immediate = flow.withoutPrompt?.(value);
       if (immediate !== undefined) return this.#succeed(record, immediate);
+      // A screen the user sees first (MetaMask's account upgrade): its refusal is this request's.
+      await flow.before?.(value);
+      early = flow.answerBeforeDecision?.(value);
     } catch (error) {
-      record.outcome = errorOutcome(error);
+      record.outcome = errorOutcome(error, this.#state.options.toRpcError);
       throw error;
     }
     const decided = this.#decide(record, method, params, value, flow);
-    if (flow.answerBeforeDecision === undefined) return decided;
+    if (early === undefined) return decided;
     // The caller has its answer; the decision (and its outcome in the log) comes later.
     decided.catch(() => undefined);
-    return flow.answerBeforeDecision;
+    return early;
   }
 
-  async #decide<V, R>(record: WalletRequestRecord, method: PromptingMethod, params: unknown, value: V, flow: PromptFlow<V, R>): Promise<R> {
+  /**
+   * A prompt that is part of another request (MetaMask's EIP-7702 upgrade before a batch): logged
+   * on its own, decided by the policy like any prompt; a refusal throws `refusal()` when given, else
+   * the decision's error.
+   */
+  async confirm(method: PromptingMethod, params: unknown, refusal?: () => Error): Promise<void> {
+    const record = this.#state.record(method, params, this.activeChainId);
+    await this.#decide(record, method, params, undefined, { validate: () => undefined, perform: () => null }, refusal);
+  }
+
+  async #decide<V, R>(
+    record: WalletRequestRecord,
+    method: PromptingMethod,
+    params: unknown,
+    value: V,
+    flow: PromptFlow<V, R>,
+    refusal?: () => Error,
+  ): Promise<R> {
     try {
       // The policy sees the params whole, even when the log keeps only a note of them.
       const request: PromptRequest = { id: record.id, method, params: deepClone(params), chainId: record.chainId, time: record.time };
-      // A connection's prompts are counted (and dropped when it goes) as its own.
-      const client = this.#options.shared === undefined ? undefined : this;
-      const decision = this.#ended ? "reject" : await this.policy.decide(request, client);
+      // A client's prompts are counted (and dropped when it goes) as its own.
+      const decision = this.#ended ? "reject" : await this.policy.decide(request, this.#own ? undefined : this);
       record.decision = decision;
-      if (decision === "unrecognizedChain") throw unknownChainError(this.personality, this.#activeChainId);
-      if (decision !== "approve") throw decisionError(decision, this.#activeChainId);
+      if (decision !== "approve") {
+        if (decision === "reject" && refusal !== undefined) throw refusal();
+        if (decision === "unrecognizedChain") throw unknownChainError(this.personality, this.activeChainId);
+        throw decisionError(decision, this.activeChainId);
+      }
       return this.#succeed(record, await flow.perform(value));
     } catch (error) {
-      record.outcome = errorOutcome(error);
+      // Refused, or never decided (the prompt limit): what approval would have done will not happen.
+      if (record.decision !== "approve") flow.onRefused?.(value);
+      record.outcome = errorOutcome(error, this.#state.options.toRpcError);
       throw error;
     }
   }
 
   /** Logs a wallet request that never prompts (wallet_getPermissions and the like). */
-  answer<R>(method: string, params: unknown, answer: () => R): R {
-    const record = this.#record(method, params);
+  async answer<R>(method: string, params: unknown, answer: () => R | Promise<R>): Promise<R> {
+    const record = this.#state.record(method, params, this.activeChainId);
     try {
-      return this.#succeed(record, answer());
+      return this.#succeed(record, await answer());
     } catch (error) {
-      record.outcome = errorOutcome(error);
+      record.outcome = errorOutcome(error, this.#state.options.toRpcError);
       throw error;
     }
-  }
-
-  #record(method: string, params: unknown): WalletRequestRecord {
-    const record: WalletRequestRecord = {
-      id: this.#ids.next++,
-      method,
-      params: loggedParams(params),
-      chainId: this.#activeChainId,
-      time: this.#options.clock.now(),
-      outcome: "pending",
-    };
-    this.#requests.push(record);
-    if (this.#requests.length > MAX_LOGGED_REQUESTS) this.#requests.shift();
-    return record;
   }
 
   #succeed<R>(record: WalletRequestRecord, result: R): R {
     record.outcome = { result: deepClone(result) };
     return result;
   }
-}
-
-function assetKey(account: string, chainId: string): string {
-  return `${account.toLowerCase()}@${chainId.toLowerCase()}`;
 }

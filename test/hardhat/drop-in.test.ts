@@ -11,6 +11,7 @@ import { network } from "hardhat";
 import { BaseError, ContractFunctionRevertedError } from "viem";
 
 import type { NetworkConnection } from "hardhat/types/network";
+import type { Hex } from "viem";
 
 describe("a preconf network as a drop-in Hardhat network", () => {
   let connection: NetworkConnection;
@@ -101,15 +102,65 @@ describe("a preconf network as a drop-in Hardhat network", () => {
       await expect(reverter.getFunction("revertWithReason")()).to.be.revertedWith("nope");
       await expect(gate.getFunction("pass")()).to.be.revertedWith("Gate: closed");
       await expect(gate.getFunction("pass").staticCall()).to.be.revertedWith("Gate: closed");
-      // Hardhat's provider error, as on any http network: geth's code 3 and text.
-      const error = await reverter
-        .getFunction("revertWithReason")()
-        .then(
+      // Under automine a failed call or send is Hardhat's error, as `npx hardhat node` answers it
+      // (throwOnCallFailures, throwOnTransactionFailures): -32603, its text, the revert bytes in data,
+      // and for a send the hash of the tx, mined all the same.
+      const catching = (promise: Promise<unknown>) =>
+        promise.then(
           () => undefined,
-          (caught: unknown) => caught,
+          (caught: unknown) => caught as { code: number; message: string; data: { message: string; txHash?: string; data: string } },
         );
-      expect(error).to.include({ code: 3, message: "execution reverted: nope" });
+      const called = await catching(reverter.getFunction("revertWithReason")());
+      const nope = "VM Exception while processing transaction: reverted with reason string 'nope'";
+      expect(called).to.include({ code: -32603, message: nope });
+      expect(called?.data).to.deep.equal({ message: nope, data: called!.data.data });
+      expect(called!.data.data.startsWith("0x08c379a0")).to.equal(true);
+      const sent = await catching(gate.getFunction("pass")());
+      const closed = "VM Exception while processing transaction: reverted with reason string 'Gate: closed'";
+      expect(sent).to.include({ code: -32603, message: closed });
+      expect(sent!.data).to.include({ message: closed });
+      const receipt = await connection.ethers.provider.getTransactionReceipt(sent!.data.txHash!);
+      expect(receipt?.status).to.equal(0);
     });
+
+    it("reach every chai matcher for sends that fail: revertedWith, revertedWithCustomError, revertedWithPanic, revert", async () => {
+      const { ethers } = connection;
+      const reverter = await ethers.deployContract("Reverter");
+      const counter = await ethers.deployContract("Counter");
+      const [signer] = await ethers.getSigners();
+      await expect(reverter.getFunction("revertWithReason")()).to.be.revertedWith("nope");
+      await expect(reverter.getFunction("revertWithCustomError")()).to.be.revertedWithCustomError(reverter, "Unauthorized").withArgs(signer!.address, 42n);
+      await expect(reverter.getFunction("panic")()).to.be.revertedWithPanic(1n);
+      await expect(reverter.getFunction("revertEmpty")()).to.be.revertedWithoutReason(ethers);
+      await expect(reverter.getFunction("revertEmpty")()).to.revert(ethers);
+      await (await counter.getFunction("set")(2n ** 256n - 1n)).wait();
+      // Arithmetic overflow: Panic(0x11).
+      await expect(counter.getFunction("increment")()).to.be.revertedWithPanic(0x11n);
+    });
+
+    it("hardhat-viem's writes reject with the revert reason, and the failed tx is mined", async () => {
+      const { viem } = connection;
+      const gate = await viem.deployContract("Gate");
+      const publicClient = await viem.getPublicClient();
+      const before = await publicClient.getBlockNumber();
+      const error = await gate.write.pass({ gas: 100_000n }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      const reverted = (error as BaseError).walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+      expect(reverted?.reason).to.equal("Gate: closed");
+      expect(await publicClient.getBlockNumber()).to.equal(before + 1n);
+    });
+  });
+
+  it("changeEtherBalance counts only the tx after an impersonated account is funded with setBalance", async () => {
+    const { ethers, networkHelpers } = connection;
+    const [receiver] = await ethers.getSigners();
+    const whale = "0x00000000000000000000000000000000000a11ce";
+    await networkHelpers.setBalance(whale, 10n ** 18n);
+    const impersonated = await networkHelpers.impersonateAccount(whale).then(() => ethers.getSigner(whale));
+    const tx = impersonated.sendTransaction({ to: receiver!.address, value: 1234n });
+    await expect(tx).to.changeEtherBalance(ethers, receiver!, 1234n);
   });
 });
 
@@ -120,8 +171,13 @@ describe("debug_traceTransaction through Hardhat's provider", () => {
       const { viem, provider } = connection;
       const reverter = await viem.deployContract("Reverter");
       const [wallet] = await viem.getWalletClients();
-      // An explicit gas limit: the send skips the estimate (which would refuse it) and mines, reverted.
-      const hash = await wallet!.sendTransaction({ to: reverter.address, data: "0x5b2dd100" /* revertWithReason() */, gas: 100_000n });
+      // Under automine the failed send is Hardhat's error, with the mined tx's hash in its data.
+      const error = await wallet!.sendTransaction({ to: reverter.address, data: "0x5b2dd100" /* revertWithReason() */, gas: 100_000n }).then(
+        () => undefined,
+        (caught: unknown) => caught as BaseError,
+      );
+      const failure = error?.walk((cause) => typeof (cause as { data?: { txHash?: unknown } }).data?.txHash === "string") as { data: { txHash: Hex } } | null;
+      const hash = failure!.data.txHash;
       const receipt = await (await viem.getPublicClient()).getTransactionReceipt({ hash });
       expect(receipt.status).to.equal("reverted");
       const trace = (await provider.request({ method: "debug_traceTransaction", params: [hash] })) as { failed: boolean; structLogs: { op: string }[] };

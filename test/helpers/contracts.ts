@@ -8,6 +8,7 @@ import GateJson from "../../fixtures/artifacts/Gate.json" with { type: "json" };
 import RefundJson from "../../fixtures/artifacts/Refund.json" with { type: "json" };
 import ReverterJson from "../../fixtures/artifacts/Reverter.json" with { type: "json" };
 import TokenJson from "../../fixtures/artifacts/Token.json" with { type: "json" };
+import VaultJson from "../../fixtures/artifacts/Vault.json" with { type: "json" };
 
 export interface ContractArtifact {
   contractName: string;
@@ -33,3 +34,4 @@ export const Gate = artifact(GateJson);
 export const Refund = artifact(RefundJson);
 export const Reverter = artifact(ReverterJson);
 export const Token = artifact(TokenJson);
+export const Vault = artifact(VaultJson);

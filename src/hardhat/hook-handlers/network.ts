@@ -7,6 +7,7 @@
 import { HardhatPluginError } from "hardhat/plugins";
 
 import { asRevertError } from "../../rpc/errors.ts";
+import { IN_PROCESS_ORIGIN } from "../../wallet/wallet.ts";
 import { toJsonRpcError } from "../../server/jsonrpc.ts";
 import { ConnectionProviders } from "../connections.ts";
 import { NetworkRequestHandlers } from "../requestHandlers.ts";
@@ -14,7 +15,7 @@ import { NetworkRequestHandlers } from "../requestHandlers.ts";
 import type { NetworkHooks } from "hardhat/types/hooks";
 import type { NetworkConnection } from "hardhat/types/network";
 import type { JsonRpcResponse } from "hardhat/types/providers";
-import type { PreconfProvider } from "../../provider.ts";
+import type { PreconfProvider, WalletSession } from "../../provider.ts";
 
 /** On other networks `connection.preconf` says why it is missing instead of being undefined. */
 function refusePreconf(connection: NetworkConnection<string>): void {
@@ -32,6 +33,20 @@ function refusePreconf(connection: NetworkConnection<string>): void {
 export default async (): Promise<Partial<NetworkHooks>> => {
   const providers = new ConnectionProviders();
   const handlers = new WeakMap<NetworkConnection<string>, NetworkRequestHandlers>();
+  /**
+   * Hardhat's requests are a script's, not a dapp's: they share the provider's own origin (its
+   * selected chain, its permissions) but sign typed data for any domain, as Hardhat's node does
+   * (suites sign for another chain on purpose to see a contract refuse it; docs/hardhat.md).
+   */
+  const sessions = new WeakMap<NetworkConnection<string>, WalletSession>();
+  const sessionOf = (connection: NetworkConnection<string>, provider: PreconfProvider) => {
+    let session = sessions.get(connection);
+    if (session === undefined) {
+      session = provider.openWalletSession({ origin: IN_PROCESS_ORIGIN, emit: () => undefined, trusted: true, signsAnyDomain: true });
+      sessions.set(connection, session);
+    }
+    return session;
+  };
   const handlersOf = (connection: NetworkConnection<string>, provider: PreconfProvider) => {
     let existing = handlers.get(connection);
     if (existing === undefined) {
@@ -57,7 +72,7 @@ export default async (): Promise<Partial<NetworkHooks>> => {
       let response: JsonRpcResponse;
       try {
         const params = await handlersOf(connection, provider).apply(request.method, request.params ?? []);
-        const result = await provider.request({ method: request.method, params: params as unknown[] });
+        const result = await sessionOf(connection, provider).request({ method: request.method, params: params as unknown[] });
         response = { jsonrpc: "2.0", id: request.id, result: result ?? null };
       } catch (error) {
         // A revert of eth_sendTransaction's or eth_estimateGas' estimate in geth's code-3 shape:
@@ -68,6 +83,7 @@ export default async (): Promise<Partial<NetworkHooks>> => {
     },
 
     async closeConnection(context, connection, next) {
+      sessions.get(connection)?.end();
       await providers.close(connection);
       return next(context, connection);
     },

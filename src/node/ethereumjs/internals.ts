@@ -21,7 +21,8 @@ export interface MerkleInternals {
   /** Storage tries opened so far, keyed by the unprefixed hex of keccak(address) (`_getStorageTrie`). */
   _storageTries: Record<string, { root(): Uint8Array }>;
   _caches?: MerkleStateManagerOpts["caches"] & { storage?: StorageCache };
-  _getStorageTrie(address: Address, account: { storageRoot: Uint8Array }): { get(key: Uint8Array): Promise<Uint8Array | null> };
+  /** The account's storage trie (a copy of `_trie` at its storage root, on the same database), opened and kept in `_storageTries`. */
+  _getStorageTrie(address: Address, account: { storageRoot: Uint8Array }): NonNullable<MerkleStateManagerOpts["trie"]>;
   /** The cache SSTORE's gas reads a slot's value at the start of the tx through (EIP-2200). */
   originalStorageCache: { getStorage: (address: Address, key: Uint8Array) => Promise<Uint8Array> };
   /** Open journal checkpoints: 0 when no tx or dry run is running. */

@@ -4,18 +4,22 @@
  */
 import { bigIntToHex } from "@ethereumjs/util";
 
+import { createAccessList } from "../../node/accessList.ts";
 import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/dryRun.ts";
 import { estimateGas } from "../../node/estimate.ts";
 import { withTimeBudget } from "../../node/evmBudget.ts";
 import { applyStateOverrides } from "../../node/stateOverrides.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
 import { unknownBlock } from "../errors.ts";
-import { LATEST } from "../schema.ts";
+import { hardhatFailure } from "../hardhatErrors.ts";
+import { LATEST, PENDING } from "../schema.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
 import type { ResolvedBlock } from "../../node/chain.ts";
 import type { StateOverrides } from "../../node/stateOverrides.ts";
-import type { BlockSelector, CallRequest } from "../schema.ts";
+import type { DryRunOptions } from "../../node/dryRun.ts";
+import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
 export function resolveOrThrow(ctx: NodeContext, selector: BlockSelector): ResolvedBlock {
@@ -33,6 +37,12 @@ export function executionBlockOf(ctx: NodeContext, resolved: ResolvedBlock): Blo
   // (base/base crates/execution/flashblocks/src/rpc/eth.rs, `call` and `estimate_gas`).
   return ctx.chain.baseRpc ? ctx.chain.latest.block : resolved.open.executionBlock;
 }
+
+/**
+ * Under automine, Hardhat's dry runs: no balance checks, so a call or estimate from an account that
+ * cannot pay its value or fees runs as if it could (docs/behaviour.md#hardhats-semantics).
+ */
+const dryRunOptions = (ctx: NodeContext): DryRunOptions => ({ ignoreBalance: ctx.chain.automine });
 
 /** Dry runs read a snapshot of the pending state: fragments never wait for one (docs/limits.md). */
 const DRY_RUN = { snapshot: true } as const;
@@ -55,26 +65,66 @@ export function withDryRun<T>(
   );
 }
 
-/** eth_call: the call's return data, or its revert as an error. */
-export function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+/** Runs `run` on `vm` with the state overrides applied, in a checkpoint of their own that is reverted whatever it does. */
+async function withOverrides<T>(vm: VM, overrides: StateOverrides, run: () => Promise<T>): Promise<T> {
+  if (overrides === undefined) return run();
+  await vm.stateManager.checkpoint();
+  try {
+    await applyStateOverrides(vm, overrides);
+    return await run();
+  } finally {
+    await vm.stateManager.revert();
+  }
+}
+
+/**
+ * eth_call: the call's return data, or its revert as an error: geth's (code 3), or under automine
+ * with `throwOnCallFailures` Hardhat's (docs/behaviour.md#hardhats-semantics).
+ */
+export async function call(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
+  try {
+    return await runCall(ctx, request, selector, overrides);
+  } catch (error) {
+    if (!ctx.chain.automine || !ctx.options.throwOnCallFailures) throw error;
+    if (error instanceof ExecutionRevertedError) throw hardhatFailure({ error: "revert", returnData: error.returnData as Hex });
+    // The halts Hardhat names (others, and calls that could not run, keep their own error).
+    if (error instanceof ExecutionFailedError && (error.message === "invalid opcode" || error.message === "out of gas")) {
+      throw hardhatFailure({ error: error.message, returnData: "0x" });
+    }
+    throw error;
+  }
+}
+
+function runCall(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides): Promise<string> {
   return withDryRun(ctx, request, selector, async (vm, block) => {
     const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
-    if (overrides === undefined) return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-    // The overrides live in a checkpoint of their own, reverted whatever the call does.
-    await vm.stateManager.checkpoint();
-    try {
-      await applyStateOverrides(vm, overrides);
-      return callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block)));
-    } finally {
-      await vm.stateManager.revert();
-    }
+    const options = dryRunOptions(ctx);
+    return withOverrides(vm, overrides, async () => callOutcome(await dryRun(vm, capped, block, capped.gas ?? callGasCap(block), options)));
   });
 }
 
-/** eth_estimateGas, and the gas eth_sendTransaction fills in. */
-export function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
+/**
+ * eth_createAccessList (go-ethereum's answer: internal/ethapi/api.go CreateAccessList): the list,
+ * the call's failure as `error` rather than as an error answer, and the gas it used with the list.
+ * It runs as eth_call runs: the same block default (latest), gas, budgets and state overrides.
+ */
+export function accessList(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined, overrides: StateOverrides) {
   return withDryRun(ctx, request, selector, async (vm, block) => {
-    const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block);
+    const capped = capGas(request, callGasCap(block), ctx.options.rpcGasCap);
+    const created = await withOverrides(vm, overrides, () => createAccessList(vm, capped, block, capped.gas ?? callGasCap(block)));
+    return { accessList: created.accessList, ...(created.error !== undefined && { error: created.error }), gasUsed: bigIntToHex(created.gasUsed) };
+  });
+}
+
+/**
+ * eth_estimateGas, and the gas eth_sendTransaction fills in. Without a block: `latest` (the
+ * interface's default), or under automine `pending`, the next block's context as Hardhat estimates
+ * (EDR crates/edr_provider/src/requests/eth/gas.rs: number + 1, the time evm_setNextBlockTimestamp
+ * or evm_increaseTime set, the next base fee; docs/behaviour.md#hardhats-semantics).
+ */
+export function estimate(ctx: NodeContext, request: CallRequest, selector: BlockSelector | undefined): Promise<bigint> {
+  return withDryRun(ctx, request, selector ?? (ctx.chain.automine ? PENDING : LATEST), async (vm, block) => {
+    const { gas } = await estimateGas(vm, capGas(request, block.header.gasLimit, ctx.options.rpcGasCap), block, dryRunOptions(ctx));
     return gas;
   });
 }

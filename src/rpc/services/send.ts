@@ -5,20 +5,25 @@
  * (rpc/wallet.ts): the approval policy first, then the service.
  */
 import { createTx } from "@ethereumjs/tx";
-import { hexToBytes } from "@ethereumjs/util";
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from "@ethereumjs/util";
 
 import { admitWithSender } from "../../node/admission.ts";
-import { SUGGESTED_TIP } from "../../node/defaults.ts";
+import { callGasCap } from "../../node/dryRun.ts";
+import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/defaults.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
+import { hardhatFailure } from "../hardhatErrors.ts";
 import { positional } from "../params.ts";
 import { address, checkTransactionFields, PENDING, transactionFields } from "../schema.ts";
 import { estimate } from "./calls.ts";
 
 import type { TypedTxData } from "@ethereumjs/tx";
+import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
 import type { z } from "zod";
 import type { Chain } from "../../node/chain.ts";
+import type { CallAuthorization, CallRequest } from "../../node/types.ts";
 import type { Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
@@ -88,7 +93,7 @@ export function signerOf(ctx: NodeContext, from: string): Signer | undefined {
 export async function signAndSend(ctx: NodeContext, request: SendTransactionRequest, signer = signerOf(ctx, request.from)): Promise<Hex> {
   if (signer === undefined) throw admissionError("unknown account", { address: request.from });
   checkSendRequest(ctx, request);
-  return fillAndAdmit(ctx, request, async ({ type, fields }) => {
+  const hash = await fillAndAdmit(ctx, request, async ({ type, fields }) => {
     if (signer.kind === "impersonated") {
       let tx: ReturnType<typeof impersonatedTransaction>;
       try {
@@ -108,6 +113,23 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
     }
     return ctx.chain.sendRawTransaction(signed);
   });
+  return throwIfFailed(ctx, hash);
+}
+
+/** Whether a send knows its outcome and answers a failure as Hardhat does: automine with `throwOnTransactionFailures`. */
+const throwsOnFailure = (ctx: NodeContext) => ctx.chain.automine && ctx.options.throwOnTransactionFailures;
+
+/**
+ * Hardhat's `throwOnTransactionFailures`: under automine the tx is mined before the send answers,
+ * so a tx that failed is Hardhat's error (its hash and revert data in `data`), its block mined all
+ * the same. Under interval or manual mining a send answers its hash, as a pre-confirming chain
+ * does: the outcome is in the receipt (docs/behaviour.md#hardhats-semantics).
+ */
+export function throwIfFailed(ctx: NodeContext, hash: Hex): Hex {
+  if (!throwsOnFailure(ctx)) return hash;
+  const failure = ctx.chain.transaction(hash)?.failure;
+  if (failure !== undefined) throw hardhatFailure(failure, hash);
+  return hash;
 }
 
 /**
@@ -120,6 +142,21 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
 function fillAndAdmit(ctx: NodeContext, request: SendTransactionRequest, admit: (filled: { type: number; fields: TypedTxData }) => Promise<Hex>): Promise<Hex> {
   const run = async () => admit(await fillTransaction(ctx, request));
   return request.nonce !== undefined ? run() : ctx.scope.serialPerSender(request.from, run);
+}
+
+/**
+ * The gas eth_sendTransaction fills in: the estimate on pending. When the tx would fail and the
+ * send is to throw Hardhat's error for it, it is sent anyway with the most gas a tx may have
+ * (the block gas limit, capped by EIP-7825), as Hardhat fills in `gas`, so that it is mined and
+ * fails as on Hardhat's node rather than being refused by its estimate.
+ */
+async function gasOf(ctx: NodeContext, request: CallRequest): Promise<bigint> {
+  try {
+    return await estimate(ctx, request, PENDING);
+  } catch (error) {
+    if (!throwsOnFailure(ctx) || !(error instanceof ExecutionRevertedError || error instanceof ExecutionFailedError)) throw error;
+    return callGasCap(ctx.chain.open.executionBlock);
+  }
 }
 
 /**
@@ -137,8 +174,7 @@ export async function fillTransaction(ctx: NodeContext, request: SendTransaction
   const fees = legacy
     ? { gasPrice: request.gasPrice ?? baseFee + suggested }
     : { maxPriorityFeePerGas: tip, maxFeePerGas: request.maxFeePerGas ?? 2n * baseFee + tip };
-  const gasLimit =
-    request.gas ?? (await estimate(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }, PENDING));
+  const gasLimit = request.gas ?? (await gasOf(ctx, { from: request.from, to: request.to, value: request.value, data, accessList: request.accessList }));
   return {
     type: legacy ? (request.accessList !== undefined ? 1 : 0) : 2,
     fields: {
@@ -150,5 +186,115 @@ export async function fillTransaction(ctx: NodeContext, request: SendTransaction
       ...fees,
       ...(request.accessList !== undefined && { accessList: request.accessList }),
     },
+  };
+}
+
+/** One call of a batch, as the wallet sends it (src/wallet/calls.ts). */
+export interface BatchCall {
+  to: Hex | undefined;
+  value: bigint;
+  data: Hex;
+}
+
+/** What the wallet sends for an atomic EIP-5792 batch (rpc/walletCalls.ts). */
+export interface BatchTransaction {
+  from: Hex;
+  privateKey: Hex;
+  /** The account's call to its own `execute` (src/wallet/calls.ts executeCalldata), or a signed batch's. */
+  to: Hex;
+  data: Hex;
+  /** Delegate the account here in the same transaction (EIP-7702): signed by `authority`'s key. */
+  delegate?: { address: Hex; authority: Hex; authorityKey: Hex } | undefined;
+}
+
+/**
+ * Sends an atomic batch as MetaMask does (transaction-controller utils/batch.ts): one transaction
+ * to the account itself running the delegate's `execute`, type 4 with an authorization delegating
+ * the account when it is not yet upgraded (type 2 otherwise). Filled in as eth_sendTransaction
+ * fills in (pending nonce, gas estimated on pending with the authorization applied, fees), signed
+ * with the wallet's key and admitted as any raw transaction. The authorization of an account that
+ * sends its own upgrade names its nonce after this transaction's (EIP-7702: the sender's nonce is
+ * bumped before authorizations are processed).
+ */
+export function sendBatchTransaction(ctx: NodeContext, batch: BatchTransaction): Promise<Hex> {
+  return ctx.scope.serialPerSender(batch.from, async () => {
+    const { chain } = ctx;
+    const nonce = await chain.pendingNonce(batch.from);
+    const authorizationList =
+      batch.delegate === undefined
+        ? undefined
+        : [
+            signAuthorization(
+              chain.chainId,
+              batch.delegate.address,
+              batch.delegate.authority === batch.from ? nonce + 1n : await chain.pendingNonce(batch.delegate.authority),
+              batch.delegate.authorityKey,
+            ),
+          ];
+    const data = hexToBytes(batch.data);
+    const gasLimit = await estimateOrFallback(ctx, {
+      from: batch.from,
+      to: batch.to,
+      data,
+      value: 0n,
+      ...(authorizationList !== undefined && { authorizationList: authorizationList.map(authorizationForCall) }),
+    });
+    const tip = suggestedTip(chain);
+    const fields: TypedTxData = {
+      nonce,
+      gasLimit,
+      to: batch.to,
+      value: 0n,
+      data,
+      maxPriorityFeePerGas: tip,
+      maxFeePerGas: 2n * chain.open.header.baseFeePerGas + tip,
+      ...(authorizationList !== undefined && { authorizationList }),
+    };
+    let signed: Uint8Array;
+    try {
+      signed = createTx({ type: authorizationList === undefined ? 2 : 4, ...fields }, { common: chain.common })
+        .sign(hexToBytes(batch.privateKey))
+        .serialize();
+    } catch (error) {
+      throw txConstructionError(error);
+    }
+    return chain.sendRawTransaction(signed);
+  });
+}
+
+/** MetaMask's gas when an estimate fails: 35 % of the block gas limit (transaction-controller feature-flags.ts DEFAULT_GAS_ESTIMATE_FALLBACK_BLOCK_PERCENT). */
+export const GAS_FALLBACK_BLOCK_PERCENT = 35n;
+
+/**
+ * The gas a wallet sends a batch's transaction with: the estimate on pending, or, when the
+ * estimate reverts, MetaMask's fallback (35 % of the block gas limit, within EIP-7825's cap where
+ * it is active: transaction-controller utils/gas.ts estimateGas). MetaMask still lets the user
+ * send a transaction it expects to fail; it is mined, reverts, and the batch's status says so (500).
+ */
+export async function estimateOrFallback(ctx: NodeContext, request: CallRequest): Promise<bigint> {
+  try {
+    return await estimate(ctx, request, PENDING);
+  } catch (error) {
+    if (!(error instanceof ExecutionRevertedError)) throw error;
+    const { chain } = ctx;
+    const fallback = (chain.open.header.gasLimit * GAS_FALLBACK_BLOCK_PERCENT) / 100n;
+    return chain.common.isActivatedEIP(7825) && fallback > EIP7825_MAX_TX_GAS ? EIP7825_MAX_TX_GAS : fallback;
+  }
+}
+
+/** An EIP-7702 authorization signed with `privateKey` (ethereumjs' eoaCode7702SignAuthorization). */
+function signAuthorization(chainId: bigint, address: Hex, nonce: bigint, privateKey: Hex): EOACode7702AuthorizationListBytesItem {
+  return eoaCode7702SignAuthorization([bigIntToUnpaddedBytes(chainId), hexToBytes(address), bigIntToUnpaddedBytes(nonce)], hexToBytes(privateKey));
+}
+
+/** The same authorization as a dry run takes it (src/node/types.ts CallAuthorization). */
+function authorizationForCall([chainId, address, nonce, yParity, r, s]: EOACode7702AuthorizationListBytesItem): CallAuthorization {
+  return {
+    chainId: bytesToBigInt(chainId),
+    address: bytesToHex(address),
+    nonce: bytesToBigInt(nonce),
+    yParity: bytesToBigInt(yParity),
+    r: bytesToBigInt(r),
+    s: bytesToBigInt(s),
   };
 }

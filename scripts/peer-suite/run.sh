@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# OpenZeppelin Contracts' own test suite (v5.7.0, Hardhat 2, ethers v6, hardhat-chai-matchers) run
+# unmodified against `npx hardhat node` and against hardhat-preconf with Hardhat's semantics
+# (automine), each as Hardhat's `localhost` network and in estimate mode (a network name that
+# hardhat-ethers does not take for Hardhat's, so that it estimates every transaction). Prints
+# passed/failed per run and the tests that pass on Hardhat's node but not here. Not part of
+# `npm test`: a run takes tens of minutes (thousands of tests over HTTP).
+#
+#   scripts/peer-suite/run.sh [--oz DIR] [--work DIR] [--modes "localhost estimate"] [--nodes "hardhat preconf"]
+#
+# --oz DIR    an OpenZeppelin Contracts checkout (any state: v5.7.0 is checked out into a copy);
+#             without it v5.7.0 is cloned from GitHub.
+# --work DIR  where the copy, the compiler and the logs go (default: /tmp/peer-suite).
+# PEER_PORT   the port both nodes serve on (default 18545).
+# EVM         the EVM version to compile for and run (default prague: hardhat-preconf's newest fork
+#             until Osaka lands; OpenZeppelin's own default is osaka).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+oz_source=""
+work=/tmp/peer-suite
+modes="localhost estimate"
+nodes="hardhat preconf"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --oz) oz_source=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+export EVM=${EVM:-prague}
+tag=v5.7.0
+oz=$work/openzeppelin-contracts
+mkdir -p "$work/logs"
+
+if [ ! -d "$oz/.git" ]; then
+  if [ -n "$oz_source" ]; then git clone -q "$oz_source" "$oz"; else git clone -q https://github.com/OpenZeppelin/openzeppelin-contracts.git "$oz"; fi
+fi
+git -C "$oz" checkout -q "$tag"
+# Its dev dependencies as its package-lock pins them (Hardhat 2.28.5 and its plugins); no install scripts.
+[ -d "$oz/node_modules/hardhat" ] || (cd "$oz" && npm ci --ignore-scripts --no-audit --no-fund)
+
+# The compiler the config asks for, as the npm `solc` package (solcjs): Hardhat 2 would download it.
+solc_version=$(cd "$oz" && node -e "process.argv=['','','--']; const c=require('./hardhat.config.js'); console.log(c.solidity.version)")
+solc_dir=$work/solc-$solc_version
+[ -f "$solc_dir/node_modules/solc/soljson.js" ] || npm install --prefix "$solc_dir" --no-audit --no-fund --ignore-scripts "solc@$solc_version"
+export PEER_SOLC_DIR=$solc_dir
+cp "$here/hardhat.peer.config.cjs" "$oz/hardhat.peer.config.cjs"
+(cd "$oz" && npx hardhat --config hardhat.peer.config.cjs compile) > "$work/logs/compile.log" 2>&1
+
+port=${PEER_PORT:-18545}
+export PEER_URL=http://127.0.0.1:$port
+node_pid=""
+stop_node() {
+  if [ -n "$node_pid" ]; then kill "$node_pid" 2> /dev/null || true; wait "$node_pid" 2> /dev/null || true; node_pid=""; fi
+}
+trap stop_node EXIT
+
+start_node() {
+  case "$1" in
+    hardhat) (cd "$oz" && exec npx hardhat --config hardhat.peer.config.cjs node --port "$port") > "$work/logs/node-$1.log" 2>&1 & ;;
+    preconf) (cd "$repo" && exec npx tsx scripts/peer-suite/node.ts --port "$port" --hardfork "$EVM" --allow-unlimited-contract-size) > "$work/logs/node-$1.log" 2>&1 & ;;
+  esac
+  node_pid=$!
+  for _ in $(seq 1 120); do
+    curl -s -o /dev/null -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' "$PEER_URL" && return 0
+    sleep 1
+  done
+  echo "the $1 node did not start: $work/logs/node-$1.log" >&2
+  exit 1
+}
+
+# One run: mocha's JSON report, then one line per test: its state, file and full title.
+run_suite() {
+  local node=$1 mode=$2 out=$work/logs/$1-$2
+  start_node "$node"
+  (cd "$oz" && PEER_RESULTS=$out.json npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" > "$out.log" 2>&1) || true
+  stop_node
+  node "$here/results.mjs" "$out.json" > "$out.tests"
+  echo "$node $mode: $(grep -c '^passed' "$out.tests" || true) passed / $(grep -c '^failed' "$out.tests" || true) failed"
+}
+
+for mode in $modes; do
+  for node in $nodes; do run_suite "$node" "$mode"; done
+  if [ -f "$work/logs/hardhat-$mode.tests" ] && [ -f "$work/logs/preconf-$mode.tests" ]; then
+    echo "passing on npx hardhat node, not on hardhat-preconf ($mode):"
+    comm -23 <(grep '^passed' "$work/logs/hardhat-$mode.tests" | sort) <(grep '^passed' "$work/logs/preconf-$mode.tests" | sort) | sed 's/^passed /  /'
+  fi
+done

@@ -1,0 +1,47 @@
+/**
+ * Replays of executed txs (debug_traceTransaction): a tx runs again on the state it actually ran
+ * on (stateEdits.ts): its parent block's state as reads see it, then its block's earlier txs and the
+ * dev edits made between them, in order. Nothing is kept: the replay runs in a checkpoint that is
+ * always reverted, on a state view.
+ */
+import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import { withState } from "./chainReads.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { VM } from "@ethereumjs/vm";
+import type { ChainCore } from "./chainCore.ts";
+import type { TxRecord } from "./records.ts";
+
+/** Where a replayed tx starts: the VM at the state before it, and its block context. */
+export interface ReplayPoint {
+  vm: VM;
+  block: Block;
+  /** Gas the block's earlier txs used. */
+  blockGasUsed: bigint;
+}
+
+/** Runs `work` at the state just before `record` (a sealed or pre-confirmed tx of this chain). */
+export function replayBefore<T>(core: ChainCore, record: TxRecord, work: (point: ReplayPoint) => Promise<T>): Promise<T> {
+  const sealed = record.blockHash === undefined ? undefined : core.store.byHash(record.blockHash);
+  const { transactions, edits } = sealed ?? core.open;
+  const block = sealed?.block ?? core.open.executionBlock;
+  const parent = core.store.byNumber(record.blockNumber - 1n)!;
+  return withState(core, { kind: "sealed", sealed: parent }, async (vm) => {
+    await vm.evm.journal.checkpoint();
+    try {
+      let blockGasUsed = 0n;
+      const applyEditsAt = async (index: number) => {
+        for (const edit of edits ?? []) if (edit.at === index) await edit.apply(vm);
+      };
+      for (const earlier of transactions.slice(0, record.index)) {
+        await applyEditsAt(earlier.index);
+        const result = await runTxAllowingAssertedSender(vm, { tx: earlier.tx, block, blockGasUsed, skipHardForkValidation: true });
+        blockGasUsed = result.receipt.cumulativeBlockGasUsed;
+      }
+      await applyEditsAt(record.index);
+      return await work({ vm, block, blockGasUsed });
+    } finally {
+      await vm.evm.journal.revert();
+    }
+  });
+}
