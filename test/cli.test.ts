@@ -128,6 +128,13 @@ describe("preconf CLI: every flag and each of its names", () => {
     "txpool.pricelimit": "1",
     color: "always",
     "config-out": "c.json",
+    "code-size-limit": "100",
+    "throw-on-transaction-failures": "false",
+    "throw-on-call-failures": "false",
+    "trace-format": "hardhat",
+    "wallet-switch-on-add": "false",
+    "wallet-preconfirmed-calls-status": "201",
+    "max-subscriptions": "5",
   };
   /** Flags that only make sense with another one. */
   const NEEDS: Record<string, string[]> = {
@@ -191,6 +198,14 @@ describe("preconf CLI: bad command lines and values", function () {
     [["node", "--hardfork", "pragu"], '--hardfork "pragu": must be paris, shanghai, cancun or prague (did you mean prague?)'],
     [["node", "--mining", "sometimes"], '--mining must be interval, auto or manual, got "sometimes"'],
     [["node", "--order", "fefo"], '--order must be fees or fifo, got "fefo" (did you mean fifo?)'],
+    [["node", "--trace-format", "gath"], '--trace-format "gath": must be geth or hardhat (did you mean geth?)'],
+    [["node", "--code-size-limit", "0"], '--code-size-limit must be an integer ≥ 1, got "0"'],
+    [["node", "--throw-on-call-failures", "yes"], '--throw-on-call-failures must be true or false, got "yes"'],
+    [["node", "--wallet-preconfirmed-calls-status", "300"], '--wallet-preconfirmed-calls-status must be 100, 200 or 201, got "300"'],
+    [
+      ["node", "--wallet-personality", "metamsk"],
+      '--wallet-personality "metamsk": must be metamask, metamask-mobile, coinbase, base-account or eip (did you mean metamask?)',
+    ],
     [["node", "--gas-limit", "lots"], '--gas-limit must be a non-negative integer (decimal or 0x hex), got "lots"'],
     [["node", "--gas-limit", "100"], '--gas-limit "100": must be at least 21000'],
     [
@@ -410,7 +425,14 @@ describe("preconf CLI: --quiet, --json and anvil's names", function () {
     const [start, prompt, tx, block, sent, stop] = events;
     expect(start).to.deep.include({ version: VERSION });
     expect(start!.server).to.deep.include({ host: "127.0.0.1", url: cli.url });
-    expect(start!.mining).to.deep.equal({ mode: "auto", fragmentIntervalMs: 200, fragmentsPerBlock: 10, blockTimeMs: 2000, order: "fees" });
+    expect(start!.mining).to.deep.equal({
+      mode: "auto",
+      fragmentIntervalMs: 200,
+      fragmentsPerBlock: 10,
+      blockTimeMs: 2000,
+      order: "fees",
+      allowBlocksWithSameTimestamp: false,
+    });
     expect((start!.accounts as { addresses: string[] }).addresses).to.deep.equal([ALICE_55]);
     expect(prompt).to.deep.equal({ type: "prompt", event: "decided", id: 1, method: "eth_sendTransaction", chainId: "0x7a69", decision: "approve" });
     expect(tx).to.deep.equal({
@@ -482,7 +504,14 @@ describe("preconf CLI: --quiet, --json and anvil's names", function () {
       initialBaseFeePerGas: "7",
       genesisTimestamp: "1700000000",
     });
-    expect(anvil.mining).to.deep.equal({ mode: "interval", fragmentIntervalMs: 100, fragmentsPerBlock: 10, blockTimeMs: 1000, order: "fifo" });
+    expect(anvil.mining).to.deep.equal({
+      mode: "interval",
+      fragmentIntervalMs: 100,
+      fragmentsPerBlock: 10,
+      blockTimeMs: 1000,
+      order: "fifo",
+      allowBlocksWithSameTimestamp: false,
+    });
     expect(anvil.accounts).to.include({
       // A custom mnemonic is never printed (its keys are, as the banner's).
       mnemonic: "(given with --mnemonic: not printed)",
@@ -530,6 +559,93 @@ describe("preconf CLI: --quiet, --json and anvil's names", function () {
     expect(hardhat.fork).to.include({ url: "https://rpc.example", blockNumber: "5" });
     expect(hardhat.log).to.include({ level: 2, json: true, color: "always" });
     expect(hardhat.chain).to.include({ chainId: null });
+
+    // The defaults of Hardhat's semantics, the code size limit and the wallet.
+    const defaults = await config([]);
+    expect(defaults.chain).to.include({ codeSizeLimit: 24_576, allowUnlimitedContractSize: false });
+    expect(defaults.hardhat).to.deep.equal({ throwOnTransactionFailures: true, throwOnCallFailures: true, traceFormat: "geth" });
+    expect(defaults.wallet).to.deep.equal({ policy: "approve", personality: "metamask", connected: true, switchOnAdd: true, preconfirmedCallsStatus: 200 });
+    expect(defaults.limits).to.include({ maxSubscriptions: 10_000 });
+
+    const set = await config([
+      "--code-size-limit",
+      "100",
+      "--throw-on-transaction-failures",
+      "false",
+      "--throw-on-call-failures=false",
+      "--trace-format",
+      "hardhat",
+      "--wallet-personality",
+      "base-account",
+      "--wallet-connected",
+      "false",
+      "--wallet-switch-on-add",
+      "false",
+      "--wallet-preconfirmed-calls-status",
+      "201",
+      "--allow-blocks-with-same-timestamp",
+      "--max-subscriptions",
+      "7",
+    ]);
+    expect(set.chain).to.include({ codeSizeLimit: 100, allowUnlimitedContractSize: false });
+    expect(set.mining).to.include({ allowBlocksWithSameTimestamp: true });
+    expect(set.hardhat).to.deep.equal({ throwOnTransactionFailures: false, throwOnCallFailures: false, traceFormat: "hardhat" });
+    expect(set.wallet).to.deep.equal({ policy: "approve", personality: "base-account", connected: false, switchOnAdd: false, preconfirmedCallsStatus: 201 });
+    expect(set.limits).to.include({ maxSubscriptions: 7 });
+    // Hardhat's name for anvil's --disable-code-size-limit.
+    expect((await config(["--allow-unlimited-contract-size"])).chain).to.include({ codeSizeLimit: null, allowUnlimitedContractSize: true });
+  });
+});
+
+describe("preconf CLI: code size limits and Hardhat's semantics over RPC", function () {
+  this.timeout(120_000);
+  let cli: Serving;
+  before(async () => {
+    requireBuiltCli();
+    cli = await startCli([
+      "-p",
+      "0",
+      "-a",
+      "1",
+      "-q",
+      "--mining",
+      "auto",
+      "--code-size-limit",
+      "100",
+      "--throw-on-transaction-failures",
+      "false",
+      "--trace-format",
+      "hardhat",
+    ]);
+  });
+  after(async () => {
+    await cli?.stop("SIGTERM");
+  });
+
+  /** Initcode that deploys `size` zero bytes: PUSH3 size, PUSH1 0, RETURN. */
+  const returning = (size: number) => `0x62${size.toString(16).padStart(6, "0")}6000f3`;
+  const deploy = async (data: string) => {
+    const hash = await rpc<string>(cli.url, "eth_sendTransaction", [{ from: ALICE, data, gas: "0x100000" }]);
+    const receipt = await rpc<{ status: string; contractAddress: string }>(cli.url, "eth_getTransactionReceipt", [hash]);
+    const code = await rpc<string>(cli.url, "eth_getCode", [receipt.contractAddress, "latest"]);
+    return { hash, status: receipt.status, size: (code.length - 2) / 2 };
+  };
+
+  it("--code-size-limit 100: 100 bytes deploy, 101 do not (a failed tx, answered by its hash under --throw-on-transaction-failures false), 201 bytes of initcode are refused", async () => {
+    expect(await deploy(returning(100))).to.include({ status: "0x1", size: 100 });
+    expect(await deploy(returning(101))).to.include({ status: "0x0", size: 0 });
+    const refused = await rpc(cli.url, "eth_sendTransaction", [{ from: ALICE, data: `0x${"00".repeat(201)}`, gas: "0x100000" }]).then(
+      () => expect.fail("201 bytes of initcode were accepted"),
+      (error: { code: number; message: string }) => error,
+    );
+    expect(refused).to.include({ code: -32000, message: "max initcode size exceeded" });
+  });
+
+  it("--trace-format hardhat: struct logs as Hardhat 2's node gives them (64-digit stack words without 0x)", async () => {
+    const { hash } = await deploy(returning(1));
+    const trace = await rpc<{ structLogs: Array<{ op: string; stack: string[] }> }>(cli.url, "debug_traceTransaction", [hash]);
+    expect(trace.structLogs.map((step) => step.op)).to.deep.equal(["PUSH3", "PUSH1", "RETURN"]);
+    expect(trace.structLogs[1]!.stack).to.deep.equal([`${"0".repeat(63)}1`]);
   });
 });
 

@@ -12,7 +12,8 @@ import type { FlagGroup, FlagSpec, GivenFlag, NodeCommand } from "./flags.ts";
 export { UsageError } from "./flags.ts";
 export type { NodeCommand } from "./flags.ts";
 
-const GROUPS: readonly FlagGroup[] = ["Server", "Chain", "Mining", "Accounts and wallet", "State", "Fork", "Limits", "Output"];
+/** The table's groups, in its order. */
+const GROUPS: readonly FlagGroup[] = [...new Set(FLAGS.map((spec) => spec.group))];
 
 /** `-p, --port <n>` */
 export function flagSignature(spec: FlagSpec): string {

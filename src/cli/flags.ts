@@ -73,7 +73,7 @@ export interface NodeCommand {
   blockTimeMs?: number;
 }
 
-export type FlagGroup = "Server" | "Chain" | "Mining" | "Accounts and wallet" | "State" | "Fork" | "Limits" | "Output";
+export type FlagGroup = "Server" | "Chain" | "Mining" | "Hardhat semantics" | "Accounts and wallet" | "State" | "Fork" | "Limits" | "Output";
 
 export interface FlagSpec<T = unknown> {
   /** The long name, without `--`. */
@@ -176,6 +176,7 @@ const txOrder = oneOf(["fees", "fifo"] as const);
 const walletDecision = oneOf(["approve", "reject", "unsupported"] as const);
 const colorMode = oneOf(["auto", "always", "never"] as const);
 const networkFamily = oneOf(["ethereum", "optimism"] as const);
+const callsStatus = oneOf(["100", "200", "201"] as const);
 
 /** An IP address or a host name (a name is resolved when the server binds). */
 const host = (raw: string | undefined, flag: string): string => {
@@ -271,7 +272,8 @@ export function nearest(value: string, candidates: readonly string[]): string | 
 }
 
 const hint = (value: string, choices: readonly string[]): string => {
-  const near = nearest(value, choices);
+  // A number is not a typo of another number (300 is no misspelt 100).
+  const near = /^\d+$/.test(value) ? undefined : nearest(value, choices);
   return near === undefined ? "" : ` (did you mean ${near}?)`;
 };
 
@@ -540,6 +542,29 @@ export const FLAGS: readonly FlagSpec[] = [
     parse: on,
     apply: (c) => (c.provider.allowUnprotectedTxs = true),
   }),
+  define({
+    name: "code-size-limit",
+    value: "<bytes>",
+    group: "Chain",
+    description: "largest deployed code; initcode may be twice that (EIP-3860)",
+    defaultText: "24576, EIP-170",
+    option: "codeSizeLimit",
+    anvil: "--code-size-limit",
+    hardhat: "— (allowUnlimitedContractSize only)",
+    parse: integer(1),
+    apply: (c, v) => (c.provider.codeSizeLimit = v),
+  }),
+  define({
+    name: "disable-code-size-limit",
+    aliases: ["allow-unlimited-contract-size"],
+    group: "Chain",
+    description: "no code size limit (EIP-170) nor initcode limit (EIP-3860)",
+    option: "allowUnlimitedContractSize",
+    anvil: "--disable-code-size-limit",
+    hardhat: "allowUnlimitedContractSize (network config)",
+    parse: on,
+    apply: (c) => (c.provider.allowUnlimitedContractSize = true),
+  }),
 
   // Mining
   define({
@@ -614,6 +639,54 @@ export const FLAGS: readonly FlagSpec[] = [
     hardhat: "mining.mempool.order (network config: priority, fifo)",
     parse: txOrder,
     apply: (c, v) => (c.provider.txOrder = v),
+  }),
+  define({
+    name: "allow-blocks-with-same-timestamp",
+    group: "Mining",
+    description: "a block may have its parent's timestamp (evm_mine twice in one second, evm_setNextBlockTimestamp)",
+    option: "allowBlocksWithSameTimestamp",
+    anvil: "— (allowed)",
+    hardhat: "allowBlocksWithSameTimestamp (network config)",
+    parse: on,
+    apply: (c) => (c.provider.allowBlocksWithSameTimestamp = true),
+  }),
+
+  // Hardhat semantics (docs/dev-methods.md)
+  define({
+    name: "throw-on-transaction-failures",
+    value: "<true|false>",
+    group: "Hardhat semantics",
+    description: "under --mining auto, a send whose tx fails answers Hardhat's error (its block still mined) instead of the hash",
+    defaultText: "true",
+    option: "throwOnTransactionFailures",
+    anvil: "— (answers the hash)",
+    hardhat: "throwOnTransactionFailures (network config)",
+    parse: bool,
+    apply: (c, v) => (c.provider.throwOnTransactionFailures = v === "true"),
+  }),
+  define({
+    name: "throw-on-call-failures",
+    value: "<true|false>",
+    group: "Hardhat semantics",
+    description: "under --mining auto, a failing eth_call answers Hardhat's error instead of geth's",
+    defaultText: "true",
+    option: "throwOnCallFailures",
+    anvil: "— (geth's error)",
+    hardhat: "throwOnCallFailures (network config)",
+    parse: bool,
+    apply: (c, v) => (c.provider.throwOnCallFailures = v === "true"),
+  }),
+  define({
+    name: "trace-format",
+    value: "<format>",
+    group: "Hardhat semantics",
+    description: "struct logs of debug_traceTransaction / debug_traceCall: geth (go-ethereum's, as Hardhat 3) or hardhat (Hardhat 2's node)",
+    defaultText: "geth",
+    option: "traceFormat",
+    anvil: "— (geth's)",
+    hardhat: "— (Hardhat 3: geth's; Hardhat 2: hardhat)",
+    parse: text,
+    apply: (c, v) => (c.provider.traceFormat = v as PreconfProviderOptions["traceFormat"]),
   }),
 
   // Accounts and wallet
@@ -694,7 +767,8 @@ export const FLAGS: readonly FlagSpec[] = [
     name: "wallet-personality",
     value: "<wallet>",
     group: "Accounts and wallet",
-    description: "which real wallet's answers the simulated wallet gives (docs/wallet-personalities.md)",
+    description:
+      "which real wallet's answers the simulated wallet gives: metamask, metamask-mobile, coinbase, base-account or eip (docs/wallet-personalities.md)",
     defaultText: "metamask",
     option: "walletPersonality",
     anvil: "—",
@@ -713,6 +787,30 @@ export const FLAGS: readonly FlagSpec[] = [
     hardhat: "—",
     parse: bool,
     apply: (c, v) => (c.provider.walletConnected = v === "true"),
+  }),
+  define({
+    name: "wallet-switch-on-add",
+    value: "<true|false>",
+    group: "Accounts and wallet",
+    description: "an approved wallet_addEthereumChain also switches to the chain, as MetaMask does",
+    defaultText: "true",
+    option: "switchOnAdd",
+    anvil: "—",
+    hardhat: "—",
+    parse: bool,
+    apply: (c, v) => (c.provider.switchOnAdd = v === "true"),
+  }),
+  define({
+    name: "wallet-preconfirmed-calls-status",
+    value: "<status>",
+    group: "Accounts and wallet",
+    description: "what wallet_getCallsStatus says of a batch pre-confirmed in a fragment: 200 (confirmed), 201 (pre-confirmed) or 100 (pending until sealed)",
+    defaultText: "200",
+    option: "walletPreconfirmedCallsStatus",
+    anvil: "—",
+    hardhat: "—",
+    parse: callsStatus,
+    apply: (c, v) => (c.provider.walletPreconfirmedCallsStatus = Number(v) as 100 | 200 | 201),
   }),
 
   // State
@@ -922,6 +1020,18 @@ export const FLAGS: readonly FlagSpec[] = [
     hardhat: "—",
     parse: integer(0),
     apply: (c, v) => (c.provider.maxFilters = v),
+  }),
+  define({
+    name: "max-subscriptions",
+    value: "<n>",
+    group: "Limits",
+    description: "live eth_subscribe subscriptions, all connections together, 0 for no limit",
+    defaultText: "10000",
+    option: "maxSubscriptions",
+    anvil: "—",
+    hardhat: "—",
+    parse: integer(0),
+    apply: (c, v) => (c.provider.maxSubscriptions = v),
   }),
   define({
     name: "txpool.slots",
