@@ -641,6 +641,20 @@ describe("preconf CLI: code size limits and Hardhat's semantics over RPC", funct
     expect(refused).to.include({ code: -32000, message: "max initcode size exceeded" });
   });
 
+  it("without --throw-on-transaction-failures false (Hardhat's default) the same failed deploy answers Hardhat's error, its block mined", async () => {
+    const strict = await startCli(["-p", "0", "-a", "1", "-q", "--mining", "auto", "--code-size-limit", "100"]);
+    try {
+      const error = await rpc(strict.url, "eth_sendTransaction", [{ from: ALICE, data: returning(101), gas: "0x100000" }]).then(
+        () => expect.fail("the failed deploy was answered by its hash"),
+        (thrown: { code: number; message: string }) => thrown,
+      );
+      expect(error).to.include({ code: -32603, message: "VM Exception while processing transaction: code size to deposit exceeds maximum code size" });
+      expect(await rpc(strict.url, "eth_blockNumber")).to.equal("0x1");
+    } finally {
+      await strict.stop("SIGTERM");
+    }
+  });
+
   it("--trace-format hardhat: struct logs as Hardhat 2's node gives them (64-digit stack words without 0x)", async () => {
     const { hash } = await deploy(returning(1));
     const trace = await rpc<{ structLogs: Array<{ op: string; stack: string[] }> }>(cli.url, "debug_traceTransaction", [hash]);
