@@ -221,7 +221,7 @@ describe("budget flags of `preconf node`", () => {
     ]);
     if (parsed === "help") throw new Error("expected a command");
     expect(parsed.provider).to.deep.include({
-      rpcGasCap: 1_000_000,
+      rpcGasCap: 1_000_000n,
       rpcEvmTimeoutMs: 250,
       maxFilters: 5,
       poolSlots: 100,

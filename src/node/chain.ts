@@ -69,6 +69,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   baseRpc = false;
   /** Whether fragments follow the flashblock gas schedule (OP profiles): see fragmentRunner.ts. */
   fragmentGasSchedule = false;
+  /** Whether executed txs keep their `console.log` calls (`TxRecord.consoleCalls`; consoleLog.ts): on while a log prints them. */
+  captureConsoleLogs = false;
+  /** Every sender is impersonated (anvil's `--auto-impersonate`): a send from any address needs no key. */
+  autoImpersonate = false;
   readonly #core: ChainCore;
   /** Impersonated addresses (impersonation.ts): kept across evm_revert, as Hardhat does; a reset ends them. */
   #impersonated = new Set<Hex>();
@@ -102,6 +106,9 @@ export class Chain extends EventEmitter<ChainEvents> {
         },
         get balancesWanted() {
           return chain.feed.balancesWanted > 0;
+        },
+        get consoleLogs() {
+          return chain.captureConsoleLogs;
         },
         pool: this.pool,
         indexTransaction: (record) => core.store.indexTransaction(record),

@@ -76,13 +76,15 @@ export const IMPERSONATED: Signer = { kind: "impersonated" };
 
 /**
  * Whose key signs a send from `from`: an impersonated address first (hardhat_impersonateAccount;
- * Hardhat sends as it even when it is a dev account), then the node's dev keys; undefined for
- * any other address.
+ * Hardhat sends as it even when it is a dev account), then the node's dev keys, then, under
+ * auto-impersonation, any other address (anvil's eth_sendTransaction takes a dev signer before
+ * impersonating); undefined otherwise.
  */
 export function signerOf(ctx: NodeContext, from: string): Signer | undefined {
   if (isImpersonated(ctx.chain, from)) return IMPERSONATED;
   const account = ctx.accounts.find((candidate) => candidate.address === from);
-  return account === undefined ? undefined : { kind: "key", privateKey: account.privateKey };
+  if (account !== undefined) return { kind: "key", privateKey: account.privateKey };
+  return ctx.chain.autoImpersonate ? IMPERSONATED : undefined;
 }
 
 /**
