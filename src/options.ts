@@ -468,7 +468,7 @@ function resolveForks(
   const profile = PROFILES[profileName];
   const names = hardforkNames(profileName);
   if (hardfork !== undefined && forkIndexOf(profile, hardfork) === -1) {
-    throw new InvalidOptionsError("hardfork", `the ${profile.name} profile has no fork "${hardfork}" (one of ${names.join(", ")})`);
+    throw new InvalidOptionsError("hardfork", `the ${profile.name} profile has no fork "${hardfork}" (one of ${names.join(", ")})`, names);
   }
   const forkSchedule = new Map<number, ForkActivation>();
   for (const [name, activation] of Object.entries(schedule ?? {})) {

@@ -195,7 +195,7 @@ describe("preconf CLI: bad command lines and values", function () {
     [["node", "--accounts", "1.5"], '--accounts must be an integer ≥ 0, got "1.5"'],
     [["node", "--chain-id", "0"], '--chain-id "0": must be between 1 and 0xfffffffffffec'],
     [["node", "--profile", "bse"], '--profile "bse": must be dev, base, base-sepolia, base-denim, optimism or unichain (did you mean base?)'],
-    [["node", "--hardfork", "pragu"], '--hardfork "pragu": must be paris, shanghai, cancun or prague (did you mean prague?)'],
+    [["node", "--hardfork", "pragu"], '--hardfork "pragu": must be paris, shanghai, cancun, prague or osaka (did you mean prague?)'],
     [["node", "--mining", "sometimes"], '--mining must be interval, auto or manual, got "sometimes"'],
     [["node", "--order", "fefo"], '--order must be fees or fifo, got "fefo" (did you mean fifo?)'],
     [["node", "--trace-format", "gath"], '--trace-format "gath": must be geth or hardhat (did you mean geth?)'],
@@ -309,9 +309,9 @@ describe("preconf CLI: the request and transaction log", function () {
       [
         "Chain ID:          31337",
         "Profile:           dev",
-        "Hardfork:          prague",
+        "Hardfork:          osaka",
         "Base fee:          1000000000 (1 gwei)",
-        "Gas limit:         30000000",
+        "Gas limit:         60000000",
         "Cadence:           a fragment every 200 ms, 10 per block (a block every 2 s); mining manual: only when asked",
       ].join("\n"),
     );
