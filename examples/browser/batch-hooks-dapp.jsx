@@ -25,8 +25,13 @@ const config = createConfig({ chains: [chain], transports: { [chain.id]: http(rp
 const queryClient = new QueryClient();
 const vaultAbi = parseAbi(["function deposit(address token, uint256 amount)"]);
 
-/** An error as the page shows it: viem's error name, and the wallet's code and message (viem's `details`). */
+/**
+ * An error as the page shows it: viem's error name, and the wallet's code and message (the first
+ * error in the cause chain with a code: viem's RpcError, whose `details` is the wallet's message).
+ * @param {Error} error
+ */
 function describeError(error) {
+  /** @type {any} */
   let cause = error;
   while (cause?.cause !== undefined && cause.code === undefined) cause = cause.cause;
   return { name: error.name, code: cause?.code, message: cause?.details ?? cause?.message };
@@ -77,7 +82,7 @@ function Batch() {
   return (
     <main>
       <p>
-        <button id="connect" type="button" disabled={wallet === undefined || status === "connected"} onClick={() => connect({ connector: wallet })}>
+        <button id="connect" type="button" disabled={wallet === undefined || status === "connected"} onClick={() => wallet && connect({ connector: wallet })}>
           Connect {wallet?.name ?? "(no wallet found)"}
         </button>{" "}
         <output id="connection" data-status={status}>

@@ -122,7 +122,10 @@ async function runProfile(browser: BrowserContext, dappOrigin: string, profile: 
     })) as bigint;
     const transactionOf = (outcome: HookOutcome) => ("receipts" in outcome ? outcome.receipts[0]?.transactionHash : undefined);
     const depositTransaction = (await provider.request({ method: "eth_getTransactionByHash", params: [transactionOf(deposited)] })) as Transaction;
-    const revertedReceipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [transactionOf(reverted)] })) as HooksResult["revertedReceipt"];
+    const revertedReceipt = (await provider.request({
+      method: "eth_getTransactionReceipt",
+      params: [transactionOf(reverted)],
+    })) as HooksResult["revertedReceipt"];
     const prompts = provider.wallet.requests.map((request): [string, unknown] => [request.method, request.decision ?? null]);
     return {
       profile,
