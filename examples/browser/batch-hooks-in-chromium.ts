@@ -75,6 +75,7 @@ async function deposit(page: Page, provider: PreconfProvider, attempt: number, a
     await new Promise((resolve) => setTimeout(resolve, 50));
     await provider.preconf.advance();
   }
+  if ((await done.count()) === 0) throw new Error(`batch ${attempt} did not finish: the page shows "${await page.locator("#batch").innerText()}"`);
   return JSON.parse(await done.innerText()) as HookOutcome;
 }
 
