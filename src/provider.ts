@@ -280,6 +280,16 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   const profile = PROFILES[resolved.profile];
   const schedule = new ForkSchedule(profile.ladder, resolved.forkIndex, resolved.forkSchedule);
   const genesisTime = resolved.genesisTimestamp ?? nowSeconds(resolved.clock);
+  // A fork due at or before the genesis would be the genesis' own fork, skipping what its first block does (Denim's scaling).
+  for (const [index, { timestamp }] of resolved.forkSchedule) {
+    const name = profile.ladder[index]!.name;
+    if (timestamp !== undefined && timestamp <= genesisTime) {
+      throw new InvalidOptionsError(
+        `forkSchedule.${name}`,
+        `timestamp ${timestamp} is not after the genesis (${genesisTime}): start the chain at ${name} with hardfork instead`,
+      );
+    }
+  }
   const params = paramsAtFork(profile, resolved.forkIndex);
   const feeParams: FeeParams | undefined =
     profile.op === undefined || params.eip1559 === undefined ? undefined : { ...params.eip1559, minBaseFee: params.minBaseFee };

@@ -167,7 +167,10 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
   const floor = tx.getMinimumGasLimit();
   return {
     minimumGasLimit: floor > intrinsic ? floor : intrinsic,
-    payer: withFees && feeCapOf(request, block) > 0n ? bytesToBigInt(from.bytes) : undefined,
+    // The sender buys its gas whenever the call names a fee, balance checks or not (runTx's
+    // skipBalance tops the balance up to the tx's cost, then deducts it), so its balance during the
+    // run depends on the gas limit.
+    payer: hasFeeFields(request) && feeCapOf(request, block) > 0n ? bytesToBigInt(from.bytes) : undefined,
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });
