@@ -43,7 +43,9 @@ async function firstAnswer() {
 
 const { imported, answer, close } = await firstAnswer();
 const answered = performance.now();
+// CPU time of the whole process so far (every thread), from its start to the first answer.
+const { user, system } = process.cpuUsage();
 if (answer !== "0x0") throw new Error(`cold-child ${peer}: first eth_blockNumber answered ${JSON.stringify(answer)}, expected "0x0"`);
-process.stdout.write(`${JSON.stringify({ importMs: imported, answerMs: answered })}\n`);
+process.stdout.write(`${JSON.stringify({ importMs: imported, answerMs: answered, cpuMs: (user + system) / 1000 })}\n`);
 await close();
 process.exit(0);

@@ -28,6 +28,8 @@ export interface ColdStart {
   /** The child's own clock (from its process start): import done, first answer. */
   importMs: number;
   answerMs: number;
+  /** The child's CPU time from its start to its first answer (every thread). */
+  cpuMs: number;
 }
 
 export function coldStart(peer: PeerId): Promise<ColdStart> {
@@ -54,8 +56,8 @@ export function coldStart(peer: PeerId): Promise<ColdStart> {
         reject(new Error(`cold start of ${peer} exited with ${code}: ${err.trim().slice(-500)}`));
         return;
       }
-      const { importMs, answerMs } = JSON.parse(out.trim().split("\n")[0]!) as { importMs: number; answerMs: number };
-      resolve({ ms, importMs, answerMs });
+      const { importMs, answerMs, cpuMs } = JSON.parse(out.trim().split("\n")[0]!) as { importMs: number; answerMs: number; cpuMs: number };
+      resolve({ ms, importMs, answerMs, cpuMs });
     });
   });
 }

@@ -9,10 +9,12 @@
 import { fileURLToPath } from "node:url";
 
 import { check } from "./check.ts";
+import { stopwatch } from "./timing.ts";
 
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { Hex } from "viem";
 import type { PeerId } from "./peers.ts";
+import type { Sample } from "./workloads.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SUPPLY = 10n ** 24n;
@@ -50,7 +52,7 @@ function hardhatRuntime(): Promise<HardhatRuntimeEnvironment> {
 export const hasHardhatRow = (peer: PeerId) => NETWORK[peer] !== undefined;
 
 /** Checks the network runs what it claims (the fixture deploys code; balances move) and times `iterations` rounds. */
-export async function hardhatTestFile(peer: PeerId, iterations: number): Promise<number | undefined> {
+export async function hardhatTestFile(peer: PeerId, iterations: number): Promise<Sample | undefined> {
   const network = NETWORK[peer];
   if (network === undefined) return undefined;
   const hre = await hardhatRuntime();
@@ -62,7 +64,7 @@ export async function hardhatTestFile(peer: PeerId, iterations: number): Promise
     async function deployToken(): Promise<{ token: TokenContract }> {
       return { token: (await viem.deployContract("Token", ["Token", "TOK", SUPPLY])) as unknown as TokenContract };
     }
-    const start = performance.now();
+    const elapsed = stopwatch();
     for (let i = 0; i < iterations; i++) {
       const { token } = await networkHelpers.loadFixture(deployToken);
       await token.write.transfer([to, AMOUNT]);
@@ -70,12 +72,12 @@ export async function hardhatTestFile(peer: PeerId, iterations: number): Promise
       const balance = await token.read.balanceOf([to]);
       check(balance === AMOUNT, peer, `W7 balanceOf after the fixture and one transfer is ${balance}, expected ${AMOUNT}`);
     }
-    const ms = performance.now() - start;
+    const time = elapsed();
     // The fixture really deployed code at the tag the reads use.
     const { token } = await networkHelpers.loadFixture(deployToken);
     const code = (await connection.provider.request({ method: "eth_getCode", params: [token.address, "latest"] })) as string;
     check(code.length > 2, peer, "W7: no code at the token's address at latest");
-    return ms;
+    return time;
   } finally {
     await connection.close();
   }

@@ -8,6 +8,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
+import { stopwatch } from "./timing.ts";
+
 import type { FakeClock } from "../src/clock.ts";
 
 export type PeerId = "ours" | "edr" | "ganache" | "tevm";
@@ -215,14 +217,14 @@ async function tevm(): Promise<Peer> {
 export const loaders: Record<PeerId, () => Promise<Peer>> = { ours, edr, ganache, tevm };
 
 /** Loads a peer and times the first provider it creates: import + setup + first answer (cold). */
-export async function loadPeer(id: PeerId): Promise<{ peer: Peer; coldMs: number }> {
-  const start = performance.now();
+export async function loadPeer(id: PeerId): Promise<{ peer: Peer; coldMs: number; coldCpuMs: number }> {
+  const elapsed = stopwatch();
   const peer = await loaders[id]();
   const instance = await peer.create();
   await instance.request("eth_blockNumber");
-  const coldMs = performance.now() - start;
+  const { ms: coldMs, cpuMs: coldCpuMs } = elapsed();
   // The chain id its txs must be signed for (tevm's is not configurable).
   peer.chainId = Number(await instance.request("eth_chainId"));
   await instance.close();
-  return { peer, coldMs };
+  return { peer, coldMs, coldCpuMs };
 }

@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: the same workloads on hardhat-preconf and its peers (Hardhat 3's EDR network,
  * ganache 7, tevm), in one process, alternating ours, peer A, peer B, ... within every repetition;
+ * then the server rows (N1-N5: `preconf node`, `hardhat node` and anvil over HTTP, servers.ts);
  * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
  *
- *   npm run bench -- [--quick] [--reps N] [--warmup N] [--only W1,W4,S,M] [--peers edr,ganache] [--out file.json] [--write-docs]
+ *   npm run bench -- [--quick] [--reps N] [--warmup N] [--only W1,W4,N,S,M] [--peers edr,ganache] [--servers ours,hardhat,anvil]
+ *                    [--out file.json] [--write-docs]
  *
  * Prints medians and ratios ours / peer (< 1: we are faster) and writes every raw sample to
  * bench/results/latest.json (not committed: figures belong to the machine that made them);
@@ -20,6 +22,7 @@ import vm from "node:vm";
 import { loadPeer, PEER_IDS } from "./peers.ts";
 
 import type { Peer, PeerId } from "./peers.ts";
+import type { PreparedServer, ServerId } from "./servers.ts";
 import type { BlockScaling, MemoryPoint } from "./scaling.ts";
 import type { Sample } from "./workloads.ts";
 
@@ -66,12 +69,14 @@ const gc = vm.runInNewContext("gc") as () => void;
 
 const { coldStart, COLD_PEERS, oursColdSource } = await import("./cold.ts");
 const coldProcess: Partial<Record<PeerId, number[]>> = {};
+const coldProcessCpu: Partial<Record<PeerId, number[]>> = {};
 const coldProcessExtra: Partial<Record<PeerId, Record<string, number[]>>> = {};
 if (selected("W6d", "W6")) {
   for (let rep = 0; rep < reps; rep++) {
     for (const id of peerIds.filter((peer) => COLD_PEERS.includes(peer))) {
       const sample = await coldStart(id);
       (coldProcess[id] ??= []).push(sample.ms);
+      (coldProcessCpu[id] ??= []).push(sample.cpuMs);
       const extra = (coldProcessExtra[id] ??= {});
       (extra["import done (child clock) ms"] ??= []).push(sample.importMs);
       log(`W6d rep ${rep + 1}/${reps} ${id.padEnd(7)} ${sample.ms.toFixed(0)} ms (import done at ${sample.importMs.toFixed(0)} ms)`);
@@ -83,10 +88,12 @@ if (selected("W6d", "W6")) {
 
 const peers: Peer[] = [];
 const cold: Partial<Record<PeerId, number>> = {};
+const coldCpu: Partial<Record<PeerId, number>> = {};
 for (const id of peerIds) {
-  const { peer, coldMs } = await loadPeer(id);
+  const { peer, coldMs, coldCpuMs } = await loadPeer(id);
   peers.push(peer);
   cold[id] = coldMs;
+  coldCpu[id] = coldCpuMs;
   log(`loaded ${peer.label} ${peer.version} (cold ${coldMs.toFixed(0)} ms, chain id ${peer.chainId})`);
 }
 
@@ -103,8 +110,13 @@ interface Row {
   title: string;
   ops: number;
   opName: string;
-  samples: Partial<Record<PeerId, number[]>>;
-  extra: Partial<Record<PeerId, Record<string, number[]>>>;
+  /** Keyed by peer id (in-process rows) or server id (server rows). */
+  samples: Partial<Record<string, number[]>>;
+  /** CPU time per sample (timing.ts), where the workload measures it. */
+  cpu: Partial<Record<string, number[]>>;
+  extra: Partial<Record<string, Record<string, number[]>>>;
+  /** A server row (N1-N5): its columns are the servers, and its CPU time is the server process's. */
+  servers?: boolean;
 }
 const rows: Row[] = [];
 
@@ -115,6 +127,7 @@ if (selected("W6d", "W6")) {
     ops: 1,
     opName: "process",
     samples: coldProcess,
+    cpu: coldProcessCpu,
     extra: coldProcessExtra,
   });
 }
@@ -125,13 +138,14 @@ if (selected("W6a", "W6")) {
     ops: 1,
     opName: "provider",
     samples: Object.fromEntries(Object.entries(cold).map(([id, ms]) => [id, [ms]])),
+    cpu: Object.fromEntries(Object.entries(coldCpu).map(([id, ms]) => [id, [ms]])),
     extra: {},
   });
 }
 
 for (const workload of workloads) {
   if (!selected(workload.id, workload.group)) continue;
-  const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, extra: {} };
+  const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, cpu: {}, extra: {} };
   for (let rep = -warmup; rep < reps; rep++) {
     for (const peer of peers) {
       if (rep >= (peer.maxReps ?? reps) || (rep < 0 && peer.maxReps !== undefined)) continue;
@@ -155,12 +169,75 @@ for (const workload of workloads) {
         continue;
       }
       (row.samples[peer.id] ??= []).push(sample.ms);
+      if (sample.cpuMs !== undefined) (row.cpu[peer.id] ??= []).push(sample.cpuMs);
       for (const [name, value] of Object.entries(sample.extra ?? {})) ((row.extra[peer.id] ??= {})[name] ??= []).push(value);
-      log(`${workload.id} rep ${rep + 1}/${reps} ${peer.id.padEnd(7)} ${sample.ms.toFixed(1)} ms`);
+      log(`${workload.id} rep ${rep + 1}/${reps} ${peer.id.padEnd(7)} ${sample.ms.toFixed(1)} ms (CPU ${sample.cpuMs?.toFixed(1) ?? "n/a"} ms)`);
     }
   }
   rows.push(row);
 }
+// ── W5's phases (ours): CPU time per step of the test file ──────────────────────────────────────
+
+let phases: Record<string, number> | undefined;
+if (selected("W5", "W5")) {
+  const { testFilePhases } = await import("./phases.ts");
+  gc();
+  phases = await testFilePhases(reps);
+  log("W5 phases done");
+}
+
+// ── Server rows: ours, hardhat node and anvil as processes, over HTTP, alternating ─────────────────
+
+const serverIds = (argument("--servers")
+  ?.split(",")
+  .map((item) => item.trim().toLowerCase()) ?? ["ours", "hardhat", "anvil"]) as ServerId[];
+const serverVersions: Record<string, string> = {};
+if (serverIds.length > 0 && (only === undefined || only.some((item) => item.startsWith("N")))) {
+  const { prepareServer, serverWorkloads, SERVER_IDS } = await import("./servers.ts");
+  for (const id of serverIds) if (!SERVER_IDS.includes(id)) throw new Error(`unknown server ${id} (known: ${SERVER_IDS.join(", ")})`);
+  const prepared: PreparedServer[] = [];
+  try {
+    for (const id of serverIds) {
+      const server = await prepareServer(id);
+      prepared.push(server);
+      serverVersions[id] = `${server.server.label} ${server.server.version}`;
+      log(`started ${server.server.label} ${server.server.version}`);
+    }
+    for (const workload of serverWorkloads) {
+      if (!selected(workload.id, "N")) continue;
+      const row: Row = { id: workload.id, title: workload.title, ops: workload.ops, opName: workload.opName, samples: {}, cpu: {}, extra: {}, servers: true };
+      for (let rep = -warmup; rep < reps; rep++) {
+        for (const { server, reset } of prepared) {
+          await reset();
+          gc();
+          let sample: Sample;
+          try {
+            sample = await workload.run(server);
+          } catch (error) {
+            if (isCheckFailure(error)) {
+              log(`${workload.id} CHECK FAILED: ${(error as Error).message}`);
+              process.exit(1);
+            }
+            log(`${workload.id} ${server.id} failed (n/a): ${(error instanceof Error ? error.message : String(error)).slice(0, 300)}`);
+            continue;
+          }
+          const what = `${sample.ms.toFixed(1)} ms (server CPU ${sample.cpuMs?.toFixed(0) ?? "n/a"} ms)`;
+          if (rep < 0) {
+            log(`${workload.id} warm-up ${server.id.padEnd(7)} ${what} (not counted)`);
+            continue;
+          }
+          (row.samples[server.id] ??= []).push(sample.ms);
+          if (sample.cpuMs !== undefined) (row.cpu[server.id] ??= []).push(sample.cpuMs);
+          log(`${workload.id} rep ${rep + 1}/${reps} ${server.id.padEnd(7)} ${what}`);
+        }
+      }
+      rows.push(row);
+    }
+  } finally {
+    for (const { server } of prepared) await server.close();
+  }
+}
+
 // W6a printed with the other W6 rows.
 rows.sort((a, b) => a.id.localeCompare(b.id));
 
@@ -208,11 +285,30 @@ const ratio = (ours: number | undefined, peer: number | undefined) => (ours === 
 const medianOf = (values: number[] | undefined) => (values === undefined || values.length === 0 ? undefined : median(values));
 
 const others = peers.filter((peer) => peer.id !== "ours");
-const header = ["", "workload", ...peers.map((peer) => `${peer.id} ms`), ...others.map((peer) => `ours/${peer.id}`)];
-const table = rows.map((row) => {
-  const ours = medianOf(row.samples.ours);
-  return [row.id, row.title, ...peers.map((peer) => fmt(medianOf(row.samples[peer.id]))), ...others.map((peer) => ratio(ours, medianOf(row.samples[peer.id])))];
-});
+
+/** Medians per column, then ours / each other column in wall time and in CPU time. */
+function comparison(body: Row[], columns: string[]): { head: string[]; lines: string[][] } {
+  const theirs = columns.filter((id) => id !== "ours");
+  const head = ["", "workload", ...columns.map((id) => `${id} ms`), ...theirs.map((id) => `ours/${id}`), ...theirs.map((id) => `ours/${id} CPU`)];
+  const lines = body.map((row) => {
+    const ours = medianOf(row.samples.ours);
+    const oursCpu = medianOf(row.cpu.ours);
+    return [
+      row.id,
+      row.title,
+      ...columns.map((id) => fmt(medianOf(row.samples[id]))),
+      ...theirs.map((id) => ratio(ours, medianOf(row.samples[id]))),
+      ...theirs.map((id) => ratio(oursCpu, medianOf(row.cpu[id]))),
+    ];
+  });
+  return { head, lines };
+}
+const inProcess = comparison(
+  rows.filter((row) => row.servers !== true),
+  peers.map((peer) => peer.id),
+);
+const serverRows = rows.filter((row) => row.servers === true);
+const overHttp = comparison(serverRows, Object.keys(serverVersions));
 
 /** A Markdown table; the first `textColumns` columns are left-aligned, the rest are numbers. */
 function printTable(head: string[], body: string[][], textColumns = 2): void {
@@ -229,9 +325,13 @@ console.log(
 );
 console.log(`versions: ${peers.map((peer) => `${peer.label} ${peer.version}`).join("; ")}`);
 console.log(
-  `median of ${reps} repetition(s) per cell after ${warmup} untimed warm-up run(s) per workload and peer, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster\n`,
+  `median of ${reps} repetition(s) per cell after ${warmup} untimed warm-up run(s) per workload and peer, ms per workload (W6: per provider / per pair); ratio = ours / peer: < 1 means hardhat-preconf is faster (wall time, and CPU time of the process doing the work)\n`,
 );
-printTable(header, table);
+if (inProcess.lines.length > 0) printTable(inProcess.head, inProcess.lines);
+if (serverRows.length > 0) {
+  console.log(`\nservers over HTTP: ${Object.values(serverVersions).join("; ")}; CPU = the server process's\n`);
+  printTable(overHttp.head, overHttp.lines);
+}
 
 const oursExtra = rows.flatMap((row) => Object.entries(row.extra.ours ?? {}).map(([name, values]) => `${row.id} ${name}: ${fmt(median(values))}`));
 if (oursExtra.length > 0) console.log(`\nours: ${oursExtra.join("; ")}`);
@@ -241,6 +341,21 @@ for (const row of rows) {
 }
 for (const peer of others) if (peer.note !== undefined) console.log(`\nnote — ${peer.note}`);
 
+if (phases !== undefined) {
+  const { TEST_FILE_ITERATIONS } = await import("./workloads.ts");
+  const total = Object.values(phases).reduce((sum, ms) => sum + ms, 0);
+  console.log(`\nW5 phases (ours): CPU time of one run of the test file, ${total.toFixed(0)} ms`);
+  printTable(
+    ["phase", "CPU ms per run", "share", "µs per test"],
+    Object.entries(phases).map(([phase, ms]) => [
+      phase,
+      ms.toFixed(1),
+      `${((ms / total) * 100).toFixed(1)} %`,
+      ((ms * 1000) / TEST_FILE_ITERATIONS).toFixed(0),
+    ]),
+    1,
+  );
+}
 if (scaling !== undefined) {
   console.log("\nS: one block of n transfers (ours): µs per tx");
   printTable(
@@ -276,10 +391,20 @@ writeFileSync(
       command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
       machine,
       versions,
+      servers: serverVersions,
       reps,
       warmup,
       quick,
-      workloads: rows.map((row) => ({ id: row.id, title: row.title, ops: row.ops, samplesMs: row.samples, extra: row.extra })),
+      workloads: rows.map((row) => ({
+        id: row.id,
+        title: row.title,
+        ops: row.ops,
+        samplesMs: row.samples,
+        cpuMs: row.cpu,
+        extra: row.extra,
+        ...(row.servers === true && { servers: true }),
+      })),
+      phases,
       scaling,
       memory,
       memoryTraffic,

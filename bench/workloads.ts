@@ -10,12 +10,19 @@ import { check as checkThat } from "./check.ts";
 import { compileBenchContracts } from "./contracts.ts";
 import { hardhatTestFile } from "./hardhat.ts";
 import { signTx } from "./sign.ts";
+import { stopwatch } from "./timing.ts";
 
 import type { Hex } from "viem";
 import type { Instance, Peer } from "./peers.ts";
 
 export interface Sample {
   ms: number;
+  /**
+   * CPU time of this process over the same region (user + system, every thread: EDR's native
+   * threads count too). On a loaded machine a process waits for a core, which wall time counts and
+   * CPU time does not; the ratios of CPU times compare the work each peer does.
+   */
+  cpuMs?: number;
   /** Side figures (ours: admission latency, executions per estimate). */
   extra?: Record<string, number>;
 }
@@ -128,7 +135,7 @@ async function withInstance<T>(peer: Peer, automine: boolean, body: (instance: I
  */
 async function sendAllUntilReceipts(instance: Instance, raws: Hex[]): Promise<Sample> {
   const latencies: number[] = [];
-  const start = performance.now();
+  const elapsed = stopwatch();
   const hashes: unknown[] = [];
   for (const raw of raws) {
     const sent = performance.now();
@@ -141,8 +148,7 @@ async function sendAllUntilReceipts(instance: Instance, raws: Hex[]): Promise<Sa
     const receipt = await receiptOf(instance, hash);
     if (!succeeded(receipt)) throw new Error(`tx ${String(hash)} failed`);
   }
-  const ms = performance.now() - start;
-  return { ms, extra: { "eth_sendRawTransaction median ms": median(latencies) } };
+  return { ...elapsed(), extra: { "eth_sendRawTransaction median ms": median(latencies) } };
 }
 
 // ── Workloads ───────────────────────────────────────────────────────────────────────────────────
@@ -151,7 +157,7 @@ const TRANSFERS = 1000;
 const SENDERS = 10;
 const ESTIMATES = 200;
 const READS = 10_000;
-const TEST_FILE_ITERATIONS = 50;
+export const TEST_FILE_ITERATIONS = 50;
 const CREATIONS = 10;
 const SNAPSHOT_PAIRS = 50;
 
@@ -280,15 +286,15 @@ function estimates(id: string, title: string, call: (token: Hex, refund: Hex) =>
         check(first >= low && first <= high, peer, `${id} estimate ${first} is outside [${low}, ${high}]: the call does not run the contract it claims`);
         const executions: number[] = [];
         let last = first;
-        const start = performance.now();
+        const elapsed = stopwatch();
         for (let i = 0; i < ESTIMATES; i++) {
           last = BigInt((await instance.request("eth_estimateGas", params)) as string);
           const count = peer.id === "ours" ? oursEstimateExecutions() : undefined;
           if (count !== undefined) executions.push(count);
         }
-        const ms = performance.now() - start;
+        const time = elapsed();
         check(last === first, peer, `${id} estimate changed from ${first} to ${last} while timing`);
-        return { ms, extra: { "estimate gas": Number(first), ...(executions.length > 0 && { "executions per estimate": median(executions) }) } };
+        return { ...time, extra: { "estimate gas": Number(first), ...(executions.length > 0 && { "executions per estimate": median(executions) }) } };
       }),
   };
 }
@@ -313,7 +319,7 @@ const w4: Workload = {
       const supply = await tokenBalanceAtLatest(instance, token, deployer.address);
       check(supply === TOKEN_SUPPLY, peer, `W4 balanceOf(deployer) at latest is ${supply}, expected ${TOKEN_SUPPLY}`);
       let answers = 0;
-      const start = performance.now();
+      const elapsed = stopwatch();
       for (let i = 0; i < READS; i++) {
         const account = accounts[i % accounts.length]!;
         switch (i % 3) {
@@ -328,11 +334,41 @@ const w4: Workload = {
             await instance.request("eth_blockNumber");
         }
       }
-      const ms = performance.now() - start;
+      const time = elapsed();
       check(answers === Math.ceil((READS - 1) / 3), peer, `W4: only ${answers} eth_call answers were a 32-byte word`);
-      return { ms };
+      return time;
     }),
 };
+
+/**
+ * W5's txs: per iteration, a token deployed by account 0 and 5 transfers of 10 from it (6 nonces).
+ * With snapshots one iteration's txs serve every iteration.
+ */
+export function testFileTxs(chainId: number, iterations: number): Hex[] {
+  return cached(`w5:${chainId}:${iterations}`, () =>
+    Array.from({ length: iterations }, (_, i) => {
+      const base = i * 6;
+      return [
+        deployToken(chainId, base),
+        ...Array.from({ length: 5 }, (_, k) =>
+          signTx(deployer.privateKey, {
+            chainId,
+            nonce: base + 1 + k,
+            to: tokenAt(base),
+            data: tokenTransfer(accounts[1 + k]!.address, 10n),
+            gas: 60_000n,
+          }),
+        ),
+      ];
+    }).flat(),
+  );
+}
+
+/** W5's reads: a token balance (eth_call), the deployer's balance, the block number. */
+export const testFileReads = (token: Hex) => ({
+  call: [{ to: token, data: balanceOf(accounts[1]!.address) }, "latest"],
+  balance: [deployer.address, "latest"],
+});
 
 const w5: Workload = {
   id: "W5",
@@ -347,25 +383,9 @@ const w5: Workload = {
       // With snapshots every iteration starts from the same state: the same 6 txs each time.
       // Without (tevm), every iteration continues from the last: fresh nonces.
       const iterations = reverts ? 1 : TEST_FILE_ITERATIONS;
-      const raws = cached(`w5:${peer.chainId}:${iterations}`, () =>
-        Array.from({ length: iterations }, (_, i) => {
-          const base = i * 6;
-          return [
-            deployToken(peer.chainId, base),
-            ...Array.from({ length: 5 }, (_, k) =>
-              signTx(deployer.privateKey, {
-                chainId: peer.chainId,
-                nonce: base + 1 + k,
-                to: tokenAt(base),
-                data: tokenTransfer(accounts[1 + k]!.address, 10n),
-                gas: 60_000n,
-              }),
-            ),
-          ];
-        }).flat(),
-      );
+      const raws = testFileTxs(peer.chainId, iterations);
       let snapshot = reverts ? await instance.snapshot!() : undefined;
-      const start = performance.now();
+      const elapsed = stopwatch();
       for (let i = 0; i < TEST_FILE_ITERATIONS; i++) {
         if (reverts) {
           // hardhat-network-helpers' loadFixture: revert, then snapshot again (a snapshot is used up).
@@ -377,12 +397,13 @@ const w5: Workload = {
         const receipt = (await instance.request("eth_getTransactionReceipt", [deployHash])) as Receipt;
         const token = receipt.contractAddress!;
         for (let k = 1; k <= 5; k++) await send(instance, raws[offset + k]!);
-        const balance = await instance.request("eth_call", [{ to: token, data: balanceOf(accounts[1]!.address) }, "latest"]);
-        await instance.request("eth_getBalance", [deployer.address, "latest"]);
+        const reads = testFileReads(token as Hex);
+        const balance = await instance.request("eth_call", reads.call);
+        await instance.request("eth_getBalance", reads.balance);
         await instance.request("eth_blockNumber");
         check(BigInt(balance as string) === 10n, peer, `W5: token balance ${String(balance)} after the transfer, expected 10`);
       }
-      return { ms: performance.now() - start };
+      return elapsed();
     }),
 };
 
@@ -394,15 +415,18 @@ const w6warm: Workload = {
   opName: "provider",
   run: async (peer) => {
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     for (let i = 0; i < CREATIONS; i++) {
       collectGarbage();
-      const start = performance.now();
+      const elapsed = stopwatch();
       const instance = await peer.create();
       await instance.request("eth_blockNumber");
-      times.push(performance.now() - start);
+      const { ms, cpuMs } = elapsed();
+      times.push(ms);
+      cpuTimes.push(cpuMs);
       await instance.close();
     }
-    return { ms: median(times) };
+    return { ms: median(times), cpuMs: median(cpuTimes) };
   },
 };
 
@@ -416,12 +440,15 @@ const w6snapshot: Workload = {
     withContracts(peer, async (instance) => {
       if (instance.snapshot === undefined || instance.revert === undefined) return undefined;
       const times: number[] = [];
+      const cpuTimes: number[] = [];
       for (let i = 0; i < SNAPSHOT_PAIRS; i++) {
-        const start = performance.now();
+        const elapsed = stopwatch();
         await instance.revert(await instance.snapshot());
-        times.push(performance.now() - start);
+        const { ms, cpuMs } = elapsed();
+        times.push(ms);
+        cpuTimes.push(cpuMs);
       }
-      return { ms: median(times) };
+      return { ms: median(times), cpuMs: median(cpuTimes) };
     }),
 };
 
@@ -434,8 +461,7 @@ const w7: Workload = {
   ops: HARDHAT_ITERATIONS,
   opName: "test",
   run: async (peer) => {
-    const ms = await hardhatTestFile(peer.id, HARDHAT_ITERATIONS);
-    return ms === undefined ? undefined : { ms };
+    return hardhatTestFile(peer.id, HARDHAT_ITERATIONS);
   },
 };
 

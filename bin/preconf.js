@@ -15,6 +15,14 @@ if (tooOld && existsSync(node22)) {
   const child = spawn(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
   // Signals sent to this process (kill <pid>) are passed on; the child decides when to stop.
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  // Under npx, npm's SIGTERM ends the shell between npm and this process: this process is then
+  // re-parented, and its child must stop as if signalled (the child watches for the same thing
+  // itself, but its parent, this process, is still there).
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent) child.kill("SIGTERM");
+  }, 200);
+  watch.unref();
   child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
 } else if (!existsSync(compiled)) {
   // Only in a clone that was never built: the published package always ships dist/.

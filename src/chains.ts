@@ -9,9 +9,7 @@
  * fragment interval. A chain whose every fragment is a block (Base since Denim) has none: its
  * `blockTime` is the fragment interval and `latest` is as fresh as it gets.
  */
-import { defineChain, TransactionReceiptNotFoundError, WaitForTransactionReceiptTimeoutError } from "viem";
-import { getTransactionReceipt, waitForTransactionReceipt } from "viem/actions";
-
+import { viem, viemActions } from "./lazyViem.ts";
 import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
 
 import type { Chain, Client, TransactionReceipt, Transport, WaitForTransactionReceiptParameters } from "viem";
@@ -38,7 +36,8 @@ export function preconfChain({
   rpcUrl = "http://127.0.0.1:8545",
   name = "hardhat-preconf",
 }: PreconfChainParameters): PreconfChain {
-  return defineChain({
+  // viem loads on first use (lazyViem.ts): importing the package must not load it for a provider that never asks.
+  return viem().defineChain({
     id: Number(chainId),
     name,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
@@ -59,11 +58,17 @@ export function preconfChainOf(provider: PreconfProvider, rpcUrl?: string): Prec
  * One definition per profile (`preconfChains.dev`, `.base`, `["base-sepolia"]`, `["base-denim"]`, `.optimism`,
  * `.unichain`), with the profile's chain id and cadence as it runs today, for a node on the default URL.
  */
-export const preconfChains = Object.fromEntries(
-  PROFILE_NAMES.map((name) => {
-    const { chainId, fragmentIntervalMs, fragmentsPerBlock } = PROFILES[name];
-    return [name, preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, name: `hardhat-preconf (${name})` })];
-  }),
+export const preconfChains = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    PROFILE_NAMES.map((name) => {
+      let chain: PreconfChain | undefined;
+      const { chainId, fragmentIntervalMs, fragmentsPerBlock } = PROFILES[name];
+      // Made on first read, so that importing the package does not load viem.
+      const get = () => (chain ??= preconfChain({ chainId, fragmentIntervalMs, fragmentsPerBlock, name: `hardhat-preconf (${name})` }));
+      return [name, { enumerable: true, get }];
+    }),
+  ),
 ) as Readonly<Record<ProfileName, PreconfChain>>;
 
 /** Receipt polls per fragment (or block) interval. */
@@ -100,6 +105,7 @@ async function waitForPreconfirmedReceipt<chain extends Chain | undefined>(
   const chain = client.chain as { experimental_preconfirmationTime?: number; blockTime?: number } | undefined;
   const cadence = chain?.experimental_preconfirmationTime ?? chain?.blockTime;
   const { hash, confirmations = 1, onReplaced, timeout = 180_000 } = parameters;
+  const { getTransactionReceipt, waitForTransactionReceipt } = viemActions();
   if (cadence === undefined || confirmations > 1 || onReplaced !== undefined) return waitForTransactionReceipt(client, parameters);
   const pollingInterval = parameters.pollingInterval ?? Math.max(Math.floor(cadence / POLLS_PER_FRAGMENT), 1);
   const deadline = timeout > 0 ? Date.now() + timeout : Number.POSITIVE_INFINITY;
@@ -107,9 +113,9 @@ async function waitForPreconfirmedReceipt<chain extends Chain | undefined>(
     try {
       return await getTransactionReceipt(client, { hash });
     } catch (error) {
-      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+      if (!(error instanceof viem().TransactionReceiptNotFoundError)) throw error;
     }
-    if (Date.now() + pollingInterval > deadline) throw new WaitForTransactionReceiptTimeoutError({ hash });
+    if (Date.now() + pollingInterval > deadline) throw new (viem().WaitForTransactionReceiptTimeoutError)({ hash });
     await new Promise((resolve) => setTimeout(resolve, pollingInterval));
   }
 }

@@ -1,70 +1,118 @@
 /**
  * The `preconf` command. `preconf node` starts a pre-confirming dev chain and serves it over HTTP
- * and WebSocket: it prints the URL, the chain id and the dev accounts with their (publicly known)
- * keys, then one line per sealed block. SIGINT / SIGTERM stop it cleanly.
+ * and WebSocket (src/cli/node.ts); `preconf run-fixture` runs scenario fixtures. A bad command line
+ * or a bad value is one line on stderr saying what is wrong and how to fix it, and exit code 2
+ * (as anvil's, clap's convention); a failure while running (a port in use, a fork upstream that
+ * is down) is one line and exit code 1. Never a stack trace, except for a bug.
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
-import { USAGE, UsageError, parseNodeArgs } from "./cli/args.ts";
-import { runNode } from "./cli/node.ts";
-import { InvalidOptionsError } from "./index.ts";
-import { isRpcError } from "./rpc/errors.ts";
-import { runFixtureCommand } from "./scenario/cli.ts";
+import { parseNodeArgs, USAGE, UsageError } from "./cli/args.ts";
+import { nearest } from "./cli/flags.ts";
 
 import type { NodeCommand } from "./cli/args.ts";
 
 export { parseNodeArgs } from "./cli/args.ts";
 export type { NodeCommand } from "./cli/args.ts";
 
+/** Exit codes: 1 a failure while running, 2 a bad command line or value. */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
 /** This package's version: package.json sits one level above both src/ and dist/. */
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
+const COMMANDS = ["node", "run-fixture", "help", "version"];
+
+function usageError(message: string): number {
+  process.stderr.write(`preconf: ${message}\n`);
+  return EXIT_USAGE;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+  if (command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(USAGE);
-    return command === undefined ? 1 : 0;
+    return 0;
   }
-  if (command === "--version" || command === "-v" || command === "version") {
+  if (command === undefined) return usageError("which command? `preconf node` serves a chain; `preconf --help` lists everything");
+  if (command === "--version" || command === "-v" || command === "-V" || command === "version") {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  if (command === "run-fixture") return runFixtureCommand(rest);
+  if (command === "run-fixture") {
+    const { RUN_FIXTURE_USAGE, runFixtureCommand } = await import("./scenario/cli.ts");
+    if (rest.includes("--help") || rest.includes("-h")) {
+      process.stdout.write(RUN_FIXTURE_USAGE);
+      return 0;
+    }
+    return runFixtureCommand(rest);
+  }
   if (command !== "node") {
-    process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
-    return 1;
+    // anvil's flags given to `preconf` without `node`: point at the command.
+    if (command.startsWith("-")) return usageError(`${command} is an option of \`preconf node\`: run \`preconf node ${argv.join(" ")}\``);
+    const near = nearest(command, COMMANDS);
+    return usageError(`unknown command "${command}"${near === undefined ? "" : ` (did you mean ${near}?)`}; \`preconf --help\` lists the commands`);
   }
   let parsed: NodeCommand | "help";
   try {
     parsed = parseNodeArgs(rest);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
-      process.stderr.write(`${error.message}\n\n${USAGE}`);
-      return 1;
-    }
+    if (error instanceof UsageError) return usageError(error.message);
     throw error;
   }
   if (parsed === "help") {
     process.stdout.write(USAGE);
     return 0;
   }
+  // Loaded only now: a command line refused above never loads the chain (a second or more on a busy machine).
+  const { settleCommand } = await import("./cli/settle.ts");
   try {
-    return await runNode(parsed);
+    settleCommand(parsed);
   } catch (error) {
-    // A fork upstream that is down or refuses the fork block (-32603): its message says which and why.
-    if (error instanceof InvalidOptionsError || isRpcError(error)) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    if (error instanceof Error && "code" in error && error.code === "EADDRINUSE") {
-      process.stderr.write(`Port ${parsed.port} on ${parsed.host} is already in use.\n`);
-      return 1;
-    }
+    if (error instanceof UsageError) return usageError(error.message);
     throw error;
   }
+  try {
+    const { runNode } = await import("./cli/node.ts");
+    return await runNode(parsed, packageVersion());
+  } catch (error) {
+    return runFailure(error, parsed);
+  }
+}
+
+/** One line for what stopped `preconf node` from serving; exit 2 when a value given is to blame. */
+async function runFailure(error: unknown, command: NodeCommand): Promise<number> {
+  const [{ InvalidOptionsError }, { asUsageError }, { isRpcError }] = await Promise.all([
+    import("./options.ts"),
+    import("./cli/settle.ts"),
+    import("./rpc/errors.ts"),
+  ]);
+  if (error instanceof InvalidOptionsError) return usageError(asUsageError(error, command).message);
+  // A fork upstream that is down or refuses the fork block (-32603): its message says which and why.
+  if (isRpcError(error)) {
+    process.stderr.write(`preconf: ${error.message}\n`);
+    return EXIT_FAILURE;
+  }
+  const code = error instanceof Error && "code" in error ? String(error.code) : undefined;
+  const where = `${command.host}:${command.port}`;
+  if (code === "EADDRINUSE") {
+    process.stderr.write(
+      `preconf: port ${command.port} on ${command.host} is already in use: stop what serves it, or choose another with --port (0 picks a free one)\n`,
+    );
+    return EXIT_FAILURE;
+  }
+  if (code === "EADDRNOTAVAIL")
+    return usageError(
+      `--host "${command.host}": no interface of this machine has that address (cannot listen on ${where}); use 127.0.0.1, 0.0.0.0 or one of its addresses`,
+    );
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return usageError(`--host "${command.host}": the name does not resolve to an address of this machine`);
+  if (code === "EACCES")
+    return usageError(`--port ${command.port}: not allowed to listen on ${where} (ports below 1024 need privileges); choose another with --port`);
+  throw error;
 }
 
 // Run when executed directly (`node dist/cli.js node`, `npm start`); bin/preconf.js imports `main` instead.
@@ -73,7 +121,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
+      process.exit(EXIT_FAILURE);
     },
   );
 }

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 
 import type * as Viem from "viem";
 import type * as ViemAccounts from "viem/accounts";
+import type * as ViemActions from "viem/actions";
 import type * as ViemSiwe from "viem/siwe";
 
 const require = createRequire(import.meta.url);
@@ -30,4 +31,12 @@ let loadedSiwe: typeof ViemSiwe | undefined;
 export function viemSiwe(): typeof ViemSiwe {
   loadedSiwe ??= require("viem/siwe") as typeof ViemSiwe;
   return loadedSiwe;
+}
+
+let loadedActions: typeof ViemActions | undefined;
+
+/** `viem/actions`, loaded on first use (the package's viem client actions, chains.ts). */
+export function viemActions(): typeof ViemActions {
+  loadedActions ??= require("viem/actions") as typeof ViemActions;
+  return loadedActions;
 }

@@ -12,6 +12,8 @@ import { forkIndexOf, hardforkNames, paramsAtFork, PROFILE_NAMES, PROFILES, prof
 import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
 import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
+import { TX_ORDERS } from "./node/fragmentRunner.ts";
+import { MAX_TIMESTAMP } from "./node/time.ts";
 import { stateDumpSchema } from "./node/stateDump.ts";
 import { TRACE_FORMATS } from "./node/structLogger.ts";
 import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
@@ -23,6 +25,7 @@ import type { SupportedHardfork } from "./node/genesis.ts";
 import type { ForkActivation } from "./node/forkSchedule.ts";
 import type { ProfileName } from "./node/profiles.ts";
 import type { MiningMode } from "./node/sequencer.ts";
+import type { TxOrder } from "./node/fragmentRunner.ts";
 import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
 import type { TraceFormat } from "./node/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
@@ -73,7 +76,21 @@ export interface PreconfProviderOptions {
   clock?: FakeClock;
   fragmentIntervalMs?: number;
   fragmentsPerBlock?: number;
-  mining?: MiningMode;
+  /**
+   * How blocks are made: `interval` (a fragment every `fragmentIntervalMs`, a block every
+   * `fragmentsPerBlock` fragments), `manual` (only when asked), `auto` (Hardhat's automine: each tx
+   * gets a fragment and a block of its own, at once; `evm_setAutomine`).
+   */
+  mining?: MiningMode | "auto";
+  /** The order of a fragment's txs: `fees` (highest effective tip first, ties by arrival; default) or `fifo` (arrival), each sender's nonces in order (anvil's `--order`). */
+  txOrder?: TxOrder;
+  /**
+   * The genesis block's timestamp, in seconds; later blocks go on from it as the clock moves (an
+   * offset, as anvil's `--timestamp`). The clock's time when absent.
+   */
+  genesisTimestamp?: number | bigint;
+  /** Every sender is impersonated: `eth_sendTransaction` from any address is sent without its key (anvil's `--auto-impersonate`, `anvil_autoImpersonateAccount`). */
+  autoImpersonate?: boolean;
   /**
    * Whether the genesis holds the OP Stack's preinstalls (Multicall3, CreateX, Permit2, Safe,
    * EntryPoint…; docs/profiles.md "Genesis code"): the profile's when absent (true on OP-stack
@@ -114,6 +131,14 @@ export interface PreconfProviderOptions {
     headers?: Record<string, string>;
     /** Keep the upstream's answers on disk here: a second run asks the upstream nothing. */
     cacheDir?: string;
+    /** The upstream's chain id: not asked when given (anvil's `--fork-chain-id`; with `cacheDir`, an offline start). */
+    chainId?: number | bigint;
+    /** Retries of a failed upstream request (3). */
+    retries?: number;
+    /** First wait before a retry, in ms, doubled each time (200). */
+    retryBackoffMs?: number;
+    /** Time limit of one upstream request, in ms (30,000). */
+    timeoutMs?: number;
   };
   /** What the simulated wallet answers every prompt with until a test scripts it ("approve"). */
   walletPolicy?: "approve" | "reject" | "unsupported";
@@ -194,7 +219,10 @@ export interface ResolvedOptions {
   fragmentsPerBlock: number;
   /** The `fragmentsPerBlock` option, when given: it holds whatever the fork. */
   fixedFragmentsPerBlock: number | undefined;
-  mining: MiningMode;
+  mining: MiningMode | "auto";
+  txOrder: TxOrder;
+  genesisTimestamp: bigint | undefined;
+  autoImpersonate: boolean;
   coinbase: Hex;
   preinstalls: boolean;
   minPriorityFeePerGas: bigint;
@@ -280,7 +308,14 @@ const optionsSchema = z
       .optional(),
     fragmentIntervalMs: positiveInt.optional(),
     fragmentsPerBlock: positiveInt.optional(),
-    mining: z.enum(["interval", "manual"]).default("interval"),
+    mining: z.enum(["interval", "manual", "auto"]).default("interval"),
+    txOrder: z.enum(TX_ORDERS).default("fees"),
+    genesisTimestamp: z
+      .union([z.bigint(), z.number().int().safe()])
+      .transform(BigInt)
+      .refine((time) => time >= 0n && time <= MAX_TIMESTAMP, `must be a time in seconds from 0 to ${MAX_TIMESTAMP}`)
+      .optional(),
+    autoImpersonate: z.boolean().default(false),
     coinbase: z
       .string()
       .regex(ADDRESS_PATTERN, "must be an address")
@@ -300,6 +335,14 @@ const optionsSchema = z
         blockNumber: wei.optional(),
         headers: z.record(z.string()).optional(),
         cacheDir: z.string().min(1).optional(),
+        chainId: z
+          .union([z.bigint(), z.number().int()])
+          .transform(BigInt)
+          .refine((id) => id > 0n && id <= 0xfffffffffffecn, "must be between 1 and 0xfffffffffffec")
+          .optional(),
+        retries: z.number().int().nonnegative().max(100).optional(),
+        retryBackoffMs: z.number().int().nonnegative().safe().optional(),
+        timeoutMs: z.number().int().positive().safe().optional(),
       })
       .strict()
       .optional(),
@@ -324,7 +367,13 @@ const optionsSchema = z
   .strict();
 
 export class InvalidOptionsError extends Error {
-  constructor(field: string, reason: string) {
+  constructor(
+    /** The option's path (`accounts.count`), or the CLI flag that named a file. */
+    readonly field: string,
+    readonly reason: string,
+    /** The values the option takes, when it takes one of a few (the CLI suggests the nearest). */
+    readonly choices?: readonly string[],
+  ) {
     super(`Invalid hardhat-preconf option ${field}: ${reason}`);
     this.name = "InvalidOptionsError";
   }
@@ -338,7 +387,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InvalidOptionsError(issue.path.join(".") || "(root)", issue.message);
+    throw new InvalidOptionsError(issue.path.join(".") || "(root)", issue.message, issue.code === "invalid_enum_value" ? issue.options.map(String) : undefined);
   }
   const value = parsed.data;
   if (value.fork !== undefined && upstreamChainId !== undefined) value.profile = forkProfile(options.profile, upstreamChainId);
@@ -357,6 +406,10 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
       "profile",
       `the ${value.profile} profile builds its own genesis (with the OP-stack predeploys): leave out genesis, chain and state`,
     );
+  }
+  if (value.genesisTimestamp !== undefined) {
+    const other = (["state", "genesis", "chain", "fork"] as const).find((name) => value[name] !== undefined);
+    if (other !== undefined) throw new InvalidOptionsError("genesisTimestamp", `the ${other} brings its own genesis block: leave out genesisTimestamp`);
   }
   if (value.fork !== undefined) {
     const other = (["genesis", "chain"] as const).find((name) => value[name] !== undefined) ?? (options.chainId !== undefined ? "chainId" : undefined);
@@ -401,6 +454,7 @@ export function resolveOptions(options: PreconfProviderOptions = {}, upstreamCha
     fixedFragmentsPerBlock: value.fragmentsPerBlock,
     // On OP-stack chains the block's fee recipient is the SequencerFeeVault (op-geth).
     coinbase: value.coinbase ?? (profile.op === undefined ? (`0x${"00".repeat(20)}` as Hex) : SEQUENCER_FEE_VAULT),
+    genesisTimestamp: value.genesisTimestamp,
     preinstalls: value.preinstalls ?? profile.op !== undefined,
     genesis: value.genesis,
     chain: value.chain,
@@ -423,7 +477,7 @@ function resolveForks(
   const profile = PROFILES[profileName];
   const names = hardforkNames(profileName);
   if (hardfork !== undefined && forkIndexOf(profile, hardfork) === -1) {
-    throw new InvalidOptionsError("hardfork", `the ${profile.name} profile has no fork "${hardfork}" (one of ${names.join(", ")})`);
+    throw new InvalidOptionsError("hardfork", `the ${profile.name} profile has no fork "${hardfork}" (one of ${names.join(", ")})`, names);
   }
   const forkSchedule = new Map<number, ForkActivation>();
   for (const [name, activation] of Object.entries(schedule ?? {})) {

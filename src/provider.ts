@@ -18,6 +18,7 @@ import { paramsAtFork, PROFILES } from "./node/profiles.ts";
 import { MAX_TIMESTAMP } from "./node/time.ts";
 import { ChainImportError } from "./node/importChain.ts";
 import { Sequencer } from "./node/sequencer.ts";
+import { nowSeconds } from "./node/nextBlock.ts";
 import { StateDumpError } from "./node/stateDump.ts";
 import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
@@ -279,7 +280,17 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   }
   const profile = PROFILES[resolved.profile];
   const schedule = new ForkSchedule(profile.ladder, resolved.forkIndex, resolved.forkSchedule);
-  const genesisTime = BigInt(Math.floor(resolved.clock.now() / 1000));
+  const genesisTime = resolved.genesisTimestamp ?? nowSeconds(resolved.clock);
+  // A fork due at or before the genesis would be the genesis' own fork, skipping what its first block does (Denim's scaling).
+  for (const [index, { timestamp }] of resolved.forkSchedule) {
+    const name = profile.ladder[index]!.name;
+    if (timestamp !== undefined && timestamp <= genesisTime) {
+      throw new InvalidOptionsError(
+        `forkSchedule.${name}`,
+        `timestamp ${timestamp} is not after the genesis (${genesisTime}): start the chain at ${name} with hardfork instead`,
+      );
+    }
+  }
   const params = paramsAtFork(profile, resolved.forkIndex);
   const feeParams: FeeParams | undefined =
     profile.op === undefined || params.eip1559 === undefined ? undefined : { ...params.eip1559, minBaseFee: params.minBaseFee };
@@ -331,6 +342,9 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
+    txOrder: resolved.txOrder,
+    // Later blocks go on from a given genesis time as the clock moves, as anvil's --timestamp.
+    initialTimeOffset: resolved.genesisTimestamp === undefined ? undefined : resolved.genesisTimestamp - nowSeconds(resolved.clock),
     codeSizeLimit: resolved.allowUnlimitedContractSize ? "unlimited" : resolved.codeSizeLimit,
     chainRlp: resolved.chain,
     state: resolved.state,
@@ -351,6 +365,9 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
   // Flashblocks as the profile's chain serves them (docs/flashblocks.md); the forks decide when they retire.
   chain.baseRpc = profile.pendingRules === "base";
   chain.fragmentGasSchedule = schedule.genesis.rules.fragmentGasSchedule || schedule.upcoming.some(({ fork }) => fork.rules.fragmentGasSchedule);
-  const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining);
+  chain.autoImpersonate = resolved.autoImpersonate;
+  // Automine replaces the timer: a fragment and a block per tx, nothing in between.
+  const sequencer = new Sequencer(chain, resolved.clock, resolved.fragmentIntervalMs, resolved.mining === "auto" ? "manual" : resolved.mining);
+  if (resolved.mining === "auto") chain.setAutomine(true);
   return new PreconfProvider(chain, sequencer, resolved);
 }

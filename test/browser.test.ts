@@ -7,11 +7,15 @@
 import { execFileSync } from "node:child_process";
 
 import { expect } from "chai";
+import { zeroHash } from "viem";
 
+import { batchHooksInChromium } from "../examples/browser/batch-hooks-in-chromium.ts";
 import { batchInChromium } from "../examples/browser/batch-in-chromium.ts";
 import { dappInChromium } from "../examples/browser/dapp-in-chromium.ts";
 import { WALLET_DELEGATE_ADDRESS } from "../src/node/walletDelegate.ts";
 import { walletScript } from "../src/index.ts";
+
+import type { HooksResult } from "../examples/browser/batch-hooks-in-chromium.ts";
 
 describe("walletScript in a real Chromium (docs/browser.md)", function () {
   // Installing Chromium (first run only) and starting it are slow on a busy machine.
@@ -69,6 +73,61 @@ describe("walletScript in a real Chromium (docs/browser.md)", function () {
       ["wallet_sendCalls", "approve"],
       ["wallet_upgradeAccount", "approve"],
     ]);
+  });
+
+  describe("the React example: wagmi's hooks (useConnect, useCapabilities, useSendCalls, useWaitForCallsStatus), one page per profile", () => {
+    let results: HooksResult[];
+    before(async () => {
+      results = await batchHooksInChromium(chromium, ["dev", "optimism"]);
+    });
+
+    for (const [index, profile, chainId] of [
+      [0, "dev", 31337],
+      [1, "optimism", 10],
+    ] as const) {
+      it(`on ${profile}: a declined upgrade (5750), a rejected batch (4001), approve + deposit in one type-4 transaction through the delegate (200), a reverted batch (500)`, () => {
+        const result = results[index]!;
+        expect(result).to.include({ profile, chainId });
+        const delegation = `0xef0100${WALLET_DELEGATE_ADDRESS.slice(2)}`;
+        // MetaMask answers "ready" for a plain account on a chain with EIP-7702 (eip-5792-middleware hooks/getCapabilities.ts).
+        expect(result.capabilitiesBefore).to.deep.equal({ [chainId]: { atomic: { status: "ready" } } });
+        // useSendCalls' error is viem's; the wallet's code and message are in its cause.
+        // 5750: MetaMask's text for a declined upgrade (metamask-extension ui/pages/confirmations/hooks/useSmartAccountActions.ts, handleRejectUpgrade).
+        expect(result.declinedUpgrade).to.deep.equal({ error: { name: "TransactionExecutionError", code: 5750, message: "User rejected account upgrade" } });
+        // 4001: EIP-1193's "User Rejected Request", the batch's prompt declined after the upgrade was approved.
+        expect(result.rejected).to.deep.equal({ error: { name: "TransactionExecutionError", code: 4001, message: "User rejected the request" } });
+
+        // useWaitForCallsStatus stops at 200 (EIP-5792: "Batch included onchain without reverts"), here pre-confirmed:
+        // the receipt's block hash is zero until its block seals (docs/wallet.md).
+        if (!("receipts" in result.deposited)) expect.fail(`the batch failed: ${JSON.stringify(result.deposited)}`);
+        expect(result.deposited).to.deep.include({ status: "success", statusCode: 200 });
+        expect(result.deposited.receipts).to.have.length(1);
+        expect(result.deposited.receipts[0]).to.deep.include({ blockHash: zeroHash, status: "success" });
+        expect(result.depositTransaction).to.deep.include({ type: "0x4", to: result.account.toLowerCase() });
+        expect(result.depositTransaction.authorizationList!.map((authorization) => authorization.address)).to.deep.equal([WALLET_DELEGATE_ADDRESS]);
+        expect(result.code).to.equal(delegation);
+        // The hook refetched the capabilities after the batch: the account is upgraded.
+        expect(result.capabilitiesAfter).to.deep.equal({ [chainId]: { atomic: { status: "supported" } } });
+
+        // 500: EIP-5792's "Batch reverted completely"; MetaMask's getStatusCode (eip-5792-middleware hooks/getCallsStatus.ts).
+        if (!("receipts" in result.reverted)) expect.fail(`the batch was not sent: ${JSON.stringify(result.reverted)}`);
+        expect(result.reverted).to.deep.include({ status: "failure", statusCode: 500 });
+        expect(result.reverted.receipts.map((receipt) => receipt.status)).to.deep.equal(["reverted"]);
+        expect(result.revertedReceipt).to.deep.include({ status: "0x0", to: result.account.toLowerCase() });
+        // Only the approved batch deposited: the reverted one's approve was undone with its spend.
+        expect(result.deposits).to.equal(5n);
+        expect(result.prompts).to.deep.equal([
+          ["wallet_requestPermissions", "approve"],
+          ["wallet_sendCalls", null],
+          ["wallet_upgradeAccount", "reject"],
+          ["wallet_sendCalls", "reject"],
+          ["wallet_upgradeAccount", "approve"],
+          ["wallet_sendCalls", "approve"],
+          ["wallet_upgradeAccount", "approve"],
+          ["wallet_sendCalls", "approve"],
+        ]);
+      });
+    }
   });
 
   it("walletScript refuses a missing or non-WebSocket URL; http:// is read as ws://", () => {

@@ -13,6 +13,12 @@ import type { PreconfProvider } from "../src/index.ts";
 
 /** Init code `JUMPDEST PUSH0 JUMP`: loops until its gas runs out. */
 const LOOP = "0x5b5f56";
+/**
+ * A chain where a call's gas is not bounded by EIP-7825 (Prague), the RPC gas cap (0: none) or a
+ * 30M block: LOOP then runs for hours, not for the second or so the interpreter needs for 16M gas,
+ * so the time budget, not the gas, ends it whatever the machine's speed.
+ */
+const UNBOUNDED_GAS = { hardfork: "prague", blockGasLimit: 10n ** 12n, rpcGasCap: 0 } as const;
 /** Init code `GAS PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`: answers the gas left. */
 const GAS_LEFT = "0x5a5f5260205ff3";
 const MAX_UINT64 = "0xffffffffffffffff";
@@ -35,7 +41,7 @@ describe("dry-run budgets", () => {
   });
 
   it("a looping eth_call with gas 2^64 - 1 answers geth's timeout error", async () => {
-    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 300 }));
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 300, ...UNBOUNDED_GAS }));
     expect(await rpcError(provider, "eth_call", [{ data: LOOP, gas: MAX_UINT64 }])).to.deep.equal({
       code: -32000,
       message: "execution aborted (timeout = 300ms)",
@@ -48,7 +54,7 @@ describe("dry-run budgets", () => {
   });
 
   it("while a looping call runs, other requests and fragments are answered first", async () => {
-    ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 1_000 }));
+    ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 1_000, ...UNBOUNDED_GAS }));
     const order: string[] = [];
     const looping = provider.request({ method: "eth_call", params: [{ data: LOOP, gas: MAX_UINT64 }] }).catch(() => order.push("loop"));
     // Let the call start executing before the others are sent.
@@ -63,7 +69,7 @@ describe("dry-run budgets", () => {
 
   for (const method of ["eth_call", "eth_estimateGas"] as const) {
     it(`a looping ${method} on the pending state holds no fragment: those due meanwhile seal on schedule, and the call still answers its timeout`, async () => {
-      ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 2_000 }));
+      ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 2_000, ...UNBOUNDED_GAS }));
       // Pre-confirmed state that the call must see: a tx in the open block's first fragment.
       await send(provider, await signTx(provider, 0, { nonce: 0 }));
       await provider.preconf.advance();
@@ -89,7 +95,7 @@ describe("dry-run budgets", () => {
 
   for (const tag of ["latest", "pending"] as const) {
     it(`a looping call on ${tag} does not hold up another client's calls on the same block: they answer first`, async () => {
-      ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 2_000 }));
+      ({ provider } = await createTestChain({ mining: "manual", rpcEvmTimeoutMs: 2_000, ...UNBOUNDED_GAS }));
       await send(provider, await signTx(provider, 0, { nonce: 0 }));
       await provider.preconf.fragment();
       const order: string[] = [];
@@ -221,7 +227,7 @@ describe("budget flags of `preconf node`", () => {
     ]);
     if (parsed === "help") throw new Error("expected a command");
     expect(parsed.provider).to.deep.include({
-      rpcGasCap: 1_000_000,
+      rpcGasCap: 1_000_000n,
       rpcEvmTimeoutMs: 250,
       maxFilters: 5,
       poolSlots: 100,

@@ -242,7 +242,7 @@ describe("chain", () => {
     for (const [options, field] of [
       [{ fragmentIntervalMs: 0 }, "fragmentIntervalMs"],
       [{ chainId: 0 }, "chainId"],
-      [{ mining: "auto" }, "mining"],
+      [{ mining: "sometimes" }, "mining"],
       [{ accounts: [{ privateKey: "0x12", balance: 1 }] }, "accounts.0.privateKey"],
       [{ unknown: true }, "(root)"],
     ] as const) {

@@ -103,6 +103,18 @@ describe("base (Denim): 200 ms blocks with a millisecond part", () => {
     expect(await request("eth_getBalance", [RECIPIENT, "pending"])).to.equal("0x5");
   });
 
+  it("under automine a block takes the clock's time when its tx arrives, however long the chain sat idle", async () => {
+    await provider.close();
+    const chain = await createTestChain({ profile: "base", mining: "auto" });
+    provider = chain.provider;
+    await send(provider, await transfer(0));
+    chain.clock.tick(10_000);
+    await send(provider, await transfer(1));
+    const latest = await block("latest");
+    expect(latest.number).to.equal("0x2");
+    expect(BigInt(latest.timestamp)).to.equal(START_SECOND + 10n);
+  });
+
   it("eth_sendRawTransactionSync answers the sealed block's receipt", async () => {
     const raw = await transfer(0);
     const answer = request("eth_sendRawTransactionSync", [raw]);

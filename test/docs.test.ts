@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 
 import { expect } from "chai";
 
+import { CLI_DOC, renderCliDoc } from "../scripts/cli-doc.ts";
 import { METHODS_DOC, renderMethodsDoc } from "../scripts/methods-doc.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -58,6 +59,10 @@ describe("documentation", () => {
 
   it("docs/methods.md is the method table as it is (npm run docs:methods)", () => {
     expect(readFileSync(METHODS_DOC, "utf8"), "docs/methods.md is out of date: run `npm run docs:methods`").to.equal(renderMethodsDoc());
+  });
+
+  it("docs/cli.md lists every flag of the table of settings as it is (npm run docs:cli)", () => {
+    expect(readFileSync(CLI_DOC, "utf8"), "docs/cli.md is out of date: run `npm run docs:cli`").to.equal(renderCliDoc());
   });
 
   it("the README is an entry page of at most 12 KB", () => {

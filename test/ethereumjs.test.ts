@@ -10,7 +10,7 @@ import { createBlockchain } from "@ethereumjs/blockchain";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createTx, paramsTx } from "@ethereumjs/tx";
+import { createTx, createTxFromRLP, paramsTx } from "@ethereumjs/tx";
 import { Account, bytesToUnprefixedHex, createAddressFromString, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
 import { createVM, runTx } from "@ethereumjs/vm";
 import { expect } from "chai";
@@ -23,6 +23,7 @@ import { hashUnsigned } from "../src/node/ethereumjs/unsignedTx.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
+import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/time.ts";
@@ -357,6 +358,31 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(at(copy, 4n)).to.equal("prague");
       expect(at(copy, 5n)).to.equal("osaka");
       expect(() => activateHardforkAtBlock(common, "bpo1", 9n)).to.throw("the genesis schedules no bpo1 fork to move to block 9");
+    });
+  });
+
+  describe("signing with a prepared key (preparedSigner.ts)", () => {
+    it("a tx signed with a prepared key reads its sender from tx.cache.senderPubKey, never from ecrecover, and the signature recovers to it", () => {
+      const key = preparedKey("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+      const sender = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+      // A Common whose ecrecover fails: the prepared sender must not need it.
+      const noRecovery = new Common({
+        chain: Mainnet,
+        hardfork: "prague",
+        customCrypto: {
+          ecrecover: () => {
+            throw new Error("ecrecover called");
+          },
+        },
+      });
+      const fields = { type: 2, nonce: 3n, to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n } as const;
+      const signed = signWithPreparedKey(createTx(fields, { common: noRecovery }), key);
+      expect(signed.getSenderAddress().toString()).to.equal(sender);
+      expect(preparedKey("0xAC0974BEC39A17E36BA4A6B4D238FF944BACB478CBED5EFCAE784D7BF4F2FF80")).to.equal(key);
+      // Its bytes, decoded on their own, recover the same sender.
+      expect(createTxFromRLP(signed.serialize(), { common: mainnet() }).getSenderAddress().toString()).to.equal(sender);
+      // Without the prepared key the same tx's sender is recovered (the cache is the patch's only lever).
+      expect(() => createTx(fields, { common: noRecovery }).sign(key.secret).getSenderAddress()).to.throw();
     });
   });
 });

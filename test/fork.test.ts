@@ -451,13 +451,68 @@ describe("fork", function () {
   });
 
   describe("configuration", () => {
-    it("--fork-url, --fork-block-number and --fork-cache-dir become the fork option", () => {
+    it("--fork-url, --fork-block-number, --fork-cache-dir, --fork-header, --fork-chain-id, --retries and --timeout become the fork option", () => {
       const command = parseNodeArgs(["--fork-url", "https://base.example/v2/key", "--fork-block-number", "123", "--fork-cache-dir", "/tmp/c"]);
       expect(command !== "help" && command.provider.fork).to.deep.equal({ url: "https://base.example/v2/key", blockNumber: 123n, cacheDir: "/tmp/c" });
-      expect(() => parseNodeArgs(["--fork-block-number", "1"])).to.throw("--fork-block-number and --fork-cache-dir need --fork-url");
-      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw(
-        '--fork-block-number must be a block number, got "latest"',
+      // anvil's spellings: url@block, -f, repeated headers.
+      const anvil = parseNodeArgs([
+        "-f",
+        "https://base.example@77",
+        "--fork-header",
+        "X-Api-Key: k",
+        "--fork-header",
+        "Authorization: Bearer t",
+        "--fork-chain-id",
+        "8453",
+        "--retries",
+        "0",
+        "--timeout",
+        "900",
+        "--fork-retry-backoff",
+        "10",
+      ]);
+      expect(anvil !== "help" && anvil.provider.fork).to.deep.equal({
+        url: "https://base.example",
+        blockNumber: 77n,
+        headers: { "X-Api-Key": "k", Authorization: "Bearer t" },
+        chainId: 8453n,
+        retries: 0,
+        timeoutMs: 900,
+        retryBackoffMs: 10,
+      });
+      expect(() => parseNodeArgs(["--fork-block-number", "1", "--fork-cache-dir", "/tmp/c"])).to.throw(
+        "--fork-block-number or --fork-cache-dir need --fork-url",
       );
+      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-block-number", "latest"])).to.throw(
+        '--fork-block-number must be a non-negative integer (decimal or 0x hex), got "latest"',
+      );
+      expect(() => parseNodeArgs(["--fork-url", "http://x", "--fork-header", "no colon"])).to.throw('--fork-header must be "Name: value", got "no colon"');
+    });
+
+    it("a fork's chain id given (--fork-chain-id) is not asked of the upstream", async () => {
+      const asked: string[] = [];
+      const proxy = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString()) as { method: string } | { method: string }[];
+          for (const call of Array.isArray(body) ? body : [body]) asked.push(call.method);
+          void fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (answer) =>
+            res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
+          );
+        });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      try {
+        const { provider: forked } = await createTestChain({ fork: { url, blockNumber: 2n, chainId: CHAIN_ID }, mining: "manual" });
+        expect(await forked.request({ method: "eth_chainId" })).to.equal(`0x${CHAIN_ID.toString(16)}`);
+        await forked.close();
+        expect(asked).to.include("eth_getBlockByNumber");
+        expect(asked).to.not.include("eth_chainId");
+      } finally {
+        proxy.close();
+      }
     });
 
     it("Hardhat's `forking` block becomes the fork option (the chain id is then the upstream's)", () => {
@@ -513,14 +568,14 @@ describe("fork", function () {
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", () => {
-          // After the banner's chain line, which follows the URL.
-          const match = /listening on (http:\/\/\S+)[\s\S]*Chain id/.exec(output);
+          // The banner's last line.
+          const match = /listening on (http:\/\/\S+)/.exec(output);
           if (match !== null) resolve(match[1]!);
         });
         void exited.then(() => reject(new Error(`exited early:\n${output}`)));
       });
-      expect(output).to.include(`Forking ${server.url} at block 2 (${atFork.hash2})`);
-      expect(output).to.include(`Chain id ${CHAIN_ID}`);
+      expect(output).to.include(`\nFork:              ${server.url} at block 2 (${atFork.hash2})\n`);
+      expect(output).to.include(`\nChain ID:          ${CHAIN_ID}\n`);
       const call = async (method: string, params: unknown[]) => {
         const response = await fetch(url, {
           method: "POST",
@@ -542,12 +597,27 @@ describe("fork", function () {
     }
     const down = spawn(
       process.execPath,
-      ["--import", "tsx", "src/cli.ts", "node", "--port", "0", "--fork-url", "http://127.0.0.1:1", "--fork-block-number", "1"],
+      [
+        "--import",
+        "tsx",
+        "src/cli.ts",
+        "node",
+        "--port",
+        "0",
+        "--fork-url",
+        "http://127.0.0.1:1",
+        "--fork-block-number",
+        "1",
+        "--retries",
+        "1",
+        "--fork-retry-backoff",
+        "1",
+      ],
       { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";
     down.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await new Promise((resolve) => down.once("exit", resolve))).to.equal(1);
-    expect(stderr).to.match(/^fork upstream http:\/\/127\.0\.0\.1:1 is unreachable \(.+\) after 4 attempts\n$/);
+    expect(stderr).to.match(/^preconf: fork upstream http:\/\/127\.0\.0\.1:1 is unreachable \(.+\) after 2 attempts\n$/);
   });
 });

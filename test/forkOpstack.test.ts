@@ -176,14 +176,12 @@ describe("fork of an OP-stack chain", function () {
       return true;
     }) as typeof process.stderr.write;
     try {
-      expect(await main(["node", "--port", "0", "--fork-url", server.url, "--dump-state", join(dir, "state.json")])).to.equal(1);
+      expect(await main(["node", "--port", "0", "--fork-url", server.url, "--dump-state", join(dir, "state.json")])).to.equal(2);
     } finally {
       process.stderr.write = write;
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(stderr).to.equal(
-      "Invalid hardhat-preconf option --dump-state: not supported on the base profile: OP-stack blocks hold deposit txs that a dump cannot load back\n",
-    );
+    expect(stderr).to.equal("preconf: --dump-state: not supported on the base profile: OP-stack blocks hold deposit txs that a dump cannot load back\n");
   });
 
   it("a reset to another block of the fork goes on with the L1 fees of that block", async () => {

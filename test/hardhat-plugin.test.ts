@@ -8,6 +8,7 @@ import type { PreconfNetworkUserConfig } from "../src/hardhat/index.ts";
 // Loaded with import(), not statically: mocha loads test files through require when it can, and
 // Hardhat's modules loaded that way are a second copy whose builtin plugins clash with the first.
 const { createHardhatRuntimeEnvironment } = await import("hardhat/hre");
+const ROOT = new URL("..", import.meta.url).pathname;
 const { default: hardhatPreconf } = await import("../src/hardhat/index.ts");
 const { default: hardhatViem } = await import("@nomicfoundation/hardhat-viem");
 const { default: hardhatNetworkHelpers } = await import("@nomicfoundation/hardhat-network-helpers");
@@ -154,9 +155,33 @@ describe("Hardhat plugin", () => {
     }
   });
 
-  it("declares the `preconf node` task", async () => {
+  it("declares the `preconf node` task with every setting of `preconf node` (src/cli/flags.ts), under Hardhat's camelCase names", async () => {
     const hre = await createHardhatRuntimeEnvironment(configWith([hardhatPreconf]));
     const task = hre.tasks.getTask(["preconf", "node"]);
-    expect(task.options.get("port")?.defaultValue).to.equal(8545);
+    const { TASK_FLAGS, taskOptionName } = await import("../src/cli/flags.ts");
+    expect([...task.options.keys()].sort()).to.deep.equal(TASK_FLAGS.map(taskOptionName).sort());
+    for (const name of ["host", "port", "cors", "blockTime", "gasLimit", "state", "stateInterval", "forkUrl", "quiet", "json", "printConfig"])
+      expect(task.options.has(name), name).to.equal(true);
+    // Hardhat's own global options keep their names: -v/--verbosity, --network, --init.
+    for (const name of ["verbose", "network", "genesis"]) expect(task.options.has(name), name).to.equal(false);
+  });
+
+  it("`hardhat preconf node` takes the same settings as `preconf node`, over the network's preconf block", async function () {
+    this.timeout(120_000);
+    const { execFile } = await import("node:child_process");
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, ["node_modules/hardhat/dist/src/cli.js", "preconf", "node", ...args], { cwd: ROOT }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+        ),
+      );
+    const printed = await run(["--network", "preconf", "--print-config", "--gas-limit", "40000000", "--block-time", "1", "--order", "fifo"]);
+    expect(printed.stderr).to.equal("");
+    const config = JSON.parse(printed.stdout) as { chain: Record<string, unknown>; mining: Record<string, unknown> };
+    expect(config.chain).to.include({ blockGasLimit: "40000000", chainId: "31337" });
+    expect(config.mining).to.include({ fragmentIntervalMs: 100, fragmentsPerBlock: 10, order: "fifo" });
+    const refused = await run(["--network", "preconf", "--port", "99999"]);
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.include('--port must be an integer from 0 to 65535, got "99999"');
   });
 });

@@ -8,6 +8,10 @@ import { encodeDeployData, encodeFunctionData, parseEther } from "viem";
 
 import { createRequire } from "node:module";
 
+import { Common, Mainnet } from "@ethereumjs/common";
+import { createEVM } from "@ethereumjs/evm";
+import { hexToBytes } from "@ethereumjs/util";
+
 import { installJumpAnalysisCache, interpreterModules, jumpAnalysisStats } from "../src/node/ethereumjs/jumpAnalysis.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
@@ -55,5 +59,21 @@ describe("jump-destination analysis cache (@ethereumjs/evm 10.1.3 internals)", (
     } finally {
       await provider.close();
     }
+  });
+
+  it("analyses the same code once per EVM when it comes in another array (the same contract deployed again)", async () => {
+    await installJumpAnalysisCache();
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: "prague" }) });
+    const runtime = hexToBytes(Token.deployedBytecode);
+    const first = jumpAnalysisStats.computed;
+    await evm.runCode({ code: runtime.slice(), gasLimit: 100_000n });
+    expect(jumpAnalysisStats.computed - first).to.equal(1);
+    // Other arrays of the same bytes: found by their hash.
+    await evm.runCode({ code: runtime.slice(), gasLimit: 100_000n });
+    await evm.runCode({ code: Uint8Array.from(runtime), gasLimit: 100_000n });
+    expect(jumpAnalysisStats.computed - first).to.equal(1);
+    // Other code is analysed.
+    await evm.runCode({ code: hexToBytes(Token.bytecode), gasLimit: 100_000n });
+    expect(jumpAnalysisStats.computed - first).to.equal(2);
   });
 });

@@ -3,7 +3,12 @@
  * limit, and readable by a client still sending), response-size and batch-time budgets with
  * go-ethereum's errors, and a deep request with a non-canonical id answering JSON-RPC.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 import { expect } from "chai";
 import WebSocket from "ws";
@@ -70,6 +75,90 @@ describe("server budgets", () => {
     expect(((await response.json()) as { error: { code: number } }).error.code).to.equal(-32600);
   });
 
+  it("bodies of 6 and 16 MiB: fetch reads the 413 every time (5 tries each), never a reset connection", async () => {
+    const statuses: (number | string)[] = [];
+    for (const mib of [6, 16]) {
+      const body = `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(mib * 1024 * 1024)}"]}`;
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(server.url, { method: "POST", headers: { "Content-Type": "application/json" }, body }).catch(
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+        );
+        if (typeof response === "string") statuses.push(response);
+        else {
+          statuses.push(response.status);
+          await response.arrayBuffer();
+        }
+      }
+    }
+    expect(statuses).to.deep.equal(new Array(10).fill(413));
+  });
+
+  it("a 6 MiB body from curl: 413 with its JSON-RPC error, with and without Expect: 100-continue", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "preconf-413-"));
+    const file = join(dir, "body.json");
+    writeFileSync(file, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(6 * 1024 * 1024)}"]}`);
+    const curl = (extra: string[]) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        execFile(
+          "curl",
+          ["-sS", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "--data-binary", `@${file}`, ...extra, server.url],
+          (error, stdout) => resolve({ code: error === null ? 0 : (error.code as number), stdout }),
+        );
+      });
+    try {
+      for (const extra of [[], ["-H", "Expect:"]]) {
+        const { code, stdout } = await curl(extra);
+        expect(code, `curl ${extra.join(" ")}`).to.equal(0);
+        const [json, status] = stdout.split("\n");
+        expect(status).to.equal("413");
+        expect(JSON.parse(json!)).to.deep.equal({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request", data: { reason: `body exceeds ${LIMIT} bytes` } },
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("after the 413 the close lingers: the server keeps reading what the client still sends, then closes once it goes quiet", async () => {
+    const socket = connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true });
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let answer = "";
+    const events: string[] = [];
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on("end", () => events.push("end"));
+    socket.on("error", (error: NodeJS.ErrnoException) => events.push(`error ${error.code}`));
+    socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + 4 * 1024 * 1024}\r\n\r\n`);
+    // The 413 comes at once, with the server's end of the connection (FIN) …
+    for (let waited = 0; !events.includes("end") && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answer).to.match(/^HTTP\/1\.1 413 /);
+    // … and what the client sends after it is still read: no reset however much it sends (up to the bound).
+    const chunk = Buffer.alloc(256 * 1024, 0x78);
+    for (let i = 0; i < 16; i++) {
+      await new Promise<void>((resolve, reject) => socket.write(chunk, (error) => (error ? reject(error) : resolve())));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(events).to.deep.equal(["end"]);
+    expect(server.connections).to.equal(1);
+    // Quiet for LINGER_IDLE_MS: the server closes.
+    for (let waited = 0; server.connections > 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.connections).to.equal(0);
+    socket.destroy();
+  });
+
+  it("a WebSocket message above the limit closes the socket with 1009 (message too big)", async () => {
+    const socket = new WebSocket(server.wsUrl);
+    await new Promise((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    socket.send(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${"x".repeat(6 * 1024 * 1024)}"]}`);
+    expect(await closed).to.equal(1009);
+  });
+
   it("a 6 MiB body streamed without a length: 413 after the limit, readable by the client", async () => {
     const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
     let sent = 0;
@@ -121,7 +210,8 @@ describe("server budgets with small limits", () => {
   });
 
   it("a batch past batchTimeoutMs answers its calls not yet started with -32002 'request timed out'", async () => {
-    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 200 }));
+    // The loop's gas unbounded (Prague, no RPC gas cap, a huge block): the 200 ms budget ends it on any machine.
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 200, hardfork: "prague", blockGasLimit: 10n ** 12n, rpcGasCap: 0 }));
     server = await startServer(provider, { port: 0, batchTimeoutMs: 100 });
     const answers = await rpc([
       { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: "0x5b5f56", gas: "0xffffffffffffffff" }] },

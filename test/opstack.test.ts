@@ -608,12 +608,21 @@ describe("OP-stack L1 fee arithmetic (op-geth's core/types/rollup_cost_test.go v
 describe("OP-stack profiles: the CLI flag and oversized deposits", () => {
   it("--profile picks the profile; an unknown one or a dump with an OP profile is a usage error", async () => {
     const { parseNodeArgs } = await import("../src/cli.ts");
-    const command = parseNodeArgs(["--profile", "unichain"]);
-    expect(command !== "help" && command.provider.profile).to.equal("unichain");
-    expect(() => parseNodeArgs(["--profile", "arbitrum"])).to.throw(
-      '--profile must be one of dev, base, base-sepolia, base-denim, optimism, unichain, got "arbitrum"',
+    const { settleCommand } = await import("../src/cli/settle.ts");
+    const settled = (args: string[]) => {
+      const command = parseNodeArgs(args);
+      if (command === "help") throw new Error("expected a command");
+      return settleCommand(command);
+    };
+    expect(settled(["--profile", "unichain"]).provider.profile).to.equal("unichain");
+    expect(() => settled(["--profile", "arbitrum"])).to.throw('--profile "arbitrum": must be dev, base, base-sepolia, base-denim, optimism or unichain');
+    expect(() => settled(["--profile", "optimsm"])).to.throw(
+      '--profile "optimsm": must be dev, base, base-sepolia, base-denim, optimism or unichain (did you mean optimism?)',
     );
-    expect(() => parseNodeArgs(["--profile", "base", "--dump-state", "x.json"])).to.throw("--dump-state is not supported with --profile base");
+    expect(() => settled(["--profile", "base", "--dump-state", "x.json"])).to.throw(
+      "--dump-state is not supported with --profile base: OP-stack blocks hold deposit txs that a dump cannot load back",
+    );
+    expect(() => settled(["--optimism", "--state", "x.json"])).to.throw("--state is not supported with --profile optimism");
   });
 
   it("refuses a deposit above the pool's size limit, as any tx", async () => {

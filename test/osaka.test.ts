@@ -122,6 +122,35 @@ describe("Osaka execution", function () {
     }
   });
 
+  it("debug_traceTransaction replays a tx of a fork's first block under that fork, not its parent's", async () => {
+    const provider = await chainOf({ hardfork: "prague", forkSchedule: { osaka: { block: 2 } } });
+    await provider.preconf.seal();
+    // Initcode PUSH1 1, CLZ, POP, STOP: runs from Osaka on, an invalid opcode before.
+    const hash = await send(provider, await signTx(provider, 0, { nonce: 0, to: null, data: "0x60011e5000", gas: 100_000n, value: 0n }));
+    await provider.preconf.seal();
+    const receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { blockNumber: Hex; status: Hex };
+    expect(receipt).to.include({ blockNumber: "0x2", status: "0x1" });
+    const trace = (await provider.request({ method: "debug_traceTransaction", params: [hash] })) as { failed: boolean; structLogs: { op: string }[] };
+    expect(trace.failed).to.equal(false);
+    expect(trace.structLogs.map(({ op }) => op)).to.deep.equal(["PUSH1", "CLZ", "POP", "STOP"]);
+    await provider.close();
+  });
+
+  it("a fork scheduled at or before the genesis' time is refused: the chain starts at it with hardfork instead", async () => {
+    const error = await createTestChain({
+      profile: "base",
+      hardfork: "cobalt",
+      genesisTimestamp: 1_900_000_000n,
+      forkSchedule: { denim: { timestamp: 1_900_000_000n } },
+    }).then(
+      () => undefined,
+      (caught: Error) => caught.message,
+    );
+    expect(error).to.equal(
+      "Invalid hardhat-preconf option forkSchedule.denim: timestamp 1900000000 is not after the genesis (1900000000): start the chain at denim with hardfork instead",
+    );
+  });
+
   it("P256VERIFY at 0x100: 6,900 gas from Osaka (EIP-7951), 3,450 on OP chains before it (RIP-7212), none on Ethereum before Osaka", async () => {
     const cases: [PreconfProviderOptions, bigint | undefined][] = [
       [{}, 6900n],

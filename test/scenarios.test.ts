@@ -417,7 +417,7 @@ describe("scenario runner", function () {
       const notJson = join(dir, "not-json.json");
       await promisify(writeFile)(notJson, "{ name: ");
       expect((await run([notJson])).stderr).to.match(new RegExp(`^Invalid scenario fixture ${notJson} at \\(root\\): not valid JSON: `));
-      expect((await run([])).code).to.equal(1);
+      expect((await run([])).code).to.equal(2);
       expect((await run([join(dir, "missing.json")])).stderr).to.include("ENOENT");
     });
 

@@ -389,9 +389,10 @@ describe("security", () => {
       await post(cli.url, call("personal_sign", ["0x00", "0x000000000000000000000000000000000000dead"]));
       expect(await cli.stop()).to.equal(0);
       const { stdout, stderr } = cli.out();
-      expect(stdout).to.match(/private key 0x[0-9a-f]{64}/);
+      expect(stdout).to.include("\nPrivate Keys\n");
+      expect(stdout).to.include("\nMnemonic:          (given with --mnemonic: not printed)\n");
       expect(stdout + stderr).to.not.include(mnemonic);
-      const keys = [...stdout.matchAll(/private key (0x[0-9a-f]{64})/g)].map((match) => match[1]!);
+      const keys = [...stdout.matchAll(/^\(\d+\) (0x[0-9a-f]{64})$/gm)].map((match) => match[1]!);
       expect(keys).to.have.length(2);
       for (const key of keys) expect(stderr).to.not.include(key.slice(2));
 
@@ -404,9 +405,18 @@ describe("security", () => {
       child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
       const [code] = await once(child, "exit");
-      expect(code).to.equal(1);
-      expect(output).to.include("--mining must be interval or manual");
+      expect(code).to.equal(2);
+      expect(output).to.include("--mining must be interval, auto or manual");
       expect(output).to.not.include(mnemonic);
+      // Nor the configuration the node would run with.
+      const printed = spawn(process.execPath, ["bin/preconf.js", "node", "--mnemonic", mnemonic, "--print-config"], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let config = "";
+      printed.stdout.on("data", (chunk: Buffer) => (config += chunk.toString()));
+      expect((await once(printed, "exit"))[0]).to.equal(0);
+      expect((JSON.parse(config) as { accounts: { mnemonic: string } }).accounts.mnemonic).to.equal("(given with --mnemonic: not printed)");
     });
   });
 });

@@ -653,10 +653,10 @@ describe("the preconf CLI", () => {
         const balance = await post(cli.url, call("eth_getBalance", ["0x70997970c51812dc3a010c7d01b50e0d17dc79c8", "latest"]));
         expect((balance.json as { result: string }).result).to.equal(`0x${(15n * 10n ** 17n).toString(16)}`);
         const output = cli.output();
-        expect(output).to.include("Chain id 1337");
+        expect(output).to.include("\nChain ID:          1337\n");
         expect(output).to.match(/publicly known/i);
-        expect(output).to.include("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
-        expect(output).to.include("(1) 0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+        expect(output).to.include("(0) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+        expect(output).to.include("(1) 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 (1.5 ETH)");
         expect(output).to.not.include("(2)");
       } finally {
         cli.child.kill("SIGINT");
@@ -665,7 +665,7 @@ describe("the preconf CLI", () => {
     });
   }
 
-  it("logs one line per sealed block with txs, quiet about empty blocks", async () => {
+  it("logs a sealed block with txs, quiet about empty blocks", async () => {
     const cli = await spawnCli(["bin/preconf.js", "node", "--port", "0", "--fragment-interval", "20", "--fragments-per-block", "2"]);
     try {
       const client = createPublicClient({ chain: devChain, transport: http(cli.url) });
@@ -688,12 +688,12 @@ describe("the preconf CLI", () => {
         cli
           .output()
           .split("\n")
-          .filter((line) => line.startsWith("block "));
+          .filter((line) => line.startsWith("Block "));
       for (let waited = 0; blockLines().length === 0 && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       await new Promise((resolve) => setTimeout(resolve, 200));
       const lines = blockLines();
       expect(lines).to.have.length(1);
-      expect(lines[0]).to.match(new RegExp(`^block ${receipt.blockNumber}  txs 1  gas 21,000  fragments 2  0x[0-9a-f]{64}$`));
+      expect(lines[0]).to.match(new RegExp(`^Block ${receipt.blockNumber} sealed: 1 tx, gas 21,000, 2 fragments, hash 0x[0-9a-f]{64}$`));
     } finally {
       cli.child.kill("SIGINT");
     }
@@ -701,7 +701,8 @@ describe("the preconf CLI", () => {
   });
 
   it("defaults to 127.0.0.1:8545 (npm start)", () => {
-    expect(parseNodeArgs([])).to.deep.include({ host: "127.0.0.1", port: 8545, verbose: false });
+    expect(parseNodeArgs([])).to.deep.include({ host: "127.0.0.1", port: 8545 });
+    expect(parseNodeArgs([])).to.deep.nested.include({ "log.level": 0 });
   });
 
   it("numbers are digits only: an empty or blank value is refused, not read as 0", () => {
@@ -716,13 +717,12 @@ describe("the preconf CLI", () => {
     expect(parseNodeArgs(["--max-batch", "0"])).to.deep.nested.include({ "server.maxBatch": 0 });
   });
 
-  it("refuses bad flags with a usage message and exit code 1", async () => {
+  it("refuses a bad flag with one line and exit code 2, without the usage text", async () => {
     const child = spawn(process.execPath, ["bin/preconf.js", "node", "--mining", "sometimes"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise((resolve) => child.once("exit", resolve));
-    expect(code).to.equal(1);
-    expect(stderr).to.include("--mining must be interval or manual");
-    expect(stderr).to.include("Usage: preconf node");
+    expect(code).to.equal(2);
+    expect(stderr).to.equal('preconf: --mining must be interval, auto or manual, got "sometimes"\n');
   });
 });

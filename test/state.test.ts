@@ -471,13 +471,13 @@ describe("state dump and load", () => {
 
     it("refuses at start, with one clear line, a dump path it cannot write and a chain file it cannot decode", async () => {
       const unwritable = await cliFailure(["--dump-state", join(dir, "missing", "state.json")]);
-      expect(unwritable.code).to.equal(1);
-      expect(unwritable.stderr).to.match(/^Invalid hardhat-preconf option --dump-state: cannot write .*state\.json: ENOENT/);
+      expect(unwritable.code).to.equal(2);
+      expect(unwritable.stderr).to.match(/^preconf: --dump-state: cannot write .*state\.json: ENOENT/);
       const file = join(dir, "chain.rlp");
       writeFileSync(file, Uint8Array.of(0xf8, 0xff, 0x01));
       const undecodable = await cliFailure(["--import", file]);
-      expect(undecodable.code).to.equal(1);
-      expect(undecodable.stderr).to.match(/^Invalid hardhat-preconf option chain: block at index 0: invalid RLP/);
+      expect(undecodable.code).to.equal(2);
+      expect(undecodable.stderr).to.match(/^preconf: --import ".*chain\.rlp": block at index 0: invalid RLP/);
       expect(undecodable.stderr.split("\n").filter(Boolean)).to.have.length(1);
     });
 
@@ -490,7 +490,7 @@ describe("state dump and load", () => {
         await rpc(url, "hardhat_setBalance", [WHALE, "0x42"]);
         head = (await rpc<{ hash: string }>(url, "eth_getBlockByNumber", ["latest", false])).hash;
       });
-      expect(output).to.include(`State dumped to ${file}`);
+      expect(output).to.include(`State dumped to ${file} (block 1)`);
       const dump = JSON.parse(readFileSync(file, "utf8")) as StateDump;
       expect(dump.head).to.include({ number: "0x1", hash: head });
 
@@ -539,8 +539,8 @@ describe("state dump and load", () => {
       });
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      expect(await new Promise((done) => child.once("exit", done))).to.equal(1);
-      expect(stderr).to.match(/--load-state: cannot read .*missing\.json/);
+      expect(await new Promise((done) => child.once("exit", done))).to.equal(2);
+      expect(stderr).to.match(/^preconf: --load-state: cannot read .*missing\.json/);
     });
   });
 });

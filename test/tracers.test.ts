@@ -8,6 +8,7 @@
 import { expect } from "chai";
 
 import { parseNodeArgs } from "../src/cli.ts";
+import { settleCommand } from "../src/cli/settle.ts";
 import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import {
@@ -245,7 +246,9 @@ describe("the traceFormat option", () => {
     expect(parsed !== "help" && parsed.provider.traceFormat).to.equal("hardhat");
     const plain = parseNodeArgs([]);
     expect(plain !== "help" && plain.provider.traceFormat).to.equal(undefined);
-    expect(() => parseNodeArgs(["--trace-format", "parity"])).to.throw('--trace-format must be geth or hardhat, got "parity"');
+    // Checked with the provider's options, as every flag that sets one, and named by the flag.
+    const parity = parseNodeArgs(["--trace-format", "parity"]);
+    expect(() => parity !== "help" && settleCommand(parity)).to.throw(/^--trace-format "parity": must be geth or hardhat$/);
     const refused = await createPreconfProvider({ traceFormat: "parity" as never }).then(
       () => undefined,
       (error: Error) => error,

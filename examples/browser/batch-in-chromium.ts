@@ -32,18 +32,24 @@ import type { PreconfProvider } from "hardhat-preconf";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Serves batch.html and the dapp bundled for the browser (esbuild) on 127.0.0.1. */
-async function serveDapp(): Promise<{ origin: string; close(): Promise<void> }> {
+/**
+ * Serves a dapp page and its script, bundled for the browser by esbuild (JSX included: the hooks
+ * example is React), on 127.0.0.1.
+ */
+export async function serveDapp(entry = "batch-dapp.mjs", html = "batch.html"): Promise<{ origin: string; close(): Promise<void> }> {
   const bundle = await build({
-    entryPoints: [join(here, "batch-dapp.mjs")],
+    entryPoints: [join(here, entry)],
     bundle: true,
     format: "esm",
     platform: "browser",
+    jsx: "automatic",
+    // The page runs as a shipped dapp does: React's production build (its development build is 3× the size and slower to load).
+    define: { "process.env.NODE_ENV": '"production"' },
     write: false,
     logLevel: "silent",
   });
   const script = bundle.outputFiles[0]!.contents;
-  const page = await readFile(join(here, "batch.html"));
+  const page = await readFile(join(here, html));
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path === "/") res.writeHead(200, { "Content-Type": "text/html" }).end(page);
@@ -59,7 +65,7 @@ async function serveDapp(): Promise<{ origin: string; close(): Promise<void> }> 
  * Deploys the token and the vault from Node with a dev key (raw transactions: no wallet prompt),
  * each sealed in a block: viem estimates on `latest`, where a contract only pre-confirmed has no code yet.
  */
-async function deployContracts(provider: PreconfProvider): Promise<{ token: Hex; vault: Hex }> {
+export async function deployContracts(provider: PreconfProvider): Promise<{ token: Hex; vault: Hex }> {
   const account = privateKeyToAccount(provider.accounts[1]!.privateKey);
   const client = createWalletClient({ account, transport: custom(provider) });
   const deploy = async (artifact: { abi: unknown; bytecode: string }, args: unknown[]) => {

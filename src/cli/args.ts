@@ -1,225 +1,179 @@
-/** `preconf node`'s arguments: the usage text and their parsing into provider and server options. */
-import { parseArgs } from "node:util";
+/**
+ * `preconf node`'s command line: the usage text and the parsing of arguments into a NodeCommand,
+ * both from the table of flags.ts. Errors are one line with what is wrong and how to fix it
+ * (the nearest flag for a typo); `preconf` prints them and exits 2. What the provider decides
+ * (ranges, profiles, hardforks) is checked next, by settle.ts, which loads the engine: a command
+ * line refused here never does.
+ */
+import { defaultCommand, FLAGS, nearest, orList, UsageError } from "./flags.ts";
 
-import { mnemonicProblem } from "../node/bip39.ts";
-import { PROFILE_NAMES } from "../node/profiles.ts";
-import { TRACE_FORMATS } from "../node/structLogger.ts";
-import { ETHER } from "../node/defaults.ts";
-import { parseOrigins } from "../server/origins.ts";
+import type { FlagGroup, FlagSpec, GivenFlag, NodeCommand } from "./flags.ts";
 
-import type { ProfileName } from "../node/profiles.ts";
-import type { TraceFormat } from "../node/structLogger.ts";
-import type { PreconfProviderOptions } from "../options.ts";
+export { UsageError } from "./flags.ts";
+export type { NodeCommand } from "./flags.ts";
 
-export const USAGE = `Usage: preconf node [options]
-       preconf run-fixture FILE|DIR...   run scenario fixtures, print pass/fail per step (exit 1 on any failure)
-       preconf --version                 print the version
+/** The table's groups, in its order. */
+const GROUPS: readonly FlagGroup[] = [...new Set(FLAGS.map((spec) => spec.group))];
 
-  --host <address>              interface to bind (127.0.0.1)
-  --port <number>               port, 0 for any free one (8545)
-  --profile <name>              dev, base, base-sepolia, base-denim, optimism or unichain: the chain simulated (dev)
-  --chain-id <number>           chain id (the profile's; dev: 31337)
-  --fragment-interval <ms>      time between pre-confirmation fragments (the profile's; dev: 200)
-  --fragments-per-block <n>     fragments before a block seals (the profile's; dev: 10)
-  --mining <interval|manual>    produce fragments on a timer, or only when asked (interval)
-  --accounts <n>                dev accounts to derive (20)
-  --balance <eth>               balance of each account, in ETH (10000)
-  --mnemonic <words>            BIP-39 mnemonic of the dev accounts (the Hardhat/anvil one)
-  --wallet-policy <decision>    approve, reject or unsupported: the wallet's default answer (approve)
-  --genesis <file>              start from a geth genesis.json (its chain id, forks and alloc)
-  --import <file>               import concatenated RLP blocks (geth export) on top of the genesis
-  --load-state <file>           start from a state dump (preconf_dumpState, --dump-state; gzip accepted)
-  --dump-state <file>           write a state dump to this file on shutdown (Ctrl-C)
-  --fork-url <url>              fork this chain's JSON-RPC endpoint: state is read from it lazily
-  --fork-block-number <n>       the block to fork at (the upstream's latest)
-  --fork-cache-dir <dir>        keep the upstream's answers on disk: a second run needs no upstream
-  --cors <origins>              browser origins allowed (CORS, WebSocket): comma-separated or * (none)
-  --max-body <bytes>            largest request body / WebSocket message (5242880)
-  --max-batch <n>               most requests in one batch, 0 for no limit (1000)
-  --max-response <bytes>        largest response / batch of responses, 0 for no limit (25000000)
-  --batch-timeout <ms>          wall time of one batch, 0 for none (30000)
-  --allowed-hosts <names>       Host names served besides IPs and localhost: comma-separated or * (none)
-  --ws-max-subscriptions <n>    subscriptions per WebSocket connection, 0 for no limit (1024)
-  --rpc.gascap <gas>            most gas of an eth_call / eth_estimateGas, 0 for no cap (50000000)
-  --rpc.evmtimeout <ms>         wall time of an eth_call / eth_estimateGas, 0 for none (5000)
-  --max-filters <n>             installed filters, 0 for no limit (1024)
-  --txpool.slots <n>            pool capacity in 32 KiB slots, 0 for no limit (1536)
-  --txpool.accountqueue <n>     txs per sender behind a nonce gap, 0 for no limit (64)
-  --txpool.lifetime <ms>        how long a tx that cannot execute stays pooled, 0 for ever (10800000)
-  --trace-format <geth|hardhat> struct logs of debug_trace*: go-ethereum's, or Hardhat 2's node's (geth)
-  --verbose                     log every fragment and empty blocks too
-  --help                        this text
+/** `-p, --port <n>` */
+export function flagSignature(spec: FlagSpec): string {
+  const names = [...(spec.short === undefined ? [] : [`-${spec.short}`]), `--${spec.name}`];
+  return `${names.join(", ")}${spec.value === undefined ? "" : ` ${spec.value}`}`;
+}
+
+function usageLine(spec: FlagSpec): string {
+  const signature = flagSignature(spec);
+  const aliases = spec.aliases === undefined ? "" : `; also --${spec.aliases.join(", --")}`;
+  const defaults = spec.defaultText === undefined ? "" : ` (${spec.defaultText})`;
+  const left = `  ${signature}`.padEnd(34);
+  return `${left}${left.length > 34 ? `\n${" ".repeat(34)}` : ""}${spec.description}${defaults}${aliases}`;
+}
+
+export const USAGE = `Usage: preconf node [options]           serve a pre-confirming dev chain over HTTP and WebSocket
+       preconf run-fixture FILE|DIR...  run scenario fixtures, print pass/fail per step (exit 1 on any failure)
+       preconf --version                print the version
+${GROUPS.map(
+  (group) =>
+    `\n${group}:\n${FLAGS.filter((spec) => spec.group === group)
+      .map(usageLine)
+      .join("\n")}`,
+).join("\n")}
+
+  -h, --help                      this text
+
+Every flag with its anvil and Hardhat equivalent: docs/cli.md.
 `;
 
-export class UsageError extends Error {}
-
-function integer(name: string, value: string | undefined, min = 0): number | undefined {
-  if (value === undefined) return undefined;
-  // Digits only: Number("") and Number(" ") are 0, which would silently turn a limit off.
-  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
-  return number;
+/** Each spelling of each flag (`--port`, `-p`, `--allow-origin`) and the entry it belongs to. */
+const BY_NAME = new Map<string, FlagSpec>();
+for (const spec of FLAGS) {
+  for (const name of [spec.name, ...(spec.aliases ?? [])]) BY_NAME.set(`--${name}`, spec);
+  if (spec.short !== undefined) BY_NAME.set(`-${spec.short}`, spec);
 }
 
-/** ETH with up to 18 decimals, as wei. */
-function ether(value: string | undefined): bigint | undefined {
-  if (value === undefined) return undefined;
-  const match = /^(\d+)(?:\.(\d{1,18}))?$/.exec(value);
-  if (match === null) throw new UsageError(`--balance must be an amount of ETH, got "${value}"`);
-  return BigInt(match[1]!) * ETHER + BigInt((match[2] ?? "").padEnd(18, "0"));
+const takesValue = (spec: FlagSpec) => spec.value !== undefined;
+
+/** `--prot` → "unknown option --prot (did you mean --port?); preconf node --help lists them all" */
+function unknownFlag(flag: string): UsageError {
+  const candidates = [...BY_NAME.keys()].filter((name) => name.startsWith("--"));
+  const near = flag.startsWith("--") ? nearest(flag, candidates) : undefined;
+  return new UsageError(`unknown option ${flag}${near === undefined ? "" : ` (did you mean ${near}?)`}; \`preconf node --help\` lists every option`);
 }
 
-export interface NodeCommand {
-  host: string;
-  port: number;
-  verbose: boolean;
-  provider: PreconfProviderOptions;
-  /** `--genesis`, `--import`, `--load-state` (read at start) and `--dump-state` (written at shutdown). */
-  files: { genesis?: string; import?: string; loadState?: string; dumpState?: string };
-  /** Server limits (`--cors`, `--max-body`, `--max-batch`); absent ones take startServer's defaults. */
-  server: {
-    allowedOrigins?: "*" | string[];
-    maxBodyBytes?: number;
-    maxBatch?: number;
-    maxResponseBytes?: number;
-    batchTimeoutMs?: number;
-    allowedHosts?: "*" | string[];
-    wsMaxSubscriptions?: number;
-  };
+interface Occurrence {
+  spec: FlagSpec;
+  /** How it was written (`--allow-origin`, `-p`), for messages. */
+  flag: string;
+  raw: string | undefined;
 }
 
-export function parseNodeArgs(args: string[]): NodeCommand | "help" {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      host: { type: "string", default: "127.0.0.1" },
-      port: { type: "string", default: "8545" },
-      "chain-id": { type: "string" },
-      profile: { type: "string" },
-      "fragment-interval": { type: "string" },
-      "fragments-per-block": { type: "string" },
-      mining: { type: "string" },
-      accounts: { type: "string" },
-      balance: { type: "string" },
-      mnemonic: { type: "string" },
-      "wallet-policy": { type: "string" },
-      genesis: { type: "string" },
-      import: { type: "string" },
-      "load-state": { type: "string" },
-      "dump-state": { type: "string" },
-      "fork-url": { type: "string" },
-      "fork-block-number": { type: "string" },
-      "fork-cache-dir": { type: "string" },
-      cors: { type: "string" },
-      "max-body": { type: "string" },
-      "max-batch": { type: "string" },
-      "max-response": { type: "string" },
-      "batch-timeout": { type: "string" },
-      "allowed-hosts": { type: "string" },
-      "ws-max-subscriptions": { type: "string" },
-      "rpc.gascap": { type: "string" },
-      "rpc.evmtimeout": { type: "string" },
-      "max-filters": { type: "string" },
-      "txpool.slots": { type: "string" },
-      "txpool.accountqueue": { type: "string" },
-      "txpool.lifetime": { type: "string" },
-      "trace-format": { type: "string" },
-      verbose: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  if (values.help) return "help";
-  const mining = values.mining;
-  const walletPolicy = values["wallet-policy"];
-  if (walletPolicy !== undefined && walletPolicy !== "approve" && walletPolicy !== "reject" && walletPolicy !== "unsupported") {
-    throw new UsageError(`--wallet-policy must be approve, reject or unsupported, got "${walletPolicy}"`);
+/** The flags in the order given. A flag that takes a value takes the next argument whatever it looks like (`--balance -5`). */
+function tokenize(args: readonly string[]): Occurrence[] | "help" {
+  const found: Occurrence[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--help" || arg === "-h") return "help";
+    if (arg === "--") continue;
+    if (!arg.startsWith("-") || arg === "-") throw new UsageError(`unexpected argument "${arg}": preconf node takes options only (\`preconf node --help\`)`);
+    // -vvv: a repeated switch.
+    const repeated = /^-([a-zA-Z])\1+$/.exec(arg);
+    if (repeated !== null) {
+      const spec = BY_NAME.get(`-${repeated[1]}`);
+      if (spec === undefined || takesValue(spec) || spec.repeatable !== true) throw unknownFlag(arg);
+      for (let n = 1; n < arg.length; n++) found.push({ spec, flag: `-${repeated[1]}`, raw: undefined });
+      continue;
+    }
+    const equals = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = equals === -1 ? arg : arg.slice(0, equals);
+    const inline = equals === -1 ? undefined : arg.slice(equals + 1);
+    // -p8545: a short flag with its value attached.
+    const attached = !arg.startsWith("--") && arg.length > 2 ? { flag: arg.slice(0, 2), raw: arg.slice(2) } : undefined;
+    const spec = BY_NAME.get(attached?.flag ?? flag);
+    if (spec === undefined) throw unknownFlag(flag);
+    const name = attached?.flag ?? flag;
+    if (!takesValue(spec)) {
+      if (inline !== undefined || attached !== undefined) throw new UsageError(`${name} takes no value, got "${inline ?? attached?.raw}"`);
+      found.push({ spec, flag: name, raw: undefined });
+      continue;
+    }
+    if (inline !== undefined || attached !== undefined) {
+      found.push({ spec, flag: name, raw: inline ?? attached?.raw });
+      continue;
+    }
+    const next = args[i + 1];
+    if (spec.optionalValue === true) {
+      // `--prune-history` alone, or followed by another flag.
+      const value = next !== undefined && !next.startsWith("-") ? next : undefined;
+      if (value !== undefined) i++;
+      found.push({ spec, flag: name, raw: value });
+      continue;
+    }
+    if (next === undefined) throw new UsageError(`${name} needs a value: ${flagSignature(spec)}`);
+    i++;
+    found.push({ spec, flag: name, raw: next });
   }
-  if (mining !== undefined && mining !== "interval" && mining !== "manual") throw new UsageError(`--mining must be interval or manual, got "${mining}"`);
-  const traceFormat = values["trace-format"];
-  if (traceFormat !== undefined && !(TRACE_FORMATS as readonly string[]).includes(traceFormat)) {
-    throw new UsageError(`--trace-format must be ${TRACE_FORMATS.join(" or ")}, got "${traceFormat}"`);
-  }
-  const profile = values.profile;
-  if (profile !== undefined && !(PROFILE_NAMES as readonly string[]).includes(profile)) {
-    throw new UsageError(`--profile must be one of ${PROFILE_NAMES.join(", ")}, got "${profile}"`);
-  }
-  if (profile !== undefined && profile !== "dev" && values["dump-state"] !== undefined) {
-    throw new UsageError(`--dump-state is not supported with --profile ${profile}: OP-stack blocks hold deposit txs that a dump cannot load back`);
-  }
-  const port = integer("port", values.port)!;
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${values.port}"`);
-  const count = integer("accounts", values.accounts);
-  const balance = ether(values.balance);
-  let allowedOrigins: "*" | string[] | undefined;
-  try {
-    allowedOrigins = values.cors === undefined ? undefined : parseOrigins(values.cors);
-  } catch (error) {
-    throw new UsageError(`--cors: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const problem = values.mnemonic === undefined ? undefined : mnemonicProblem(values.mnemonic);
-  if (problem !== undefined) throw new UsageError(`--mnemonic is not a valid BIP-39 mnemonic: ${problem}`);
-  const maxBodyBytes = integer("max-body", values["max-body"], 1);
-  const maxBatch = integer("max-batch", values["max-batch"]);
-  const forkUrl = values["fork-url"];
-  const forkBlock = values["fork-block-number"];
-  if (forkUrl === undefined && (forkBlock !== undefined || values["fork-cache-dir"] !== undefined)) {
-    throw new UsageError(`--fork-block-number and --fork-cache-dir need --fork-url`);
-  }
-  if (forkBlock !== undefined && !/^\d+$/.test(forkBlock)) throw new UsageError(`--fork-block-number must be a block number, got "${forkBlock}"`);
-  return {
-    host: values.host,
-    port,
-    verbose: values.verbose,
-    files: defined({ genesis: values.genesis, import: values.import, loadState: values["load-state"], dumpState: values["dump-state"] }),
-    server: {
-      ...(allowedOrigins !== undefined && { allowedOrigins }),
-      ...(maxBodyBytes !== undefined && { maxBodyBytes }),
-      ...(maxBatch !== undefined && { maxBatch }),
-      ...defined({
-        maxResponseBytes: integer("max-response", values["max-response"]),
-        batchTimeoutMs: integer("batch-timeout", values["batch-timeout"]),
-        wsMaxSubscriptions: integer("ws-max-subscriptions", values["ws-max-subscriptions"]),
-        allowedHosts: hostList(values["allowed-hosts"]),
-      }),
-    },
-    provider: {
-      profile: profile as ProfileName | undefined,
-      chainId: integer("chain-id", values["chain-id"], 1),
-      fragmentIntervalMs: integer("fragment-interval", values["fragment-interval"], 1),
-      fragmentsPerBlock: integer("fragments-per-block", values["fragments-per-block"], 1),
-      rpcGasCap: integer("rpc.gascap", values["rpc.gascap"]),
-      rpcEvmTimeoutMs: integer("rpc.evmtimeout", values["rpc.evmtimeout"]),
-      maxFilters: integer("max-filters", values["max-filters"]),
-      poolSlots: integer("txpool.slots", values["txpool.slots"]),
-      poolAccountQueue: integer("txpool.accountqueue", values["txpool.accountqueue"]),
-      poolLifetimeMs: integer("txpool.lifetime", values["txpool.lifetime"]),
-      mining,
-      walletPolicy,
-      traceFormat: traceFormat as TraceFormat | undefined,
-      ...(forkUrl !== undefined && {
-        fork: defined({ url: forkUrl, blockNumber: forkBlock === undefined ? undefined : BigInt(forkBlock), cacheDir: values["fork-cache-dir"] }),
-      }),
-      accounts: {
-        ...(count !== undefined && { count }),
-        ...(balance !== undefined && { balance }),
-        ...(values.mnemonic !== undefined && { mnemonic: values.mnemonic }),
-      },
-    },
-  };
+  return found;
 }
 
-/** `--allowed-hosts`: "*" or comma-separated host names. */
-function hostList(value: string | undefined): "*" | string[] | undefined {
-  if (value === undefined) return undefined;
-  const names = value
-    .split(",")
-    .map((name) => name.trim())
-    .filter((name) => name !== "");
-  return names.includes("*") ? "*" : names;
+/** Parses `preconf node`'s arguments (after `node`). Throws UsageError; "help" for --help. */
+export function parseNodeArgs(args: readonly string[]): NodeCommand | "help" {
+  const occurrences = tokenize(args);
+  if (occurrences === "help") return "help";
+  const command = defaultCommand();
+  for (const { spec, flag, raw } of occurrences) {
+    const earlier = command.given.find((given) => given.spec === spec);
+    if (earlier !== undefined && spec.repeatable !== true)
+      throw new UsageError(`${flag} is given twice${earlier.flag === flag ? "" : ` (also as ${earlier.flag})`}: give it once`);
+    command.given.push({ spec, flag, raw });
+    spec.apply(command, spec.parse(raw, flag));
+  }
+  return finish(command);
 }
 
-/** Leaves out undefined options, so the provider's defaults apply. */
-export function defined<T extends object>(options: T): T {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
+/** What needs several flags at once. */
+function finish(command: NodeCommand): NodeCommand {
+  const given = command.given;
+  for (const option of ["profile", "mining", "stateHistory", "fragmentIntervalMs"]) {
+    const flags = given.filter(({ spec }) => spec.option === option).map(({ flag }) => flag);
+    if (flags.length > 1) throw new UsageError(`${flags.join(" and ")} both set the same thing: give one of them`);
+  }
+  const fork = command.provider.fork;
+  if (fork !== undefined && fork.url === "") {
+    const flags = [...new Set(given.filter(({ spec }) => spec.option?.startsWith("fork.")).map(({ flag }) => flag))];
+    throw new UsageError(`${orList(flags)} need${flags.length === 1 ? "s" : ""} --fork-url`);
+  }
+  const { files } = command;
+  if (files.state !== undefined && (files.loadState !== undefined || files.dumpState !== undefined)) {
+    throw new UsageError("--state loads and dumps one file: leave out --load-state and --dump-state");
+  }
+  if (command.stateIntervalMs !== undefined && files.state === undefined && files.dumpState === undefined) {
+    throw new UsageError("--state-interval needs --state or --dump-state: the file it writes");
+  }
+  return command;
+}
+
+/** The flag that sets a provider option (`accounts.count` → --accounts), preferring the one given. */
+export function flagOfOption(field: string, given: readonly GivenFlag[] = []): { spec: FlagSpec; written: string; raw: string | undefined } | undefined {
+  if (field.startsWith("--")) {
+    const spec = BY_NAME.get(field);
+    return spec === undefined ? undefined : { spec, written: field, raw: undefined };
+  }
+  const matches = (spec: FlagSpec) => spec.option !== undefined && (spec.option === field || field.startsWith(`${spec.option}.`));
+  for (const { spec, flag, raw } of [...given].reverse()) if (matches(spec)) return { spec, written: flag, raw };
+  // `fork` (a refusal across its fields) → the flag of one of them.
+  const spec = FLAGS.find(matches) ?? FLAGS.find((candidate) => candidate.option?.startsWith(`${field}.`) === true);
+  return spec === undefined ? undefined : { spec, written: `--${spec.name}`, raw: undefined };
+}
+
+/**
+ * A provider option refused, said in terms of the flag that set it:
+ * `--chain-id "0": must be between 1 and 0xfffffffffffec`.
+ */
+export function refusal(field: string, reason: string, choices: readonly string[] | undefined, given: readonly GivenFlag[] = []): UsageError {
+  const flag = flagOfOption(field, given);
+  const raw = flag?.raw;
+  const suggestion = choices !== undefined && raw !== undefined ? nearest(raw, choices) : undefined;
+  const why = choices === undefined ? reason : `must be ${orList(choices)}`;
+  const what = flag === undefined ? `option ${field}` : flag.written;
+  return new UsageError(`${what}${raw === undefined ? "" : ` "${raw}"`}: ${why}${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`);
 }

@@ -1,50 +1,30 @@
 /**
- * `preconf node` running: the provider from the options and files, the server, the banner with
- * the dev accounts, one line per sealed block, and a clean stop (with `--dump-state`) on a signal.
+ * `preconf node` running: the provider from the options and files, the server, the banner, the
+ * request and transaction log, the state file (read at start, written periodically and on exit)
+ * and a clean stop on SIGINT / SIGTERM.
  */
-import { access, constants, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { resolve } from "node:path";
 
 import { createPreconfProvider, InvalidOptionsError } from "../index.ts";
-import { PROFILES } from "../node/profiles.ts";
-import { ETHER } from "../node/defaults.ts";
+import { DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "../node/accounts.ts";
+import { resolveOptions } from "../options.ts";
 import { startServer } from "../server/http.ts";
-import { defined } from "./args.ts";
+import { bannerLines, effectiveConfig } from "./banner.ts";
+import { colorsFor } from "./format.ts";
+import { NodeLog } from "./log.ts";
+import { checkWritable, parseJsonFile, readInput, removeLeftovers, StateWriter, writeFileAtomically } from "./stateFile.ts";
 
-import type { Fragment, SealedBlock } from "../node/records.ts";
 import type { PreconfProviderOptions } from "../options.ts";
-import type { NodeCommand } from "./args.ts";
+import type { StateOrigin } from "./banner.ts";
+import type { NodeCommand } from "./flags.ts";
 
-const gasOf = (value: bigint) => value.toLocaleString("en-US");
-
-function blockLine(sealed: SealedBlock): string {
-  const header = sealed.block.header;
-  return `block ${header.number}  txs ${sealed.transactions.length}  gas ${gasOf(header.gasUsed)}  fragments ${sealed.fragmentCount}  ${sealed.hash}`;
+/** The process's outputs (a test may pass its own). */
+export interface NodeIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
 }
 
-const fragmentLine = (fragment: Fragment) =>
-  `  fragment ${fragment.blockNumber}.${fragment.index}  txs ${fragment.transactions.length}  gas ${gasOf(fragment.cumulativeGasUsed)}`;
-
-/** Fails at start, not after a whole session, when the dump could not be written. */
-async function checkWritable(path: string): Promise<void> {
-  try {
-    await access(dirname(path), constants.W_OK);
-  } catch (error) {
-    throw new InvalidOptionsError("--dump-state", `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/** Written beside the target and renamed: an interrupted write never leaves a half dump (nor a half `--load-state` input). */
-async function writeDump(path: string, dump: unknown): Promise<void> {
-  const partial = `${path}.${process.pid}.partial`;
-  try {
-    await writeFile(partial, `${JSON.stringify(dump, null, 2)}\n`);
-    await rename(partial, path);
-  } finally {
-    await rm(partial, { force: true });
-  }
-}
+const processIo: NodeIo = { stdout: process.stdout, stderr: process.stderr };
 
 /**
  * Under `npx preconf node` (and any npm script that runs us without `exec`), npm starts a shell that
@@ -60,101 +40,161 @@ function whenOrphaned(stop: () => void): void {
   }, 200).unref();
 }
 
-export async function runNode(command: NodeCommand): Promise<number> {
+/** The file the chain is written to: --state, else --dump-state. */
+const dumpTarget = (command: NodeCommand) => command.files.state ?? command.files.dumpState;
+
+export async function runNode(command: NodeCommand, version: string, io: NodeIo = processIo): Promise<number> {
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  if (command.printConfig) {
+    out(JSON.stringify(effectiveConfig(command, resolveOptions(command.provider), version), null, 2));
+    return 0;
+  }
   // Installed first: a signal before the handlers exist kills the process without cleanup.
   // Kept for the whole shutdown: a second Ctrl-C (or one from the shim and the terminal) must not kill it midway.
-  const stopped = new Promise<void>((resolve) => {
-    process.on("SIGINT", () => resolve());
-    process.on("SIGTERM", () => resolve());
-    whenOrphaned(resolve);
-  });
-  if (command.files.dumpState !== undefined) await checkWritable(command.files.dumpState);
-  const provider = await createPreconfProvider(defined({ ...command.provider, ...(await optionsFromFiles(command.files)) }));
+  let stop!: (signal: string) => void;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  const onSigint = () => stop("SIGINT");
+  const onSigterm = () => stop("SIGTERM");
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  whenOrphaned(() => stop("parent exited"));
+  try {
+    return await serve(command, version, io, stopped);
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+  }
+}
+
+async function serve(command: NodeCommand, version: string, io: NodeIo, stopped: Promise<string>): Promise<number> {
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  const target = dumpTarget(command);
+  if (target !== undefined) {
+    await checkWritable(command.files.state === undefined ? "--dump-state" : "--state", target);
+    await removeLeftovers(target);
+  }
+  if (command.files.configOut !== undefined) await checkWritable("--config-out", command.files.configOut);
+  const { options: fromFiles, state: stateFile } = await optionsFromFiles(command.files);
+  const provider = await createPreconfProvider({ ...command.provider, ...fromFiles });
+  const head = provider.chain.latest;
+  const state: StateOrigin =
+    stateFile === undefined
+      ? undefined
+      : stateFile.kind === "new"
+        ? { kind: "new", path: stateFile.path }
+        : { kind: "loaded", path: stateFile.path, block: head.block.header.number, hash: head.hash };
   // A fork of an OP-stack chain takes its profile from the upstream: known only now.
-  if (command.files.dumpState !== undefined && provider.chain.op !== undefined) {
+  if (target !== undefined && provider.chain.op !== undefined) {
     await provider.close();
     throw new InvalidOptionsError(
-      "--dump-state",
+      command.files.state === undefined ? "--dump-state" : "--state",
       `not supported on the ${provider.options.profile} profile: OP-stack blocks hold deposit txs that a dump cannot load back`,
     );
   }
-  // A non-loopback host gets a warning on stderr (startServer's default `warn`).
-  const server = await startServer(provider, { host: command.host, port: command.port, ...command.server });
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-
-  out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
-  const fork = provider.chain.fork;
-  if (fork !== undefined) out(`Forking ${fork.client.origin} at block ${fork.blockNumber} (${fork.block.hash})`);
-  out(
-    `Chain id ${provider.chain.chainId}, a fragment every ${provider.preconf.fragmentIntervalMs} ms, ${provider.preconf.fragmentsPerBlock} per block, mining ${provider.preconf.mining}`,
+  const json = command.log.json;
+  const log = new NodeLog(
+    command.log,
+    { write: (text) => io.stdout.write(text), isTTY: io.stdout.isTTY === true },
+    colorsFor(command.log.color, io.stdout.isTTY === true),
   );
-  if (provider.chain.op !== undefined) {
-    out(
-      `Profile ${provider.options.profile}: OP-stack execution as of ${PROFILES[provider.options.profile].opHardfork} (predeploys, L1 data fee, deposit txs)`,
-    );
-    if (PROFILES[provider.options.profile].denim)
-      out("Base's Denim: a block per fragment, five sharing each second (BaseTime at 0x4200…0030 has the milliseconds); flashblocks retired");
+  log.attach(provider);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(provider, {
+      host: command.host,
+      port: command.port,
+      ...command.server,
+      ...(log.active && { onRequest: log.request }),
+      warn: (message) => io.stderr.write(`${message}\n`),
+    });
+  } catch (error) {
+    log.detach();
+    await provider.close();
+    throw error;
   }
-  out("");
-  out("Accounts (DEV KEYS ONLY: these private keys are publicly known; never send real funds to them)");
-  provider.options.accounts.forEach((account, i) => {
-    out(`  (${i}) ${account.address}  ${account.balance / ETHER} ETH`);
-    out(`      private key ${account.privateKey}`);
-  });
-  out("");
+  const listening = { url: server.url, wsUrl: server.wsUrl };
+  const config = effectiveConfig({ ...command, port: server.port }, provider.options, version, listening);
+  if (command.files.configOut !== undefined) {
+    // A file the user asked for holds the mnemonic itself, as anvil's --config-out (output never shows a custom one).
+    const accounts = Array.isArray(command.provider.accounts) ? undefined : command.provider.accounts;
+    const written =
+      accounts === undefined ? config : { ...config, accounts: { ...(config.accounts as object), mnemonic: accounts.mnemonic ?? DEFAULT_MNEMONIC } };
+    await writeFileAtomically(command.files.configOut, `${JSON.stringify(written, null, 2)}\n`);
+  }
 
-  // Logging must never break the chain that emits these events.
-  const safely = (write: () => void) => {
-    try {
-      write();
-    } catch {
-      // stdout closed: nothing to report to
-    }
-  };
-  provider.chain.on("sealed", (sealed) => {
-    if (command.verbose || sealed.transactions.length > 0) safely(() => out(blockLine(sealed)));
-  });
-  if (command.verbose) provider.chain.on("fragment", (fragment) => safely(() => out(fragmentLine(fragment))));
+  if (json) out(JSON.stringify({ type: "start", ...config, state: { ...(config.state as object), origin: state ?? null } }, stateJson));
+  else if (!log.active) out(`hardhat-preconf listening on ${server.url} (WebSocket ${server.wsUrl})`);
+  else {
+    const accounts = Array.isArray(command.provider.accounts) ? undefined : command.provider.accounts;
+    const fork = provider.chain.fork;
+    for (const line of bannerLines({
+      version,
+      options: provider.options,
+      wallet: accounts === undefined ? undefined : { mnemonic: accounts.mnemonic ?? DEFAULT_MNEMONIC, path: accounts.path ?? DEFAULT_HD_PATH },
+      genesisTimestamp: provider.chain.sealedByNumber(0n)?.block.header.timestamp ?? 0n,
+      state,
+      fork: fork === undefined ? undefined : { origin: fork.client.origin, blockNumber: fork.blockNumber, hash: fork.block.hash },
+      listening,
+    }))
+      out(line);
+    out("");
+  }
 
-  await stopped;
-  out("Stopping");
+  const writer = target === undefined ? undefined : new StateWriter(provider, target);
+  if (writer !== undefined && command.stateIntervalMs !== undefined) {
+    writer.every(
+      command.stateIntervalMs,
+      (written) => {
+        if (command.log.level >= 1)
+          log.note(`State written to ${written.path} (block ${written.block})`, {
+            type: "state",
+            event: "written",
+            file: written.path,
+            block: Number(written.block),
+          });
+      },
+      (error) => io.stderr.write(`Could not write the state to ${target}: ${error instanceof Error ? error.message : String(error)}\n`),
+    );
+  }
+
+  const why = await stopped;
+  log.note(`Stopping (${why})`, { type: "stop", reason: why });
+  await writer?.stop();
   await server.close();
   await provider.close();
-  if (command.files.dumpState !== undefined) {
+  log.detach();
+  if (writer !== undefined) {
     try {
       // The chain still answers a dump after close: its queue has drained.
-      await writeDump(command.files.dumpState, await provider.preconf.dumpState());
+      const written = await writer.write();
+      if (json) out(JSON.stringify({ type: "state", event: "written", file: written.path, block: Number(written.block) }));
+      else out(`State dumped to ${written.path} (block ${written.block})`);
     } catch (error) {
-      process.stderr.write(`Could not write the state dump to ${command.files.dumpState}: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`Could not write the state dump to ${target}: ${error instanceof Error ? error.message : String(error)}\n`);
       return 1;
     }
-    out(`State dumped to ${command.files.dumpState}`);
   }
   return 0;
 }
 
-/** The provider options that `--genesis`, `--import` and `--load-state` name files for. */
-async function optionsFromFiles(files: NodeCommand["files"]): Promise<PreconfProviderOptions> {
-  const read = async (flag: string, path: string): Promise<Buffer> => {
-    try {
-      return await readFile(path);
-    } catch (error) {
-      throw new InvalidOptionsError(flag, `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-  const json = (flag: string, path: string, bytes: Buffer): unknown => {
-    try {
-      // gzip's magic bytes: anvil writes its state files gzipped.
-      return JSON.parse((bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString("utf8"));
-    } catch (error) {
-      throw new InvalidOptionsError(flag, `${path} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
+const stateJson = (_: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
+
+/** The provider options that `--genesis`, `--import`, `--load-state` and `--state` name files for. */
+async function optionsFromFiles(
+  files: NodeCommand["files"],
+): Promise<{ options: PreconfProviderOptions; state: { kind: "loaded" | "new"; path: string } | undefined }> {
   const options: PreconfProviderOptions = {};
-  if (files.genesis !== undefined)
-    options.genesis = json("--genesis", files.genesis, await read("--genesis", files.genesis)) as PreconfProviderOptions["genesis"];
-  if (files.import !== undefined) options.chain = new Uint8Array(await read("--import", files.import));
-  if (files.loadState !== undefined)
-    options.state = json("--load-state", files.loadState, await read("--load-state", files.loadState)) as PreconfProviderOptions["state"];
-  return options;
+  if (files.genesis !== undefined) {
+    options.genesis = parseJsonFile("--genesis", files.genesis, (await readInput("--genesis", files.genesis))!) as PreconfProviderOptions["genesis"];
+  }
+  if (files.import !== undefined) options.chain = new Uint8Array((await readInput("--import", files.import))!);
+  // --state, and --load-state naming the file --dump-state writes, start a new chain when the file is not there yet.
+  const loadFrom = files.state ?? files.loadState;
+  if (loadFrom === undefined) return { options, state: undefined };
+  const flag = files.state === undefined ? "--load-state" : "--state";
+  const missingOk = files.state !== undefined || (files.dumpState !== undefined && resolve(files.dumpState) === resolve(loadFrom));
+  const bytes = await readInput(flag, loadFrom, missingOk);
+  if (bytes === undefined) return { options, state: { kind: "new", path: loadFrom } };
+  options.state = parseJsonFile(flag, loadFrom, bytes) as PreconfProviderOptions["state"];
+  return { options, state: { kind: "loaded", path: loadFrom } };
 }

@@ -220,8 +220,7 @@ export function providerOptionsOf(config: PreconfNetworkConfig, connectionChainT
         }),
     fragmentIntervalMs: config.fragmentIntervalMs,
     ...(config.fragmentsPerBlock !== undefined && { fragmentsPerBlock: config.fragmentsPerBlock }),
-    // Automine replaces the timer: a block per tx, and nothing in between.
-    mining: config.mining === "interval" ? "interval" : "manual",
+    mining: config.mining,
     accounts: config.accounts,
     walletPolicy: config.walletPolicy,
     allowBlocksWithSameTimestamp: config.allowBlocksWithSameTimestamp,

@@ -17,9 +17,7 @@ export function preconfConfigOf(connection: NetworkConnection<string>): PreconfN
 export async function createConnectionProvider(config: PreconfNetworkConfig, chainType?: string): Promise<PreconfProvider> {
   // A fake clock starts at the real time (contracts compare against it) and moves only when told.
   const clock = config.clock === "fake" ? FakeTimers.createClock(Date.now()) : undefined;
-  const provider = await createPreconfProvider({ ...providerOptionsOf(config, chainType), ...(clock !== undefined && { clock }) });
-  if (config.mining === "auto") provider.chain.setAutomine(true);
-  return provider;
+  return createPreconfProvider({ ...providerOptionsOf(config, chainType), ...(clock !== undefined && { clock }) });
 }
 
 /**

@@ -16,10 +16,26 @@ import { emptyTask, task } from "hardhat/config";
 import { definePlugin } from "hardhat/plugins";
 import { ArgumentType } from "hardhat/types/arguments";
 
+import { TASK_FLAGS, taskOptionName } from "../cli/flags.ts";
+
 import type { HardhatPlugin } from "hardhat/types/plugins";
 
 export type * from "./type-extensions.ts";
 export type { PreconfMiningMode, PreconfNetworkConfig, PreconfNetworkUserConfig } from "./config.ts";
+
+/** `preconf node`: every setting of the CLI's (src/cli/flags.ts) is an option of the task too. */
+function nodeTaskDefinition() {
+  let builder = task(["preconf", "node"], "Serve a preconf network over HTTP and WebSocket (settings as `npx preconf node`; docs/cli.md)");
+  for (const spec of TASK_FLAGS) {
+    const name = taskOptionName(spec);
+    const description = `${spec.description}${spec.defaultText === undefined ? "" : ` (${spec.defaultText})`}`;
+    builder =
+      spec.value === undefined
+        ? builder.addFlag({ name, description })
+        : builder.addOption({ name, description, type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined });
+  }
+  return builder.setAction(() => import("./tasks/node.ts")).build();
+}
 
 const hardhatPreconfPlugin: HardhatPlugin = definePlugin({
   id: "hardhat-preconf",
@@ -27,15 +43,7 @@ const hardhatPreconfPlugin: HardhatPlugin = definePlugin({
     config: () => import("./hook-handlers/config.ts"),
     network: () => import("./hook-handlers/network.ts"),
   },
-  tasks: [
-    emptyTask("preconf", "hardhat-preconf: pre-confirming dev chain").build(),
-    task(["preconf", "node"], "Serve a preconf network over HTTP and WebSocket")
-      .addOption({ name: "host", description: "Interface to bind", type: ArgumentType.STRING, defaultValue: "127.0.0.1" })
-      .addOption({ name: "port", description: "Port to listen on (0 picks a free one)", type: ArgumentType.INT, defaultValue: 8545 })
-      .addOption({ name: "cors", description: "Browser origins allowed: comma-separated, or * (none by default)", type: ArgumentType.STRING, defaultValue: "" })
-      .setAction(() => import("./tasks/node.ts"))
-      .build(),
-  ],
+  tasks: [emptyTask("preconf", "hardhat-preconf: pre-confirming dev chain").build(), nodeTaskDefinition()],
   npmPackage: "hardhat-preconf",
 });
 

@@ -54,11 +54,24 @@ export interface Admitted {
 
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
   const tx = decode(raw, ctx.common);
-  // internal/ethapi: unprotected legacy txs are refused before they reach the pool.
+  refuseUnprotected(tx, ctx);
+  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
+}
+
+/**
+ * Admission of a tx signed in this process (eth_sendTransaction): the signed object itself goes
+ * to the pool, as its bytes would after decoding, with the same checks in the same order.
+ */
+export async function admitSigned(tx: TypedTransaction, ctx: AdmissionContext): Promise<Admitted> {
+  refuseUnprotected(tx, ctx);
+  return admitDecoded(tx, tx.serialize().length, () => recoverSender(tx), ctx);
+}
+
+/** internal/ethapi: unprotected legacy txs are refused before they reach the pool. */
+function refuseUnprotected(tx: TypedTransaction, ctx: AdmissionContext): void {
   if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection) && !ctx.allowUnprotectedTxs) {
     throw new TxRejectedError(AdmissionMessage.unprotected);
   }
-  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
 }
 
 /** Admission of a tx whose sender is asserted rather than recovered (impersonation). */

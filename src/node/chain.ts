@@ -22,6 +22,7 @@ import { commonFromGenesis } from "./genesis.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
+import { installInterpreterLoop } from "./ethereumjs/interpreterLoop.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import { activateHardforkAtBlock } from "./ethereumjs/forkBlocks.ts";
@@ -72,6 +73,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   baseRpc = false;
   /** Whether fragments follow the flashblock gas schedule (OP profiles): see fragmentRunner.ts. */
   fragmentGasSchedule = false;
+  /** Whether executed txs keep their `console.log` calls (`TxRecord.consoleCalls`; consoleLog.ts): on while a log prints them. */
+  captureConsoleLogs = false;
+  /** Every sender is impersonated (anvil's `--auto-impersonate`): a send from any address needs no key. */
+  autoImpersonate = false;
   readonly #core: ChainCore;
   /** Impersonated addresses (impersonation.ts): kept across evm_revert, as Hardhat does; a reset ends them. */
   #impersonated = new Set<Hex>();
@@ -106,6 +111,9 @@ export class Chain extends EventEmitter<ChainEvents> {
         get balancesWanted() {
           return chain.feed.balancesWanted > 0;
         },
+        get consoleLogs() {
+          return chain.captureConsoleLogs;
+        },
         pool: this.pool,
         indexTransaction: (record) => core.store.indexTransaction(record),
         dropped: (entry, reason) => this.emit("dropped", entry, reason),
@@ -120,7 +128,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    await installJumpAnalysisCache();
+    await Promise.all([installJumpAnalysisCache(), installInterpreterLoop()]);
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(
       config.genesis,

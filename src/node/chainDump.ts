@@ -50,7 +50,10 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
       // The head's state as reads see it: with the dev edits that landed on it (stateEdits.ts).
       atHead: history.hasState(head)
         ? (read) =>
-            history.read({ header: { stateRoot: stateRootOf(core, head), number: head.block.header.number } } as Block, (vm) => trieOnly(vm, () => read(vm)))
+            history.read(
+              { header: { stateRoot: stateRootOf(core, head), number: head.block.header.number, timestamp: head.block.header.timestamp } } as Block,
+              (vm) => trieOnly(vm, () => read(vm)),
+            )
         : undefined,
       fork: fork === undefined ? undefined : { blockNumber: fork.blockNumber, blockHash: fork.block.hash },
     }),

@@ -32,7 +32,7 @@ export async function initialState(config: ChainConfig, common: Common): Promise
     ...engine,
     open: undefined,
     pool: [],
-    timeOffset: 0n,
+    timeOffset: config.initialTimeOffset ?? 0n,
     nextTimestamp: undefined,
     headEditedRoot: undefined,
     genesis: config.genesis,

@@ -57,6 +57,11 @@ export interface ReadOptions {
    * writer queue is held only to take it, and fragments never wait for the read.
    */
   snapshot?: boolean;
+  /**
+   * The block whose fork the read runs under, when it is not the block whose state is read: a
+   * replay runs on its parent's state under its own block's rules (a block that starts a fork).
+   */
+  forkOf?: { number: bigint; timestamp: bigint } | undefined;
 }
 
 /**
@@ -77,7 +82,7 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
   if (!core.history.hasState(resolved.sealed)) throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
   // A sealed block's state as every read sees it: with the dev edits that landed on it (stateEdits.ts),
   // under the fork its number and time name (a fork scheduled later: docs/profiles.md).
-  const { number, timestamp } = resolved.sealed.block.header;
+  const { number, timestamp } = options.forkOf ?? resolved.sealed.block.header;
   return core.history.read({ header: { stateRoot: stateRootOf(core, resolved.sealed), number, timestamp } } as Block, read);
 }
 

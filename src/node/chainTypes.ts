@@ -10,6 +10,7 @@ import type { Fragment, SealedBlock } from "./records.ts";
 import type { ParsedStateDump } from "./stateDump.ts";
 import type { RestoredState } from "./dumpRestore.ts";
 import type { ForkSource } from "./fork/source.ts";
+import type { TxOrder } from "./fragmentRunner.ts";
 import type { CodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import type { ForkSchedule } from "./forkSchedule.ts";
 import type { FeeParams } from "./opstack/feeParams.ts";
@@ -49,6 +50,10 @@ export interface ChainConfig {
   allowBlocksWithSameTimestamp?: boolean | undefined;
   /** The pool's bounds (geth's legacypool defaults when absent). */
   poolLimits?: PoolLimits | undefined;
+  /** The order of a fragment's txs (fragmentRunner.ts; `fees` when absent). */
+  txOrder?: TxOrder | undefined;
+  /** evm_increaseTime's offset at the start, in seconds (a genesis timestamp other than the clock's). */
+  initialTimeOffset?: bigint | undefined;
   /** Another code size limit than EIP-170's (ethereumjs/codeSizeLimit.ts). */
   codeSizeLimit?: CodeSizeLimit | undefined;
 }

@@ -6,7 +6,7 @@
  */
 import { createBlock } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
-import { bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
+import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { txCommonOf } from "./admission.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
@@ -147,6 +147,10 @@ export interface DryRunOptions {
 /** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
 export interface PreparedCall {
   run(gasLimit: bigint): Promise<DryRun>;
+  /** The least limit the tx is valid with: its intrinsic gas, or EIP-7623's calldata floor when higher. */
+  readonly minimumGasLimit: bigint;
+  /** The sender when each run buys its gas at a non-zero price (its balance then depends on the limit), else undefined. */
+  readonly payer: bigint | undefined;
 }
 
 /**
@@ -163,7 +167,14 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
   if (!withFees && options.ignoreBalance !== true && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   await warmCaches(vm, tx, block);
+  const intrinsic = tx.getIntrinsicGas();
+  const floor = tx.getMinimumGasLimit();
   return {
+    minimumGasLimit: floor > intrinsic ? floor : intrinsic,
+    // The sender buys its gas whenever the call names a fee, balance checks or not (runTx's
+    // skipBalance tops the balance up to the tx's cost, then deducts it), so its balance during the
+    // run depends on the gas limit.
+    payer: hasFeeFields(request) && feeCapOf(request, block) > 0n ? bytesToBigInt(from.bytes) : undefined,
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });

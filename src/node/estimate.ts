@@ -7,13 +7,23 @@
  * One shortcut comes first, and keeps the answer exact: when the run at the cap executed a single
  * call frame (no CALL, CREATE or precompile call inside it) whose code has no GAS opcode, nothing
  * it did depended on the gas it had, except running out of it. Every limit below the gas it used
- * before the refund (its peak) then runs out, so the peak, tried once, is the exact minimum when it
- * succeeds (the common case: two executions in all). When it fails (an SSTORE needs more than 2300
- * gas left, EIP-2200), the bisection goes on from there.
+ * before the refund (its peak) then runs out, so the peak is the exact minimum when it succeeds.
+ * When it fails (an SSTORE needs more than 2300 gas left, EIP-2200), the bisection goes on from there.
+ *
+ * One execution answers for many limits. The run at the cap records, step by step, the least gas
+ * each step needed (ethereumjs/gasRecord.ts: the frame's own consumption, the SSTORE sentry, and at
+ * each call or create what its callee needed through EIP-150's 63/64 rule). Whether the call
+ * succeeds at a lower limit then follows without running it: at or above every threshold it runs
+ * the recorded path and succeeds; below one of the frame's own it runs out of gas and fails. Only
+ * a limit that starves a callee first (whose caller may then go on differently), or a run the
+ * record cannot speak for (GAS read for anything but a call's gas, a callee that halted), is
+ * executed. The search itself, and so its answer, is unchanged (test/estimateOnePass.test.ts runs
+ * both on many contracts); an ERC-20 transfer's estimate is one execution.
  */
 import { createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
 import { GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "./errors.ts";
+import { GasRecording, startRecording, stopRecording } from "./ethereumjs/gasRecord.ts";
 import { EIP7825_MAX_TX_GAS } from "./defaults.ts";
 import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
 import { executionFailure } from "./vmErrors.ts";
@@ -46,34 +56,80 @@ export const estimateStats = { estimates: 0, executions: 0, lastExecutions: 0 };
 /** One execution at a gas limit; `run` is absent when the limit was below the intrinsic gas. */
 type Attempt = { ok: true; run: DryRun } | { ok: false; run: DryRun | undefined };
 
+export interface EstimateOptions extends DryRunOptions {
+  /**
+   * Answer from the run at the cap's record where it can (default true); false executes at every
+   * limit the search tries (the equivalence tests compare both).
+   */
+  onePass?: boolean;
+}
+
+/**
+ * What the run at the cap's record says of a limit: true (succeeds), false (fails), or undefined
+ * (only running it tells). See the module comment and ethereumjs/gasRecord.ts.
+ */
+type Forecast = (gasLimit: bigint) => boolean | undefined;
+
+function forecastOf(recording: GasRecording, frames: Message[], capRun: DryRun, minimumGasLimit: bigint): Forecast | undefined {
+  if (recording.unusable !== undefined || frames[0]?.isCompiled === true) return undefined;
+  const top = recording.top;
+  if (top === undefined) {
+    // The only frame had no code to run (a call to an account without code: runCall loaded it, empty,
+    // into the message): any limit that pays the intrinsic gas succeeds. Anything else unrecorded: no forecast.
+    const code = frames[0]?.code;
+    const codeless = frames.length === 1 && code instanceof Uint8Array && code.length === 0;
+    return codeless ? (gasLimit) => (gasLimit >= minimumGasLimit ? true : undefined) : undefined;
+  }
+  const intrinsic = capRun.gasLimit - top.startGas;
+  return (gasLimit) => {
+    if (gasLimit < minimumGasLimit) return undefined;
+    const startGas = gasLimit - intrinsic;
+    for (const threshold of top.thresholds) if (threshold.gas > startGas) return threshold.child ? undefined : false;
+    return true;
+  };
+}
+
 /** Runs the call at chosen gas limits and counts the executions. */
 class Prober {
   executions = 0;
   readonly #call: PreparedCall;
+  readonly #onePass: boolean;
+  #forecast: Forecast | undefined;
 
-  constructor(call: PreparedCall) {
+  constructor(call: PreparedCall, onePass: boolean) {
     this.#call = call;
+    this.#onePass = onePass;
   }
 
   /**
-   * Runs at `gasLimit` and says whether that run's path could depend on the gas it had: true
-   * unless it ran one call frame whose code has no GAS opcode (see the module comment).
+   * Runs at `gasLimit` (the cap) and says whether that run's path could depend on the gas it had:
+   * true unless it ran one call frame whose code has no GAS opcode (see the module comment). It
+   * records the gas each step needed, for `succeedsAt`.
    */
   async observe(vm: VM, gasLimit: bigint): Promise<{ attempt: Attempt; gasDependent: boolean }> {
     const frames: Message[] = [];
     const listener = (message: Message) => {
       frames.push(message);
     };
+    const recording = new GasRecording(this.#call.payer);
     vm.evm.events!.on("beforeMessage", listener);
+    if (this.#onePass) startRecording(vm.evm, recording);
     let attempt: Attempt;
     try {
       attempt = await this.attempt(gasLimit);
     } finally {
+      stopRecording(vm.evm);
       vm.evm.events!.off("beforeMessage", listener);
     }
+    if (this.#onePass && attempt.ok) this.#forecast = forecastOf(recording, frames, attempt.run, this.#call.minimumGasLimit);
     const top = frames[0];
     const gasDependent = frames.length !== 1 || top === undefined || (top.isCompiled !== true && mayReadGas(top.code));
     return { attempt, gasDependent };
+  }
+
+  /** Whether the call succeeds at `gasLimit`: from the record when it tells, else by running it. */
+  async succeedsAt(gasLimit: bigint): Promise<boolean> {
+    return this.#forecast?.(gasLimit) ?? (await this.attempt(gasLimit)).ok;
   }
 
   /** Any error other than "gas below intrinsic" is not about the limit: it propagates. */
@@ -99,10 +155,10 @@ class Prober {
   }
 }
 
-export async function estimateGas(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<Estimate> {
+export async function estimateGas(vm: VM, request: CallRequest, block: Block, options: EstimateOptions = {}): Promise<Estimate> {
   // Without balance checks (Hardhat's), nothing caps the bound by what the sender can pay.
   const cap = options.ignoreBalance === true ? gasBound(vm, request, block) : await upperBound(vm, request, block);
-  const prober = new Prober(await prepareCall(vm, request, block, options));
+  const prober = new Prober(await prepareCall(vm, request, block, options), options.onePass ?? true);
   try {
     return { gas: await search(vm, request, cap, prober), executions: prober.executions };
   } finally {
@@ -126,17 +182,17 @@ async function search(vm: VM, request: CallRequest, cap: bigint, prober: Prober)
     // Below the peak every run of this path runs out of gas: the peak is the least that can succeed.
     const peak = first.run.peakGasUsed;
     if (peak >= hi) return hi;
-    if ((await prober.attempt(peak)).ok) return peak;
+    if (await prober.succeedsAt(peak)) return peak;
     lo = peak;
   }
   const optimistic = ((first.run.peakGasUsed + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {
-    if ((await prober.attempt(optimistic)).ok) hi = optimistic;
+    if (await prober.succeedsAt(optimistic)) hi = optimistic;
     else lo = optimistic;
   }
   while (lo + 1n < hi && !closeEnough(lo, hi)) {
     const mid = bisectLow(lo, hi);
-    if ((await prober.attempt(mid)).ok) hi = mid;
+    if (await prober.succeedsAt(mid)) hi = mid;
     else lo = mid;
   }
   return hi;

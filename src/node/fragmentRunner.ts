@@ -7,6 +7,7 @@ import { createAddressFromString } from "@ethereumjs/util";
 
 import { feesOf } from "./admission.ts";
 import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
+import { withConsoleCalls } from "./consoleLog.ts";
 import { Heap } from "./heap.ts";
 import { flatHex } from "./hex.ts";
 import { DEFAULT_POOL_LIMITS } from "./mempool.ts";
@@ -26,10 +27,20 @@ import type { BlockStart } from "./systemCalls.ts";
 /** The largest balance an account can hold (a uint256). */
 const MAX_BALANCE = (1n << 256n) - 1n;
 
+/**
+ * The order of a fragment's txs (each sender's nonces in order either way): `fees`, the highest
+ * effective tip first and ties by arrival (geth's miner, docs/behaviour.md); `fifo`, by arrival
+ * (anvil's `--order fifo`, Hardhat's `mempool.order: "fifo"`).
+ */
+export const TX_ORDERS = ["fees", "fifo"] as const;
+export type TxOrder = (typeof TX_ORDERS)[number];
+
 export interface FragmentConfig {
   clock: Clock;
   /** Fragments per block whatever the fork (the `fragmentsPerBlock` option); undefined: the open block's fork's. */
   fragmentsPerBlock?: number | undefined;
+  /** `fees` when absent. */
+  txOrder?: TxOrder | undefined;
   op?: OpStack | undefined;
   poolLimits?: PoolLimits | undefined;
 }
@@ -45,6 +56,8 @@ export interface FragmentHost {
   readonly fragmentGasSchedule: boolean;
   /** Whether the raw flashblocks feed wants each fragment's balances. */
   readonly balancesWanted: boolean;
+  /** Whether each tx's `console.log` calls are kept in its record (consoleLog.ts). */
+  readonly consoleLogs: boolean;
   /** Indexes an executed tx by its hash. */
   indexTransaction(record: TxRecord): void;
   dropped(entry: PooledTx, reason: string): void;
@@ -73,8 +86,9 @@ export class FragmentRunner {
       const headroom = entry.feeCap - baseFee;
       return entry.tipCap < headroom ? entry.tipCap : headroom;
     };
-    // Highest effective tip first; ties by arrival (docs/behaviour.md).
-    const heads: Heads = new Heap((a, b) => (a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq));
+    // Highest effective tip first, ties by arrival (docs/behaviour.md); or arrival only.
+    const fifo = this.#config.txOrder === "fifo";
+    const heads: Heads = new Heap((a, b) => (a.tip !== b.tip && !fifo ? a.tip > b.tip : a.entry.seq < b.entry.seq));
     const offer = (entry: PooledTx | undefined) => {
       if (entry !== undefined && entry.feeCap >= baseFee) heads.push({ entry, tip: tipOf(entry) });
     };
@@ -206,10 +220,16 @@ export class FragmentRunner {
       if (cost !== undefined && open.blobGasUsed + cost.daFootprint > open.header.gasLimit) continue;
       let result: RunTxResult;
       let l1Cost: L1Cost | undefined;
+      let consoleCalls: Hex[] | undefined;
       try {
         const opts = { tx: entry.tx, block: open.executionBlock, blockGasUsed: open.gasUsed, skipHardForkValidation: true };
-        if (op === undefined) result = await runTxAllowingAssertedSender(vm, opts);
-        else ({ result, l1Cost } = await op.runUserTx(vm, opts, cost));
+        const run = (): Promise<{ result: RunTxResult; l1Cost?: L1Cost | undefined }> =>
+          op === undefined ? runTxAllowingAssertedSender(vm, opts).then((ran) => ({ result: ran })) : op.runUserTx(vm, opts, cost);
+        if (this.#host.consoleLogs) {
+          const watched = await withConsoleCalls(vm, run);
+          ({ result, l1Cost } = watched.result);
+          consoleCalls = watched.calls;
+        } else ({ result, l1Cost } = await run());
       } catch (error) {
         // State changed since admission (e.g. the balance was spent): the tx can never run as is.
         pool.remove(entry.hash);
@@ -223,6 +243,7 @@ export class FragmentRunner {
         record.l1Cost = l1Cost;
         record.daFootprint = l1Cost.daFootprint;
       }
+      if (consoleCalls !== undefined && consoleCalls.length > 0) record.consoleCalls = consoleCalls;
       this.#add(record, open, executed);
       offer(pool.at(entry.sender, entry.nonce + 1n));
     }

@@ -195,10 +195,15 @@ export class NextBlock {
     if (requested !== undefined) this.#timeOffset = requested - nowSeconds(this.#config.clock);
   }
 
-  /** Whether the open block, opened after `parent` with nothing pre-confirmed, would get a later time if it opened now (never on Denim blocks, whose times follow their 200 ms slots). */
+  /**
+   * Whether the open block, opened after `parent` with nothing pre-confirmed, would get a later time
+   * if it opened now (on a Denim block, a later 200 ms slot: its second or its millisecond part).
+   */
   isStale(open: OpenBlock, parent: Block): boolean {
-    if (open.fork.rules.denim || this.#openFields.timestamp !== undefined) return false;
-    return this.timestampAfter(parent.header.timestamp, undefined) > open.header.timestamp;
+    if (this.#openFields.timestamp !== undefined) return false;
+    const { timestamp, millisPart } = this.#timeAfter(parent, undefined, this.#timeOffset);
+    if (timestamp !== open.header.timestamp) return timestamp > open.header.timestamp;
+    return (millisPart ?? 0) > (open.header.millisPart ?? 0);
   }
 
   /** The open block after `parent` once more, with what it was opened with and the overrides set since. */

@@ -49,6 +49,8 @@ export interface TxRecord {
   depositNonce?: bigint;
   /** Why the tx failed (status 0): what Hardhat's failed-send error reports (docs/behaviour.md). */
   failure?: TxFailure;
+  /** Calldata of its `console.log` calls (consoleLog.ts), when the chain keeps them. */
+  consoleCalls?: Hex[];
 }
 
 /**

@@ -26,22 +26,28 @@ export function replayBefore<T>(core: ChainCore, record: TxRecord, work: (point:
   const { transactions, edits } = sealed ?? core.open;
   const block = sealed?.block ?? core.open.executionBlock;
   const parent = core.store.byNumber(record.blockNumber - 1n)!;
-  return withState(core, { kind: "sealed", sealed: parent }, async (vm) => {
-    await vm.evm.journal.checkpoint();
-    try {
-      let blockGasUsed = 0n;
-      const applyEditsAt = async (index: number) => {
-        for (const edit of edits ?? []) if (edit.at === index) await edit.apply(vm);
-      };
-      for (const earlier of transactions.slice(0, record.index)) {
-        await applyEditsAt(earlier.index);
-        const result = await runTxAllowingAssertedSender(vm, { tx: earlier.tx, block, blockGasUsed, skipHardForkValidation: true });
-        blockGasUsed = result.receipt.cumulativeBlockGasUsed;
+  const forkOf = { number: block.header.number, timestamp: block.header.timestamp };
+  return withState(
+    core,
+    { kind: "sealed", sealed: parent },
+    async (vm) => {
+      await vm.evm.journal.checkpoint();
+      try {
+        let blockGasUsed = 0n;
+        const applyEditsAt = async (index: number) => {
+          for (const edit of edits ?? []) if (edit.at === index) await edit.apply(vm);
+        };
+        for (const earlier of transactions.slice(0, record.index)) {
+          await applyEditsAt(earlier.index);
+          const result = await runTxAllowingAssertedSender(vm, { tx: earlier.tx, block, blockGasUsed, skipHardForkValidation: true });
+          blockGasUsed = result.receipt.cumulativeBlockGasUsed;
+        }
+        await applyEditsAt(record.index);
+        return await work({ vm, block, blockGasUsed });
+      } finally {
+        await vm.evm.journal.revert();
       }
-      await applyEditsAt(record.index);
-      return await work({ vm, block, blockGasUsed });
-    } finally {
-      await vm.evm.journal.revert();
-    }
-  });
+    },
+    { forkOf },
+  );
 }

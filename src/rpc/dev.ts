@@ -305,5 +305,10 @@ const ANVIL_ALIASES: Record<string, keyof typeof hardhatMethods> = {
 
 export const devMethods: MethodTable = {
   ...hardhatMethods,
+  /** anvil's auto-impersonation (its `--auto-impersonate`): from now on a send from any address needs no key; answers null, as anvil. */
+  anvil_autoImpersonateAccount: method(positional(z.boolean()), ([enabled], ctx) => {
+    ctx.chain.autoImpersonate = enabled;
+    return null;
+  }),
   ...Object.fromEntries(Object.entries(ANVIL_ALIASES).map(([alias, name]) => [alias, hardhatMethods[name]!])),
 };

@@ -165,6 +165,28 @@ function siweMessage(wallet: Wallet<NodeContext>, address: Hex, request: { nonce
   });
 }
 
+/** eth_signTypedData_v3 and _v4: the signer authorized, the domain's chain checked (dapps), then the prompt. */
+function signTypedData(wallet: Wallet<NodeContext>, name: "eth_signTypedData_v3" | "eth_signTypedData_v4", params: unknown): Promise<Hex> {
+  return wallet.prompt(name, params, {
+    validate: () => {
+      const [address, typedData] = parseParams(signTypedDataParams, params);
+      wallet.assertAuthorized(address);
+      const key = accountKey(wallet, address, "params[0]");
+      // eth-sig-util's V3 has no arrays: "Arrays are unimplemented in encodeData; use V4 extension".
+      if (name === "eth_signTypedData_v3" && typesHaveArrays(typedData.types)) {
+        throw invalidParams("params[1].types", "Arrays are unimplemented in encodeData; use V4 extension");
+      }
+      assertTypedDataChain(wallet, typedData.domain.chainId);
+      try {
+        return { key, digest: typedDataDigest(typedData) };
+      } catch (error) {
+        throw invalidParams("params[1]", typedDataReason(error));
+      }
+    },
+    perform: ({ key, digest }) => signDigest(digest, key),
+  });
+}
+
 export const walletMethods: MethodTable = {
   eth_chainId: method(positional(), (_, ctx) => ctx.wallet.activeChainId),
   eth_accounts: method(positional(), (_, ctx) => ctx.wallet.visibleAccounts),
@@ -312,39 +334,8 @@ export const walletMethods: MethodTable = {
     }),
   ),
   /** EIP-712 without arrays (v3), `[address, typedData]`: the same digest as v4 for the data v3 can hold. */
-  eth_signTypedData_v3: method(raw, (params, { wallet }) =>
-    wallet.prompt("eth_signTypedData_v3", params, {
-      validate: () => {
-        const [address, typedData] = parseParams(signTypedDataParams, params);
-        wallet.assertAuthorized(address);
-        const key = accountKey(wallet, address, "params[0]");
-        if (typesHaveArrays(typedData.types)) throw invalidParams("params[1].types", "Arrays are unimplemented in encodeData; use V4 extension");
-        assertTypedDataChain(wallet, typedData.domain.chainId);
-        try {
-          return { key, digest: typedDataDigest(typedData) };
-        } catch (error) {
-          throw invalidParams("params[1]", typedDataReason(error));
-        }
-      },
-      perform: ({ key, digest }) => signDigest(digest, key),
-    }),
-  ),
-  eth_signTypedData_v4: method(raw, (params, { wallet }) =>
-    wallet.prompt("eth_signTypedData_v4", params, {
-      validate: () => {
-        const [address, typedData] = parseParams(signTypedDataParams, params);
-        wallet.assertAuthorized(address);
-        const key = accountKey(wallet, address, "params[0]");
-        assertTypedDataChain(wallet, typedData.domain.chainId);
-        try {
-          return { key, digest: typedDataDigest(typedData) };
-        } catch (error) {
-          throw invalidParams("params[1]", typedDataReason(error));
-        }
-      },
-      perform: ({ key, digest }) => signDigest(digest, key),
-    }),
-  ),
+  eth_signTypedData_v3: method(raw, (params, { wallet }) => signTypedData(wallet, "eth_signTypedData_v3", params)),
+  eth_signTypedData_v4: method(raw, (params, { wallet }) => signTypedData(wallet, "eth_signTypedData_v4", params)),
 
   /**
    * ERC-7846 (Base Account): connect, and with `signInWithEthereum` sign an EIP-4361 message in the

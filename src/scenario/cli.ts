@@ -59,10 +59,17 @@ const indent = (text: string, prefix: string) =>
     .map((line) => `${prefix}${line}`)
     .join("\n");
 
+export const RUN_FIXTURE_USAGE = `Usage: preconf run-fixture FILE|DIR...
+
+Runs scenario fixtures (docs/fixtures.md) and prints pass or fail per step, with a diff under each
+failure. A directory runs every *.json in it; state dumps among them are skipped. Exit code 0 when
+every fixture passes, 1 when one fails, 2 when no fixture is named.
+`;
+
 export async function runFixtureCommand(paths: string[], output: CommandOutput = processOutput): Promise<number> {
   if (paths.length === 0) {
-    output.stderr("Usage: preconf run-fixture FILE... (a directory runs every *.json in it)\n");
-    return 1;
+    output.stderr("preconf: run-fixture needs a fixture file or directory: preconf run-fixture FILE|DIR... (`preconf run-fixture --help`)\n");
+    return 2;
   }
   const { files, dumps } = await expand(paths);
   for (const dump of dumps) output.stdout(`SKIP ${dump} — a state dump (format "${STATE_DUMP_FORMAT}"), not a fixture\n`);

@@ -10,14 +10,14 @@ import { createServer } from "node:http";
 
 import { notificationsNotSupported } from "../rpc/errors.ts";
 import { registerServedNode } from "../wallet/personality.ts";
-import { drain, drained, isJson, readBody, refusal, send } from "./httpIo.ts";
-import { answerText, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
+import { drained, isJson, lingerOnClose, readBody, refusal, send } from "./httpIo.ts";
+import { answerObserved, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
 import { allowedOrigin, bindWarning, isHostAllowed } from "./origins.ts";
 import { attachWebSocket } from "./ws.ts";
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { RequestHandler } from "./jsonrpc.ts";
+import type { RequestHandler, RequestObserver } from "./jsonrpc.ts";
 import type { ServedProvider } from "./ws.ts";
 
 export { allowedOrigin, bindWarning, isHostAllowed, isLoopback, parseOrigins } from "./origins.ts";
@@ -65,6 +65,8 @@ export interface ServerOptions {
   wsMaxSubscriptions?: number;
   /** Where warnings go (console.warn, i.e. stderr). */
   warn?: (message: string) => void;
+  /** Told of every request body answered, HTTP or WebSocket: its calls' methods and errors (the CLI's request log). */
+  onRequest?: RequestObserver;
 }
 
 export interface RunningServer {
@@ -192,14 +194,16 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > limit) drain(req, limit);
     const body = declared > limit ? undefined : await readBody(req, limit);
     if (body === undefined) {
-      // The rest of the body is dropped (a bounded part of it) and the connection closed.
+      // Answered at once (a client waiting for `100 Continue` sends nothing more), then a lingering
+      // close: what the client still sends is read and dropped (a bounded amount), so that a
+      // client still sending reads the 413 instead of a reset (httpIo.ts).
+      lingerOnClose(req.socket);
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerText(body, handlerFor(req, res), framing);
+    const text = await answerObserved(body, handlerFor(req, res), framing, "http", options.onRequest);
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };
@@ -251,6 +255,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     maxBufferedBytes: nonNegative("wsMaxBufferedBytes", options.wsMaxBufferedBytes, DEFAULT_WS_MAX_BUFFERED_BYTES),
     maxInFlight: Math.max(1, nonNegative("wsMaxInFlight", options.wsMaxInFlight, DEFAULT_WS_MAX_IN_FLIGHT)),
     maxSubscriptions: nonNegative("wsMaxSubscriptions", options.wsMaxSubscriptions, DEFAULT_WS_MAX_SUBSCRIPTIONS),
+    onRequest: options.onRequest,
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -22,7 +22,19 @@ export function isJson(contentType: string | undefined): boolean {
   return mediaType === "application/json";
 }
 
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). Rejects when the client goes away first. */
+/**
+ * The lingering close after a 413: how much more of a refused body the server reads and drops, and
+ * how long it waits for more, before it closes the connection. A client sends its whole body
+ * before it reads the answer (Node's fetch, curl without `Expect: 100-continue`): a server that
+ * closes while data is still coming makes the kernel answer with a reset, and the client then
+ * loses the 413 it was sent (EPIPE, ECONNRESET). Go's net/http, geth's server, reads 256 KiB for
+ * 500 ms in the same situation (net/http server.go, closeWriteAndWait); a local node can afford
+ * more, so that a body a few times the limit still gets its answer.
+ */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+export const LINGER_IDLE_MS = 2_000;
+
+/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is dropped). Rejects when the client goes away first. */
 export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -34,7 +46,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
       if (size > limit) {
         done = true;
         chunks.length = 0;
-        drain(req, limit);
         resolve(undefined);
         return;
       }
@@ -53,17 +64,36 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
 }
 
 /**
- * Reads and drops up to `limit` more bytes of a refused body, then hangs up: a client still
- * sending when the 413 goes out reads it instead of failing on a reset connection (Go's
- * net/http does the same "lingering close" for geth's 413).
+ * Makes the close that follows the answer on `socket` a lingering one: the server's side is ended
+ * (the answer, then FIN), and what the client still sends is read and dropped until it ends its
+ * side, goes quiet for `idleMs`, or sends more than `maxBytes`; then the socket is destroyed.
+ * Node's server closes a `Connection: close` response with `socket.destroySoon()`: this socket's
+ * gets the linger instead.
  */
-export function drain(req: IncomingMessage, limit: number): void {
-  let dropped = 0;
-  req.on("data", (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > limit) req.socket.destroy();
-  });
-  req.resume();
+export function lingerOnClose(socket: Socket, maxBytes = MAX_DISCARDED_BODY_BYTES, idleMs = LINGER_IDLE_MS): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    let dropped = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const wait = () => {
+      clearTimeout(timer);
+      timer = setTimeout(close, idleMs);
+      timer.unref();
+    };
+    if (socket.writable) socket.end();
+    socket.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > maxBytes) close();
+      else wait();
+    });
+    socket.once("end", close);
+    socket.once("close", () => clearTimeout(timer));
+    wait();
+    socket.resume();
+  };
 }
 
 /** Resolves once the socket's write buffer is below its high-water mark (or the socket is gone). */

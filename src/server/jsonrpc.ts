@@ -224,3 +224,57 @@ export async function answerText(text: string, handle: RequestHandler, limits: F
   const response = await answer(body, handle, limits);
   return response === undefined ? undefined : serialize(response);
 }
+
+/** One call of a request body, as a request log sees it: its method and, when it failed, its error. */
+export interface ServedCall {
+  method: string;
+  error?: JsonRpcError;
+}
+
+/** One request body answered by the server: a single call, or the calls of a batch in order. */
+export interface ServedRequest {
+  transport: "http" | "ws";
+  batch: boolean;
+  calls: ServedCall[];
+}
+
+/** Told of every request body once it is answered (a CLI's request log); never on the way of the answer. */
+export type RequestObserver = (request: ServedRequest) => void;
+
+/**
+ * `answerText`, and then `observer` told what was called. Without an observer nothing is recorded:
+ * a server nobody logs does no work for a log. Bodies that call nothing (not JSON, not requests)
+ * are not reported.
+ */
+export async function answerObserved(
+  text: string,
+  handle: RequestHandler,
+  limits: FramingLimits,
+  transport: ServedRequest["transport"],
+  observer: RequestObserver | undefined,
+): Promise<string | undefined> {
+  if (observer === undefined) return answerText(text, handle, limits);
+  const calls: ServedCall[] = [];
+  const answered = await answerText(
+    text,
+    async (method, params) => {
+      const call: ServedCall = { method };
+      calls.push(call);
+      try {
+        return await handle(method, params);
+      } catch (error) {
+        call.error = toJsonRpcError(error);
+        throw error;
+      }
+    },
+    limits,
+  );
+  if (calls.length > 0) {
+    try {
+      observer({ transport, batch: /^\s*\[/.test(text), calls });
+    } catch {
+      // A log that fails (stdout closed) must not take the answer with it.
+    }
+  }
+  return answered;
+}

@@ -11,13 +11,13 @@ import { createRequire } from "node:module";
 
 import { rawFlashblocksFeed } from "./flashblocksFeed.ts";
 import { limitExceeded } from "../rpc/errors.ts";
-import { answerText } from "./jsonrpc.ts";
+import { answerObserved } from "./jsonrpc.ts";
 
 import type { Server } from "node:http";
 import type { RawData, WebSocket } from "ws";
 import type { SubscriptionMessage } from "../rpc/subscriptions.ts";
 import type { PreconfProvider } from "../provider.ts";
-import type { FramingLimits, Params, RequestHandler } from "./jsonrpc.ts";
+import type { FramingLimits, Params, RequestHandler, RequestObserver } from "./jsonrpc.ts";
 
 /**
  * What the server needs of a provider: EIP-1193 `request` and its `message` events, and (when it
@@ -41,6 +41,8 @@ export interface WebSocketLimits {
   maxInFlight: number;
   /** Most subscriptions of one connection; 0 for no limit. */
   maxSubscriptions: number;
+  /** Told of every message answered (ServerOptions.onRequest). */
+  onRequest?: RequestObserver | undefined;
 }
 
 const textOf = (data: RawData): string =>
@@ -185,7 +187,7 @@ function serveConnection(socket: WebSocket, provider: ServedProvider, limits: We
     // Backpressure on a client that sends faster than it is answered: stop reading until it catches up.
     if (++inFlight >= limits.maxInFlight) socket.pause();
     const created: string[] = [];
-    answerText(textOf(data), handlerFor(created), limits.framing)
+    answerObserved(textOf(data), handlerFor(created), limits.framing, "ws", limits.onRequest)
       .then((response) => {
         if (response !== undefined) sendText(response);
         release(created);

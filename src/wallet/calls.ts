@@ -6,7 +6,6 @@
  * has from where its transactions are. Sending is the method layer's (src/rpc/walletCalls.ts):
  * this module decides, it does not touch the chain.
  */
-import { isValidChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
 import { viem } from "../lazyViem.ts";
@@ -15,6 +14,7 @@ import { WALLET_DELEGATE_ABI } from "../node/walletDelegate.ts";
 import { invalidParams } from "../protocol/errors.ts";
 import { positional } from "../protocol/params.ts";
 import { paymasterUrl } from "./paymaster.ts";
+import { passesEip55 } from "./validate.ts";
 import {
   atomicityNotSupported,
   bundleTooLarge,
@@ -137,10 +137,7 @@ export function callsRules(personality: WalletPersonality): CallsRules {
 export const callsAddress = z
   .string({ required_error: "missing address", invalid_type_error: "expected an address string" })
   .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte address")
-  .refine((value) => {
-    const digits = value.slice(2);
-    return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isValidChecksumAddress(value);
-  }, "invalid EIP-55 checksum")
+  .refine(passesEip55, "invalid EIP-55 checksum")
   .transform((value) => value.toLowerCase() as Hex);
 
 /** MetaMask's StrictHexStruct: `0x` and hex digits. */

@@ -61,6 +61,9 @@ export interface PendingPrompt extends PromptRequest {
   readonly source: "manual";
 }
 
+/** A prompt as an observer sees it: `waiting` for the test (manual mode), then `decided`. */
+export type PromptEvent = { kind: "waiting"; request: PromptRequest } | { kind: "decided"; request: PromptRequest; decision: Decision };
+
 interface Waiter {
   request: PromptRequest;
   resolve: (decision: Decision) => void;
@@ -99,6 +102,7 @@ export class WalletPolicy {
   #manual = false;
   #pending = new Map<number, Waiter>();
   #pendingListeners: ((request: PendingPrompt) => void)[] = [];
+  readonly #observers = new Set<(event: PromptEvent) => void>();
   readonly #clock: Clock;
 
   constructor(clock: Clock, initialDefault: Decision = "approve") {
@@ -193,7 +197,24 @@ export class WalletPolicy {
   async decide(request: PromptRequest, client?: object): Promise<Decision> {
     const decision = await this.#choose(request, client);
     if (this.delayMs > 0) await new Promise<void>((resolve) => this.#clock.after(this.delayMs, resolve));
+    this.#tell({ kind: "decided", request, decision });
     return decision;
+  }
+
+  /** Tells `observer` of every prompt (the CLI's log) until the returned function is called. */
+  observe(observer: (event: PromptEvent) => void): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #tell(event: PromptEvent): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(event);
+      } catch {
+        // An observer's failure is not the wallet's: the prompt goes on.
+      }
+    }
   }
 
   #choose(request: PromptRequest, client: object | undefined): Decision | Promise<Decision> {
@@ -205,6 +226,7 @@ export class WalletPolicy {
     if (client !== undefined && this.#countOf(client) >= MAX_PENDING_PROMPTS_PER_CLIENT) {
       throw limitExceeded("too many wallet prompts waiting for this connection", MAX_PENDING_PROMPTS_PER_CLIENT);
     }
+    this.#tell({ kind: "waiting", request });
     return new Promise<Decision>((resolve) => {
       this.#pending.set(request.id, { request, resolve, client });
       const listeners = this.#pendingListeners.splice(0);

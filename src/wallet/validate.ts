@@ -118,14 +118,17 @@ export type ChainData = z.output<typeof chainData>;
 
 export const addEthereumChainParams = positional(chainData);
 
+/** An address in one case, or in mixed case with a valid EIP-55 checksum (MetaMask's HexChecksumAddressStruct too). */
+export const passesEip55 = (address: string): boolean => {
+  const digits = address.slice(2);
+  return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isValidChecksumAddress(address);
+};
+
 /** `0x` + 40 hex; an address in mixed case must pass its EIP-55 checksum. Stored checksummed. */
 const tokenAddress = z
   .string({ required_error: "missing token address", invalid_type_error: "expected the token address to be a string" })
   .regex(ADDRESS_PATTERN, "expected a 0x-prefixed 20-byte (42-character) hex address")
-  .refine((value) => {
-    const digits = value.slice(2);
-    return digits === digits.toLowerCase() || digits === digits.toUpperCase() || isValidChecksumAddress(value);
-  }, "invalid EIP-55 checksum")
+  .refine(passesEip55, "invalid EIP-55 checksum")
   .transform((value) => toChecksumAddress(value));
 
 /**

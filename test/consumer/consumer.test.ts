@@ -44,6 +44,7 @@ const VERSIONS = {
   typesMocha: dev("@types/mocha"),
   typesChai: dev("@types/chai"),
   vitest: "vitest@3.2.7",
+  tsx: dev("tsx"),
 };
 
 interface Outcome {
@@ -70,10 +71,10 @@ async function step(what: string, command: string, args: string[], cwd: string, 
   return outcome;
 }
 
-/** `npm install` into a project; an unreachable registry is reported as such. */
-async function install(cwd: string, packages: string[]): Promise<void> {
+/** `npm install` into a project (its output); an unreachable registry is reported as such. */
+async function install(cwd: string, packages: string[]): Promise<Outcome> {
   const outcome = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages], cwd);
-  if (outcome.code === 0) return;
+  if (outcome.code === 0) return outcome;
   const offline = /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|network|fetch failed/i.test(outcome.stderr);
   throw new Error(
     `${offline ? "cannot reach the npm registry, so this consumer test cannot run" : "npm install failed"} ` +
@@ -122,8 +123,16 @@ describe("consumers of the packed tarball", function () {
   before(async () => {
     if (!existsSync(join(ROOT, "dist/index.js"))) throw new Error("dist/ is missing: run `npm run build` first (npm test does it in pretest)");
     work = mkdtempSync(join(tmpdir(), "preconf-consumer-"));
-    // --ignore-scripts: prepack would build again; pretest has just built dist/.
-    const packed = await step("npm pack", "npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT);
+    // --ignore-scripts: prepack would build again; pretest has just built dist/. What prepack and
+    // postpack do besides (the packed package.json without `prepare`) is done here around it.
+    await step("strip prepare", process.execPath, ["scripts/pack-manifest.mjs", "strip"], ROOT);
+    let packed: Outcome;
+    try {
+      packed = await step("npm pack", "npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT);
+    } finally {
+      await step("restore prepare", process.execPath, ["scripts/pack-manifest.mjs", "restore"], ROOT);
+    }
+    expect((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.prepare).to.equal("npm run build");
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, info!.filename);
     const paths = info!.files.map((file) => file.path);
@@ -146,11 +155,18 @@ describe("consumers of the packed tarball", function () {
 
   describe("plain Node (only the tarball, viem and @sinonjs/fake-timers)", () => {
     let dir: string;
+    let installed: Outcome;
     before(async () => {
       dir = project(work, "plain");
-      await install(dir, [tarball, VERSIONS.viem, VERSIONS.fakeTimers]);
+      installed = await install(dir, [tarball, VERSIONS.viem, VERSIONS.fakeTimers]);
       cpSync(join(EXAMPLES, "viem-fake-clock.test.mjs"), join(dir, "viem-fake-clock.test.mjs"));
       cpSync(join(EXAMPLES, "cli-server.sh"), join(dir, "cli-server.sh"));
+    });
+
+    it("installs without a script of its own for npm to run or to ask approval for (the packed package.json has no prepare)", () => {
+      const manifest = JSON.parse(readFileSync(join(dir, "node_modules/hardhat-preconf/package.json"), "utf8")) as { scripts: Record<string, string> };
+      expect(Object.keys(manifest.scripts).filter((name) => ["preinstall", "install", "postinstall", "prepare"].includes(name))).to.deep.equal([]);
+      expect(`${installed.stdout}${installed.stderr}`).to.not.match(/hardhat-preconf@[^\n]*\((preinstall|install|postinstall|prepare):/);
     });
 
     it("runs the README's viem quickstart as a .mjs file, with no loader", async () => {
@@ -182,6 +198,33 @@ describe("consumers of the packed tarball", function () {
         expect(await portFreed(server.port), server.output()).to.equal(true);
       } finally {
         server.child.kill("SIGKILL");
+      }
+    });
+
+    it("npx preconf node stops on Ctrl-C (SIGINT to its process group, as a terminal sends it) and frees its port", async () => {
+      const child = spawn("npx", ["preconf", "node", "--port", "0", "--quiet"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          child.stdout.on("data", () => {
+            const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+            if (match !== null) resolve(Number(match[1]));
+          });
+          void exited.then(() => reject(new Error(`exited before serving:\n${output}`)));
+        });
+        process.kill(-child.pid!, "SIGINT");
+        await exited;
+        expect(await portFreed(port), output).to.equal(true);
+        expect(output).to.not.match(/\n\s+at /);
+      } finally {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
       }
     });
 
@@ -229,8 +272,13 @@ describe("consumers of the packed tarball", function () {
         VERSIONS.typesChai,
         VERSIONS.typesNode,
         VERSIONS.typescript,
+        VERSIONS.tsx,
+        VERSIONS.fakeTimers,
       ]);
       cpSync(join(EXAMPLES, "hardhat"), dir, { recursive: true });
+      mkdirSync(join(dir, "wallet"));
+      for (const name of ["wallet-policy.test.ts", "wallet-add-chain.test.ts", "wallet-chains.test.ts"])
+        cpSync(join(EXAMPLES, name), join(dir, "wallet", name));
       // Hardhat downloads solc from binaries.soliditylang.org, which CI cannot reach: the test uses
       // the Counter artifacts this repository compiles with the solc npm package (same source).
       cpSync(join(ROOT, "fixtures/hardhat-artifacts"), join(dir, "artifacts"), { recursive: true });
@@ -250,6 +298,17 @@ describe("consumers of the packed tarball", function () {
     it("passes its test under Hardhat's node:test runner (hardhat test nodejs)", async () => {
       const { stdout } = await step("hardhat test nodejs", join(dir, "node_modules/.bin/hardhat"), ["test", "nodejs", "--no-compile"], dir);
       expect(stdout).to.match(/1 passing/);
+    });
+
+    it("runs docs/wallet.md's examples as the page says: npx mocha --node-option import=tsx wallet/*.test.ts", async () => {
+      const { stdout } = await step(
+        "mocha wallet examples",
+        join(dir, "node_modules/.bin/mocha"),
+        ["--node-option", "import=tsx", "wallet/wallet-policy.test.ts", "wallet/wallet-add-chain.test.ts", "wallet/wallet-chains.test.ts"],
+        dir,
+      );
+      expect(stdout).to.match(/\d+ passing/);
+      expect(stdout).to.not.match(/failing/);
     });
 
     it("type-checks with tsc", async () => {

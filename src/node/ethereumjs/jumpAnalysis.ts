@@ -8,8 +8,11 @@
  * code and on the EVM's opcode table (which the hardfork decides). So the result is memoised per
  * opcode table and code array: the state manager's code cache hands out the same Uint8Array for
  * an account's code for as long as it holds it, and a new EVM or a hardfork change makes a new
- * opcode table. The interpreter only reads the result (`validJumps`, `cachedPushes`, the opcode
- * array), so one copy can serve every call.
+ * opcode table (each EVM has its own, whose entries carry that EVM's opcode hook: analyses are not
+ * shared between EVMs). A code array not seen before is looked up by its keccak hash (its code hash), so
+ * the same code in another array (the same contract deployed again, as a test file's fixture
+ * does, or read back after its cache entry went) is analysed once too. The interpreter only reads
+ * the result (`validJumps`, `cachedPushes`, the opcode array), so one copy can serve every call.
  *
  * `Interpreter` is not exported by the package (its `exports` map only `.`), so it is reached
  * through the files beside the package's entry points: dist/esm/interpreter.js (the module
@@ -20,6 +23,10 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+
+import { bytesToUnprefixedHex } from "@ethereumjs/util";
+
+import { keccak256 } from "../crypto.ts";
 
 interface Analysis {
   jumps: Uint8Array;
@@ -40,6 +47,12 @@ const ORIGINAL = Symbol("hardhat-preconf original jump analysis");
 
 /** Analyses actually computed (cache misses), for tests. */
 export const jumpAnalysisStats = { computed: 0 };
+
+/**
+ * Code bytes whose analyses are kept by hash, per opcode table (an analysis holds ~9 bytes per code
+ * byte); past it the oldest go first. 2 MiB is some 500 contracts of 4 KiB, ~20 MB of analyses.
+ */
+const MAX_HASHED_CODE_BYTES = 2 * 1024 * 1024;
 
 const require = createRequire(import.meta.url);
 
@@ -69,20 +82,31 @@ function memoise(Interpreter: InterpreterClass): void {
   }
   if (proto[ORIGINAL] !== undefined) return;
   const original = proto._getValidJumpDestinations;
-  const byTable = new WeakMap<object, WeakMap<Uint8Array, Analysis>>();
+  const byTable = new WeakMap<object, { byArray: WeakMap<Uint8Array, Analysis>; byHash: Map<string, Analysis>; bytes: number }>();
   proto[ORIGINAL] = original;
   proto._getValidJumpDestinations = function (this: InterpreterInternals, code: Uint8Array): Analysis {
     const table = this._evm._opcodeMap;
-    let byCode = byTable.get(table);
-    if (byCode === undefined) {
-      byCode = new WeakMap();
-      byTable.set(table, byCode);
+    let memo = byTable.get(table);
+    if (memo === undefined) {
+      memo = { byArray: new WeakMap(), byHash: new Map(), bytes: 0 };
+      byTable.set(table, memo);
     }
-    let analysis = byCode.get(code);
+    let analysis = memo.byArray.get(code);
     if (analysis === undefined) {
-      jumpAnalysisStats.computed++;
-      analysis = original.call(this, code);
-      byCode.set(code, analysis);
+      const hash = bytesToUnprefixedHex(keccak256(code));
+      analysis = memo.byHash.get(hash);
+      if (analysis === undefined) {
+        jumpAnalysisStats.computed++;
+        analysis = original.call(this, code);
+        memo.byHash.set(hash, analysis);
+        memo.bytes += code.length;
+        for (const [old, kept] of memo.byHash) {
+          if (memo.bytes <= MAX_HASHED_CODE_BYTES || old === hash) break;
+          memo.byHash.delete(old);
+          memo.bytes -= kept.jumps.length;
+        }
+      }
+      memo.byArray.set(code, analysis);
     }
     return analysis;
   };

@@ -26,6 +26,15 @@ export interface ForkOptions {
   headers?: Record<string, string> | undefined;
   /** A directory for the disk cache; memory only when absent. */
   cacheDir?: string | undefined;
+  /**
+   * The upstream's chain id, when known: it is then not asked (anvil's `--fork-chain-id`), so a
+   * run whose fork block is in the disk cache starts without the upstream.
+   */
+  chainId?: bigint | undefined;
+  /** Retries of a failed upstream request (3), its first backoff (200 ms, doubled each time) and time limit (30 s). */
+  retries?: number | undefined;
+  retryBackoffMs?: number | undefined;
+  timeoutMs?: number | undefined;
 }
 
 /** The upstream's block as eth_getBlockByNumber answers it (the fields the fork uses). */
@@ -109,10 +118,16 @@ export class ForkSource {
 
   /** Connects to the upstream (or its disk cache) and reads the fork block. */
   static async open(options: ForkOptions): Promise<ForkSource> {
-    const client = new UpstreamClient({ url: options.url, headers: options.headers });
+    const client = new UpstreamClient({
+      url: options.url,
+      headers: options.headers,
+      ...(options.retries !== undefined && { retries: options.retries }),
+      ...(options.retryBackoffMs !== undefined && { backoffMs: options.retryBackoffMs }),
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    });
     const endpoints = options.cacheDir === undefined ? undefined : new EndpointIndex(options.cacheDir);
     const urlKey = createHash("sha256").update(options.url).digest("hex");
-    const knownChainId = endpoints?.chainIdOf(urlKey);
+    const knownChainId = options.chainId ?? endpoints?.chainIdOf(urlKey);
     // What is needed is asked in one tick, so one batch: the chain id, the latest block number
     // (no block given) or else the fork block itself (unless the disk cache may hold it).
     const early =

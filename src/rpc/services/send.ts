@@ -7,10 +7,11 @@
 import { createTx } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from "@ethereumjs/util";
 
-import { admitWithSender } from "../../node/admission.ts";
+import { admitSigned, admitWithSender, txCommonOf } from "../../node/admission.ts";
 import { callGasCap } from "../../node/dryRun.ts";
 import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/defaults.ts";
 import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
+import { preparedKey, signWithPreparedKey } from "../../node/ethereumjs/preparedSigner.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
@@ -19,7 +20,7 @@ import { positional } from "../params.ts";
 import { address, checkTransactionFields, PENDING, transactionFields } from "../schema.ts";
 import { estimate } from "./calls.ts";
 
-import type { TypedTxData } from "@ethereumjs/tx";
+import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
 import type { z } from "zod";
 import type { Chain } from "../../node/chain.ts";
@@ -75,13 +76,15 @@ export const IMPERSONATED: Signer = { kind: "impersonated" };
 
 /**
  * Whose key signs a send from `from`: an impersonated address first (hardhat_impersonateAccount;
- * Hardhat sends as it even when it is a dev account), then the node's dev keys; undefined for
- * any other address.
+ * Hardhat sends as it even when it is a dev account), then the node's dev keys, then, under
+ * auto-impersonation, any other address (anvil's eth_sendTransaction takes a dev signer before
+ * impersonating); undefined otherwise.
  */
 export function signerOf(ctx: NodeContext, from: string): Signer | undefined {
   if (isImpersonated(ctx.chain, from)) return IMPERSONATED;
   const account = ctx.accounts.find((candidate) => candidate.address === from);
-  return account === undefined ? undefined : { kind: "key", privateKey: account.privateKey };
+  if (account !== undefined) return { kind: "key", privateKey: account.privateKey };
+  return ctx.chain.autoImpersonate ? IMPERSONATED : undefined;
 }
 
 /**
@@ -101,15 +104,15 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
       }
       return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
     }
-    let signed: Uint8Array;
+    // Signed with the key prepared once, on the chain's shared tx Common; the signed tx itself goes to
+    // admission (no serialize, decode and sender recovery in between).
+    let signed: TypedTransaction;
     try {
-      signed = createTx({ type, ...fields }, { common: ctx.chain.common })
-        .sign(hexToBytes(signer.privateKey))
-        .serialize();
+      signed = signWithPreparedKey(createTx({ type, ...fields }, { common: txCommonOf(ctx.chain.common) }), preparedKey(signer.privateKey));
     } catch (error) {
       throw txConstructionError(error);
     }
-    return ctx.chain.sendRawTransaction(signed);
+    return ctx.chain.sendTransaction((admission) => admitSigned(signed, admission));
   });
   return throwIfFailed(ctx, hash);
 }

@@ -1,0 +1,31 @@
+/**
+ * Timing for the bench: wall time, and CPU time of the process that does the work. On a loaded
+ * machine a process waits for a core, which wall time counts and CPU time does not; ratios of CPU
+ * times compare the work each peer does, ratios of wall times what a user waits.
+ */
+import { readFileSync } from "node:fs";
+
+/** Starts timing: the returned function gives the wall and CPU time since (see `Sample.cpuMs`). */
+export function stopwatch(): () => { ms: number; cpuMs: number } {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { ms: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
+  };
+}
+
+/** CPU time (user + system, ms) of another process, from /proc (Linux); undefined elsewhere or once it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: /proc counts CPU time in ticks of 1/100 s on every Linux build Node supports. */
+const CLOCK_TICKS = 100;

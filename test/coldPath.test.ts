@@ -1,0 +1,59 @@
+/**
+ * The cold path (docs/benchmarks.md): importing the package and getting a provider's first answer
+ * loads what that needs and nothing else. viem (with ox and abitype, ~430 modules) loads only when
+ * something asks for it (src/lazyViem.ts): a chain definition, a wallet signature, a scenario.
+ * Runs the compiled package (`npm test` builds dist/ first) in a fresh Node process and lists every
+ * module it loads.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+import { expect } from "chai";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ENTRY = new URL("../dist/index.js", import.meta.url);
+
+/**
+ * Runs `script` (ESM, with the package's entry as `entry`) in a fresh process; `loaded()` in it
+ * is the list of module URLs loaded so far. Returns what the script prints as JSON.
+ */
+function run<T>(script: string): Promise<T> {
+  const hook = `import { registerHooks } from "node:module";
+const seen = [];
+registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });
+globalThis.loaded = () => [...seen];`;
+  const program = `const entry = ${JSON.stringify(ENTRY.href)};\n${script}`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", program],
+      { cwd: ROOT, timeout: 60_000 },
+      (error, stdout, stderr) => (error === null ? resolve(JSON.parse(stdout) as T) : reject(new Error(`${error.message}\n${stderr}`))),
+    );
+  });
+}
+
+const fromPackage = (urls: string[], name: string) => urls.filter((url) => url.includes(`/node_modules/${name}/`));
+
+describe("the cold path: what importing the package loads", () => {
+  before(function () {
+    if (!existsSync(ENTRY)) throw new Error("dist/ is not built: run `npm run build` (npm test does it first)");
+  });
+
+  it("import, a provider and its first answer load no viem, ox or abitype; reading a chain definition does", async () => {
+    const { plain, withChain } = await run<{ plain: string[]; withChain: string[] }>(`const { createPreconfProvider, preconfChains } = await import(entry);
+const provider = await createPreconfProvider();
+if ((await provider.request({ method: "eth_blockNumber" })) !== "0x0") throw new Error("no answer");
+await provider.close();
+const plain = loaded();
+if (preconfChains.dev.id !== 31337) throw new Error("wrong chain");
+process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
+    expect(
+      plain.some((url) => url.endsWith("/dist/node/chain.js")),
+      "the engine loaded",
+    ).to.equal(true);
+    for (const name of ["viem", "ox", "abitype"]) expect(fromPackage(plain, name), name).to.deep.equal([]);
+    expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
+  });
+});
