@@ -7,10 +7,23 @@
 # `npm test`: a run takes tens of minutes (thousands of tests over HTTP).
 #
 #   scripts/peer-suite/run.sh [--oz DIR] [--work DIR] [--modes "localhost estimate"] [--nodes "hardhat preconf"]
+#                             [--only "test/token test/access"]
 #
 # --oz DIR    an OpenZeppelin Contracts checkout (any state: v5.7.0 is checked out into a copy);
 #             without it v5.7.0 is cloned from GitHub.
-# --work DIR  where the copy, the compiler and the logs go (default: /tmp/peer-suite).
+# --work DIR  where the copy, the compiler and the logs go (default: /tmp/peer-suite). The copy,
+#             its node_modules and the compiled artifacts are kept there and reused by later runs
+#             (Hardhat's compile cache: a second run compiles nothing unless EVM changes).
+# --only P    run only the test files under these paths of the OpenZeppelin checkout (files or
+#             directories); the logs of such a run are named after them (e.g. hardhat-localhost-test_token).
+#
+# Logs, per node and mode, in $work/logs: <node>-<mode>.log (mocha's output), .json (its report),
+# .tests (one line per test: passed|failed|pending, file, full title); node-<node>.log, compile.log.
+# It needs Node 22 (hardhat-preconf's engines); this repository's `node` dev dependency is used
+# when installed. Example, from this repository (OpenZeppelin's source in ../openzeppelin-contracts):
+#
+#   EVM=prague nice -n 10 scripts/peer-suite/run.sh --oz ../openzeppelin-contracts --work /tmp/peer-suite \
+#     --nodes "hardhat preconf" --modes localhost > /tmp/peer-suite.out 2>&1 &
 # PEER_PORT   the port both nodes serve on (default 18545).
 # EVM         the EVM version to compile for and run (default prague: hardhat-preconf's newest fork
 #             until Osaka lands; OpenZeppelin's own default is osaka).
@@ -22,16 +35,19 @@ oz_source=""
 work=/tmp/peer-suite
 modes="localhost estimate"
 nodes="hardhat preconf"
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --oz) oz_source=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --nodes) nodes=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
 export EVM=${EVM:-prague}
+[ -x "$repo/node_modules/node/bin/node" ] && export PATH="$repo/node_modules/node/bin:$PATH"
 tag=v5.7.0
 oz=$work/openzeppelin-contracts
 mkdir -p "$work/logs"
@@ -44,12 +60,15 @@ git -C "$oz" checkout -q "$tag"
 [ -d "$oz/node_modules/hardhat" ] || (cd "$oz" && npm ci --ignore-scripts --no-audit --no-fund)
 
 # The compiler the config asks for, as the npm `solc` package (solcjs): Hardhat 2 would download it.
-solc_version=$(cd "$oz" && node -e "process.argv=['','','--']; const c=require('./hardhat.config.js'); console.log(c.solidity.version)")
+# (its default version, from the `compiler` option of its config; COMPILER overrides it, as in its config)
+solc_version=${COMPILER:-$(sed -n "/compiler: {/,/}/s/.*default: '\([0-9.]*\)'.*/\1/p" "$oz/hardhat.config.js")}
 solc_dir=$work/solc-$solc_version
 [ -f "$solc_dir/node_modules/solc/soljson.js" ] || npm install --prefix "$solc_dir" --no-audit --no-fund --ignore-scripts "solc@$solc_version"
 export PEER_SOLC_DIR=$solc_dir
 cp "$here/hardhat.peer.config.cjs" "$oz/hardhat.peer.config.cjs"
+started=$SECONDS
 (cd "$oz" && npx hardhat --config hardhat.peer.config.cjs compile) > "$work/logs/compile.log" 2>&1
+echo "compiled for $EVM ($((SECONDS - started)) s; log: $work/logs/compile.log)"
 
 port=${PEER_PORT:-18545}
 export PEER_URL=http://127.0.0.1:$port
@@ -73,20 +92,32 @@ start_node() {
   exit 1
 }
 
+# The test files of --only (Hardhat 2's `test` task takes files, not directories), and the suffix of
+# the logs' names that tells such a run from a whole one.
+files=()
+suffix=""
+if [ -n "$only" ]; then
+  for p in $only; do
+    while IFS= read -r f; do files+=("$f"); done < <(cd "$oz" && find "$p" -name '*.test.js' | sort)
+  done
+  suffix=-$(echo "$only" | tr ' /' '__')
+  [ ${#files[@]} -gt 0 ] || { echo "no test files under $only in $oz" >&2; exit 2; }
+fi
+
 # One run: mocha's JSON report, then one line per test: its state, file and full title.
 run_suite() {
-  local node=$1 mode=$2 out=$work/logs/$1-$2
+  local node=$1 mode=$2 out=$work/logs/$1-$2$suffix started=$SECONDS
   start_node "$node"
-  (cd "$oz" && PEER_RESULTS=$out.json npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" > "$out.log" 2>&1) || true
+  (cd "$oz" && PEER_RESULTS=$out.json npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" "${files[@]}" > "$out.log" 2>&1) || true
   stop_node
-  node "$here/results.mjs" "$out.json" > "$out.tests"
-  echo "$node $mode: $(grep -c '^passed' "$out.tests" || true) passed / $(grep -c '^failed' "$out.tests" || true) failed"
+  node "$here/results.mjs" "$oz" "$out.json" > "$out.tests" || echo "no report from mocha: $out.log" >&2
+  echo "$node $mode$suffix: $(grep -c '^passed' "$out.tests" || true) passed / $(grep -c '^failed' "$out.tests" || true) failed / $(grep -c '^pending' "$out.tests" || true) pending ($((SECONDS - started)) s)"
 }
 
 for mode in $modes; do
   for node in $nodes; do run_suite "$node" "$mode"; done
-  if [ -f "$work/logs/hardhat-$mode.tests" ] && [ -f "$work/logs/preconf-$mode.tests" ]; then
-    echo "passing on npx hardhat node, not on hardhat-preconf ($mode):"
-    comm -23 <(grep '^passed' "$work/logs/hardhat-$mode.tests" | sort) <(grep '^passed' "$work/logs/preconf-$mode.tests" | sort) | sed 's/^passed /  /'
+  if [ -f "$work/logs/hardhat-$mode$suffix.tests" ] && [ -f "$work/logs/preconf-$mode$suffix.tests" ]; then
+    echo "passing on npx hardhat node, not on hardhat-preconf ($mode$suffix):"
+    comm -23 <(grep '^passed' "$work/logs/hardhat-$mode$suffix.tests" | sort) <(grep '^passed' "$work/logs/preconf-$mode$suffix.tests" | sort) | sed 's/^passed /  /'
   fi
 done
