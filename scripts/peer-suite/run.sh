@@ -17,8 +17,9 @@
 # --only P    run only the test files under these paths of the OpenZeppelin checkout (files or
 #             directories); the logs of such a run are named after them (e.g. hardhat-localhost-test_token).
 #
-# Logs, per node and mode, in $work/logs: <node>-<mode>.log (mocha's output), .json (its report),
-# .tests (one line per test: passed|failed|pending, file, full title); node-<node>.log, compile.log.
+# Logs, per node and mode, in $work/logs: <node>-<mode>.log (mocha's json-stream output: one line
+# per finished test, `tail -f` it to follow a run), .tests (one line per test: passed|failed, file,
+# full title); node-<node>.log, compile.log.
 # It needs Node 22 (hardhat-preconf's engines); this repository's `node` dev dependency is used
 # when installed. Example, from this repository (OpenZeppelin's source in ../openzeppelin-contracts):
 #
@@ -78,14 +79,20 @@ stop_node() {
 }
 trap stop_node EXIT
 
+rpc_up() { curl -s -o /dev/null -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' "$PEER_URL"; }
+
+# Each node is started as the node process itself (no npx or tsx wrapper in between), so that
+# stopping it stops the node and frees the port for the next run.
 start_node() {
+  if rpc_up; then echo "something already serves $PEER_URL: stop it or set PEER_PORT" >&2; exit 1; fi
   case "$1" in
-    hardhat) (cd "$oz" && exec npx hardhat --config hardhat.peer.config.cjs node --port "$port") > "$work/logs/node-$1.log" 2>&1 & ;;
-    preconf) (cd "$repo" && exec npx tsx scripts/peer-suite/node.ts --port "$port" --hardfork "$EVM" --allow-unlimited-contract-size) > "$work/logs/node-$1.log" 2>&1 & ;;
+    hardhat) (cd "$oz" && exec node node_modules/hardhat/internal/cli/cli.js --config hardhat.peer.config.cjs node --port "$port") > "$work/logs/node-$1.log" 2>&1 & ;;
+    preconf) (cd "$repo" && exec node --import tsx scripts/peer-suite/node.ts --port "$port" --hardfork "$EVM" --allow-unlimited-contract-size) > "$work/logs/node-$1.log" 2>&1 & ;;
   esac
   node_pid=$!
   for _ in $(seq 1 120); do
-    curl -s -o /dev/null -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' "$PEER_URL" && return 0
+    rpc_up && return 0
+    kill -0 "$node_pid" 2> /dev/null || break
     sleep 1
   done
   echo "the $1 node did not start: $work/logs/node-$1.log" >&2
@@ -104,14 +111,14 @@ if [ -n "$only" ]; then
   [ ${#files[@]} -gt 0 ] || { echo "no test files under $only in $oz" >&2; exit 2; }
 fi
 
-# One run: mocha's JSON report, then one line per test: its state, file and full title.
+# One run: mocha's json-stream report, then one line per test: its state, file and full title.
 run_suite() {
   local node=$1 mode=$2 out=$work/logs/$1-$2$suffix started=$SECONDS
   start_node "$node"
-  (cd "$oz" && PEER_RESULTS=$out.json npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" "${files[@]}" > "$out.log" 2>&1) || true
+  (cd "$oz" && PEER_REPORT=1 npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" "${files[@]}" > "$out.log" 2>&1) || true
   stop_node
-  node "$here/results.mjs" "$oz" "$out.json" > "$out.tests" || echo "no report from mocha: $out.log" >&2
-  echo "$node $mode$suffix: $(grep -c '^passed' "$out.tests" || true) passed / $(grep -c '^failed' "$out.tests" || true) failed / $(grep -c '^pending' "$out.tests" || true) pending ($((SECONDS - started)) s)"
+  node "$here/results.mjs" "$oz" "$out.log" > "$out.tests" || echo "no report from mocha: $out.log" >&2
+  echo "$node $mode$suffix: $(grep -c '^passed' "$out.tests" || true) passed / $(grep -c '^failed' "$out.tests" || true) failed / $(sed -n "s/^pending //p" "$out.tests") pending ($((SECONDS - started)) s)"
 }
 
 for mode in $modes; do
