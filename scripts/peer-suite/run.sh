@@ -15,7 +15,8 @@
 #             its node_modules and the compiled artifacts are kept there and reused by later runs
 #             (Hardhat's compile cache: a second run compiles nothing unless EVM changes).
 # --only P    run only the test files under these paths of the OpenZeppelin checkout (files or
-#             directories); the logs of such a run are named after them (e.g. hardhat-localhost-test_token).
+#             directories); the logs of such a run are named after them (e.g. hardhat-localhost-test_token,
+#             or hardhat-localhost-subset-<digest> for a long list).
 #
 # Logs, per node and mode, in $work/logs: <node>-<mode>.log (mocha's json-stream output: one line
 # per finished test, `tail -f` it to follow a run), .tests (one line per test: passed|failed, file,
@@ -108,6 +109,8 @@ if [ -n "$only" ]; then
     while IFS= read -r f; do files+=("$f"); done < <(cd "$oz" && find "$p" -name '*.test.js' | sort)
   done
   suffix=-$(echo "$only" | tr ' /' '__')
+  # (a long list is named by a digest of it: a file name has at most 255 bytes)
+  [ ${#suffix} -le 80 ] || suffix=-subset-$(echo "$only" | md5sum | cut -c1-8)
   [ ${#files[@]} -gt 0 ] || { echo "no test files under $only in $oz" >&2; exit 2; }
 fi
 
