@@ -18,9 +18,9 @@
 #             directories); the logs of such a run are named after them (e.g. hardhat-localhost-test_token,
 #             or hardhat-localhost-subset-<digest> for a long list).
 #
-# Logs, per node and mode, in $work/logs: <node>-<mode>.log (mocha's json-stream output: one line
-# per finished test, `tail -f` it to follow a run), .tests (one line per test: passed|failed, file,
-# full title); node-<node>.log, compile.log.
+# Logs, per EVM version, node and mode, in $work/logs/$EVM: <node>-<mode>.log (mocha's
+# json-stream output: one line per finished test, `tail -f` it to follow a run), .tests (one line
+# per test: passed|failed, file, full title, then `pending <count>`); node-<node>.log, compile.log.
 # It needs Node 22 (hardhat-preconf's engines); this repository's `node` dev dependency is used
 # when installed. Example, from this repository (OpenZeppelin's source in ../openzeppelin-contracts):
 #
@@ -52,7 +52,8 @@ export EVM=${EVM:-prague}
 [ -x "$repo/node_modules/node/bin/node" ] && export PATH="$repo/node_modules/node/bin:$PATH"
 tag=v5.7.0
 oz=$work/openzeppelin-contracts
-mkdir -p "$work/logs"
+logs=$work/logs/$EVM
+mkdir -p "$logs"
 
 if [ ! -d "$oz/.git" ]; then
   if [ -n "$oz_source" ]; then git clone -q "$oz_source" "$oz"; else git clone -q https://github.com/OpenZeppelin/openzeppelin-contracts.git "$oz"; fi
@@ -69,8 +70,8 @@ solc_dir=$work/solc-$solc_version
 export PEER_SOLC_DIR=$solc_dir
 cp "$here/hardhat.peer.config.cjs" "$oz/hardhat.peer.config.cjs"
 started=$SECONDS
-(cd "$oz" && npx hardhat --config hardhat.peer.config.cjs compile) > "$work/logs/compile.log" 2>&1
-echo "compiled for $EVM ($((SECONDS - started)) s; log: $work/logs/compile.log)"
+(cd "$oz" && npx hardhat --config hardhat.peer.config.cjs compile) > "$logs/compile.log" 2>&1
+echo "compiled for $EVM ($((SECONDS - started)) s; log: $logs/compile.log)"
 
 port=${PEER_PORT:-18545}
 export PEER_URL=http://127.0.0.1:$port
@@ -87,8 +88,8 @@ rpc_up() { curl -s -o /dev/null -H 'content-type: application/json' --data '{"js
 start_node() {
   if rpc_up; then echo "something already serves $PEER_URL: stop it or set PEER_PORT" >&2; exit 1; fi
   case "$1" in
-    hardhat) (cd "$oz" && exec node node_modules/hardhat/internal/cli/cli.js --config hardhat.peer.config.cjs node --port "$port") > "$work/logs/node-$1.log" 2>&1 & ;;
-    preconf) (cd "$repo" && exec node --import tsx scripts/peer-suite/node.ts --port "$port" --hardfork "$EVM" --allow-unlimited-contract-size) > "$work/logs/node-$1.log" 2>&1 & ;;
+    hardhat) (cd "$oz" && exec node node_modules/hardhat/internal/cli/cli.js --config hardhat.peer.config.cjs node --port "$port") > "$logs/node-$1.log" 2>&1 & ;;
+    preconf) (cd "$repo" && exec node --import tsx scripts/peer-suite/node.ts --port "$port" --hardfork "$EVM" --allow-unlimited-contract-size) > "$logs/node-$1.log" 2>&1 & ;;
   esac
   node_pid=$!
   for _ in $(seq 1 120); do
@@ -96,7 +97,7 @@ start_node() {
     kill -0 "$node_pid" 2> /dev/null || break
     sleep 1
   done
-  echo "the $1 node did not start: $work/logs/node-$1.log" >&2
+  echo "the $1 node did not start: $logs/node-$1.log" >&2
   exit 1
 }
 
@@ -116,7 +117,7 @@ fi
 
 # One run: mocha's json-stream report, then one line per test: its state, file and full title.
 run_suite() {
-  local node=$1 mode=$2 out=$work/logs/$1-$2$suffix started=$SECONDS
+  local node=$1 mode=$2 out=$logs/$1-$2$suffix started=$SECONDS
   start_node "$node"
   (cd "$oz" && PEER_REPORT=1 npx hardhat --config hardhat.peer.config.cjs test --no-compile --network "$mode" "${files[@]}" > "$out.log" 2>&1) || true
   stop_node
@@ -130,8 +131,8 @@ passes() { grep -a '^passed' "$1" | sed -E 's/0x[0-9a-fA-F]{16,}/0x<random>/g; s
 
 for mode in $modes; do
   for node in $nodes; do run_suite "$node" "$mode"; done
-  if [ -f "$work/logs/hardhat-$mode$suffix.tests" ] && [ -f "$work/logs/preconf-$mode$suffix.tests" ]; then
+  if [ -f "$logs/hardhat-$mode$suffix.tests" ] && [ -f "$logs/preconf-$mode$suffix.tests" ]; then
     echo "passing on npx hardhat node, not on hardhat-preconf ($mode$suffix):"
-    comm -23 <(passes "$work/logs/hardhat-$mode$suffix.tests") <(passes "$work/logs/preconf-$mode$suffix.tests") | sed 's/^passed /  /'
+    comm -23 <(passes "$logs/hardhat-$mode$suffix.tests") <(passes "$logs/preconf-$mode$suffix.tests") | sed 's/^passed /  /'
   fi
 done
