@@ -24,11 +24,11 @@
 # It needs Node 22 (hardhat-preconf's engines); this repository's `node` dev dependency is used
 # when installed. Example, from this repository (OpenZeppelin's source in ../openzeppelin-contracts):
 #
-#   EVM=prague nice -n 10 scripts/peer-suite/run.sh --oz ../openzeppelin-contracts --work /tmp/peer-suite \
+#   nice -n 10 scripts/peer-suite/run.sh --oz ../openzeppelin-contracts --work /tmp/peer-suite \
 #     --nodes "hardhat preconf" --modes localhost > /tmp/peer-suite.out 2>&1 &
 # PEER_PORT   the port both nodes serve on (default 18545).
-# EVM         the EVM version to compile for and run (default prague: hardhat-preconf's newest fork
-#             until Osaka lands; OpenZeppelin's own default is osaka).
+# EVM         the EVM version to compile for and run on both nodes (default osaka: OpenZeppelin's
+#             default, Hardhat's and hardhat-preconf's `dev`; EVM=prague for the earlier fork).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-export EVM=${EVM:-prague}
+export EVM=${EVM:-osaka}
 [ -x "$repo/node_modules/node/bin/node" ] && export PATH="$repo/node_modules/node/bin:$PATH"
 tag=v5.7.0
 oz=$work/openzeppelin-contracts
