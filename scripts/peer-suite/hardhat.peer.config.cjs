@@ -5,8 +5,9 @@
 // - `localhost` at PEER_URL, and `estimate` at the same URL: a network name hardhat-ethers does not
 //   take for Hardhat's, so that it estimates every transaction (hardhat-ethers' signers.js gives
 //   `hardhat` and `localhost` a fixed gas limit instead);
-// - a longer mocha timeout (every request crosses HTTP) and, with PEER_RESULTS, mocha's JSON
-//   report written to that file (results.mjs reads it).
+// - a longer mocha timeout (every request crosses HTTP) and, with PEER_REPORT set, mocha's
+//   `json-stream` reporter: one JSON line per test as it ends, on stdout, so that a run shows its
+//   progress and a stopped run keeps what it did (results.mjs reads it).
 // The run copies this file into the OpenZeppelin checkout, whose node_modules it resolves from.
 const path = require("node:path");
 
@@ -31,6 +32,6 @@ module.exports = {
   mocha: {
     ...(base.mocha ?? {}),
     timeout: 600_000,
-    ...(process.env.PEER_RESULTS !== undefined && { reporter: "json", reporterOption: { output: process.env.PEER_RESULTS } }),
+    ...(process.env.PEER_REPORT !== undefined && { reporter: "json-stream" }),
   },
 };
