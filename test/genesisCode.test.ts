@@ -245,6 +245,33 @@ describe("genesis code: the per-block system calls", () => {
       await provider.close();
     }
   });
+
+  it("dev: a queue known idle is called again after a dev edit writes to it, and after a snapshot revert brings its count back", async () => {
+    const provider = await chainOn("dev");
+    const count = () => rpc(provider, "eth_getStorageAt", [WITHDRAWAL_QUEUE_ADDRESS, "0x1", "latest"]) as Promise<Hex>;
+    try {
+      // Empty blocks: the queue is idle and not called.
+      await seal(provider, 2);
+      const snapshot = await rpc(provider, "evm_snapshot");
+      // A count of 1 and no queued request: the end-of-block call resets the count (EIP-7002) and returns nothing.
+      await rpc(provider, "hardhat_setStorageAt", [WITHDRAWAL_QUEUE_ADDRESS, "0x1", word(1n)]);
+      await seal(provider, 1);
+      expect(await count()).to.equal(word(0n));
+      await seal(provider, 1);
+      await rpc(provider, "evm_revert", [snapshot]);
+      await rpc(provider, "hardhat_setStorageAt", [WITHDRAWAL_QUEUE_ADDRESS, "0x1", word(1n)]);
+      const revertedTo = await rpc(provider, "evm_snapshot");
+      await seal(provider, 2);
+      expect(await count()).to.equal(word(0n));
+      // Back to a state whose count is 1 while the queue was last seen idle: the next block calls it.
+      await rpc(provider, "evm_revert", [revertedTo]);
+      expect(await count()).to.equal(word(1n));
+      await seal(provider, 1);
+      expect(await count()).to.equal(word(0n));
+    } finally {
+      await provider.close();
+    }
+  });
 });
 
 describe("genesis code through clients", () => {

@@ -14,10 +14,13 @@ import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, create
 import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
+import { isPlainMerkleStateManager } from "./ethereumjs/stateManager.ts";
+import { onStateWrites } from "./ethereumjs/stateWrites.ts";
 import { BEACON_ROOTS_ADDRESS, CONSOLIDATION_QUEUE_ADDRESS, HISTORY_STORAGE_ADDRESS, SYSTEM_ADDRESS, WITHDRAWAL_QUEUE_ADDRESS } from "./genesisContracts.ts";
 
 import type { Block } from "@ethereumjs/block";
-import type { Common } from "@ethereumjs/common";
+import type { Common, StateManagerInterface } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "./types.ts";
 
@@ -74,12 +77,15 @@ export async function startBlock(vm: VM, block: BlockStart): Promise<void> {
 export async function endBlockRequests(vm: VM, block: Block): Promise<CLRequest<CLRequestType>[]> {
   if (!vm.common.isActivatedEIP(7685)) return [];
   const state = vm.stateManager;
+  const idle = idleQueuesOf(state);
   const requests: CLRequest<CLRequestType>[] = [];
   for (const queue of REQUEST_QUEUES) {
+    if (idle?.has(queue.address.toString()) === true) continue;
     if ((await state.getCode(queue.address)).length === 0) continue;
-    let idle = true;
-    for (let control = 0n; control < 4n && idle; control++) idle = bytesToBigInt(await state.getStorage(queue.address, slot(control))) === 0n;
-    if (idle) continue;
+    if (await isIdle(state, queue.address)) {
+      idle?.add(queue.address.toString());
+      continue;
+    }
     const before = await state.getAccount(SYSTEM);
     const result = await vm.evm.runCall({ caller: SYSTEM, to: queue.address, gasLimit: SYSTEM_CALL_GAS, block, skipNonceIncrement: true });
     // The system address is only the caller: it ends as it began.
@@ -91,6 +97,32 @@ export async function endBlockRequests(vm: VM, block: Block): Promise<CLRequest<
     }
   }
   return requests;
+}
+
+async function isIdle(state: StateManagerInterface, queue: CLRequestQueueAddress): Promise<boolean> {
+  for (let control = 0n; control < 4n; control++) if (bytesToBigInt(await state.getStorage(queue, slot(control))) !== 0n) return false;
+  return true;
+}
+type CLRequestQueueAddress = (typeof REQUEST_QUEUES)[number]["address"];
+
+/**
+ * The queues known idle, per live state manager: the check above reads two code and eight slots at
+ * every block's end, while a queue only fills when a tx (or a dev edit) writes to it. A write to a
+ * queue's account or storage forgets that queue's fact; a state root set, a checkpoint reverted, an
+ * account deleted or storage cleared forgets all (stateWrites.ts). Only @ethereumjs' own state
+ * manager is watched (every write of it goes through the hooked methods); any other is read each time.
+ */
+const idleQueues = new WeakMap<StateManagerInterface, Set<string>>();
+
+function idleQueuesOf(state: StateManagerInterface): Set<string> | undefined {
+  let idle = idleQueues.get(state);
+  if (idle !== undefined || !isPlainMerkleStateManager(state)) return idle;
+  const known = new Set<string>();
+  const forget = (where: { toString(): string }) => known.delete(where.toString());
+  onStateWrites(state as MerkleStateManager, { account: forget, slot: forget, reset: () => known.clear() });
+  idle = known;
+  idleQueues.set(state, idle);
+  return idle;
 }
 
 /** sha256 of nothing: the requests hash of a block without requests, most blocks' (computed once). */

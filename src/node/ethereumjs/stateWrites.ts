@@ -12,6 +12,12 @@ import type { Account, Address } from "@ethereumjs/util";
 export interface StateWriteListener {
   account(address: Address): void;
   slot(address: Address, key: Uint8Array): void;
+  /**
+   * Any change that bypasses the two writes above: a state root set (snapshot revert, reorg, load),
+   * a checkpoint reverted, an account deleted or its storage cleared. A listener that keeps facts
+   * about the state forgets them all here.
+   */
+  reset?(): void;
 }
 
 /** Calls `listener` before each account and slot write of this state manager instance. */
@@ -25,5 +31,27 @@ export function onStateWrites(stateManager: MerkleStateManager, listener: StateW
   stateManager.putStorage = (where: Address, key: Uint8Array, value: Uint8Array) => {
     listener.slot(where, key);
     return putStorage(where, key, value);
+  };
+  const reset = listener.reset;
+  if (reset === undefined) return;
+  const setStateRoot = stateManager.setStateRoot.bind(stateManager);
+  const revert = stateManager.revert.bind(stateManager);
+  const deleteAccount = stateManager.deleteAccount.bind(stateManager);
+  const clearStorage = stateManager.clearStorage.bind(stateManager);
+  stateManager.setStateRoot = (stateRoot: Uint8Array, clearCache?: boolean) => {
+    reset();
+    return setStateRoot(stateRoot, clearCache);
+  };
+  stateManager.revert = () => {
+    reset();
+    return revert();
+  };
+  stateManager.deleteAccount = (where: Address) => {
+    reset();
+    return deleteAccount(where);
+  };
+  stateManager.clearStorage = (where: Address) => {
+    reset();
+    return clearStorage(where);
   };
 }
