@@ -138,6 +138,24 @@ describe("genesis code: who has what", () => {
     });
   }
 
+  it("debug_traceTransaction replays a tx after its block's system writes: EIP-2935's get(parent) answers the parent's hash", async () => {
+    const provider = await chainOn("dev");
+    await seal(provider, 2);
+    const parent = (await block(provider, "latest")) as Block;
+    // Runtime: mem[0] := parent's number; STATICCALL the history contract (32 bytes in, 32 out); RETURN them.
+    const history = HISTORY_STORAGE_ADDRESS.slice(2).toLowerCase();
+    const reader = `0x60${parent.number.slice(2).padStart(2, "0")}5f5260205f60205f73${history}5afa5060205ff3` as Hex;
+    const READER = "0x00000000000000000000000000000000000002d5";
+    await rpc(provider, "hardhat_setCode", [READER, reader]);
+    const from = provider.accounts[0]!.address;
+    const hash = (await rpc(provider, "eth_sendTransaction", [{ from, to: READER, gas: "0x186a0" }])) as Hex;
+    await seal(provider, 1);
+    const trace = (await rpc(provider, "debug_traceTransaction", [hash])) as { failed: boolean; returnValue: Hex };
+    expect(trace.failed).to.equal(false);
+    expect(trace.returnValue).to.equal(parent.hash);
+    await provider.close();
+  });
+
   it("dev: the four Prague system contracts at nonce 1, no preinstalls (as Hardhat and anvil)", async () => {
     const provider = await chainOn("dev");
     try {

@@ -1,11 +1,14 @@
 /**
  * Replays of executed txs (debug_traceTransaction): a tx runs again on the state it actually ran
- * on (stateEdits.ts): its parent block's state as reads see it, then its block's earlier txs and the
- * dev edits made between them, in order. Nothing is kept: the replay runs in a checkpoint that is
+ * on (stateEdits.ts): its parent block's state as reads see it, then its block's start-of-block
+ * system writes (systemCalls.ts), its earlier txs and the dev edits made between them, in order. Nothing is kept: the replay runs in a checkpoint that is
  * always reverted, on a state view.
  */
+import { bytesToHex } from "@ethereumjs/util";
+
 import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
 import { withState } from "./chainReads.ts";
+import { startBlock } from "./systemCalls.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
@@ -25,14 +28,18 @@ export function replayBefore<T>(core: ChainCore, record: TxRecord, work: (point:
   const sealed = record.blockHash === undefined ? undefined : core.store.byHash(record.blockHash);
   const { transactions, edits } = sealed ?? core.open;
   const block = sealed?.block ?? core.open.executionBlock;
+  const { number, timestamp, parentBeaconBlockRoot } = block.header;
+  const parentHash = sealed === undefined ? core.open.header.parentHash : bytesToHex(sealed.block.header.parentHash);
   const parent = core.store.byNumber(record.blockNumber - 1n)!;
-  const forkOf = { number: block.header.number, timestamp: block.header.timestamp };
+  const forkOf = { number, timestamp };
   return withState(
     core,
     { kind: "sealed", sealed: parent },
     async (vm) => {
       await vm.evm.journal.checkpoint();
       try {
+        // The block's EIP-4788/2935 writes came before its first tx, as the fragment runner makes them.
+        await startBlock(vm, { number, timestamp, parentHash, parentBeaconBlockRoot: parentBeaconBlockRoot ?? new Uint8Array(32) });
         let blockGasUsed = 0n;
         const applyEditsAt = async (index: number) => {
           for (const edit of edits ?? []) if (edit.at === index) await edit.apply(vm);
