@@ -23,6 +23,7 @@ import { commonFromGenesis } from "./genesis.ts";
 import "./evmBudget.ts";
 import { FragmentRunner } from "./fragmentRunner.ts";
 import { installInterpreterLoop } from "./ethereumjs/interpreterLoop.ts";
+import { installTrieFindPath } from "./ethereumjs/trieFindPath.ts";
 import { installJumpAnalysisCache } from "./ethereumjs/jumpAnalysis.ts";
 import { applyCodeSizeLimit } from "./ethereumjs/codeSizeLimit.ts";
 import { activateHardforkAtBlock } from "./ethereumjs/forkBlocks.ts";
@@ -129,6 +130,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   static async create(config: ChainConfig): Promise<Chain> {
     await Promise.all([installJumpAnalysisCache(), installInterpreterLoop()]);
+    installTrieFindPath();
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(
       config.genesis,

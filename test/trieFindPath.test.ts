@@ -1,0 +1,97 @@
+/**
+ * The trie's path walk as a loop (src/node/ethereumjs/trieFindPath.ts) is a patch of
+ * @ethereumjs/mpt 10.1.3's `findPath`. These tests fail when any lookup answers differently than
+ * the package's own walk (the node found, the nibbles left, the nodes on the path), when a trie
+ * built through it has another root, or when a missing node is handled otherwise.
+ */
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { expect } from "chai";
+import fc from "fast-check";
+
+import { installTrieFindPath, originalFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
+
+import type { MPTNode, Path } from "@ethereumjs/mpt";
+
+const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Number(process.env.FC_RUNS));
+const SEED = Number(process.env.FC_SEED ?? 20_261_127);
+
+/** A path as comparable data: every node's encoding. */
+const shape = (path: Path) => ({
+  node: path.node === null ? null : bytesToHex(path.node.serialize()),
+  remaining: [...path.remaining],
+  stack: path.stack.map((node: MPTNode) => bytesToHex(node.serialize())),
+});
+
+/** Keys sharing prefixes often (short keys over few byte values), so that extensions and branch values occur. */
+const keyArb = fc.uint8Array({ minLength: 1, maxLength: 4 }).map((bytes) => bytes.map((byte) => byte % 4));
+const valueArb = fc.uint8Array({ minLength: 1, maxLength: 40 });
+
+describe("trie path walk (trieFindPath.ts)", () => {
+  before(() => installTrieFindPath());
+
+  it("replaces the package's walk, once", () => {
+    const patched = MerklePatriciaTrie.prototype.findPath;
+    expect(patched).to.not.equal(originalFindPath());
+    installTrieFindPath();
+    expect(MerklePatriciaTrie.prototype.findPath).to.equal(patched);
+  });
+
+  it("finds what the package's walk finds, in tries built through either", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(keyArb, valueArb), { maxLength: 40 }),
+        fc.array(keyArb, { maxLength: 20 }),
+        fc.boolean(),
+        async (entries, probes, hashed) => {
+          const ours = new MerklePatriciaTrie({ useKeyHashing: hashed });
+          const theirs = new MerklePatriciaTrie({ useKeyHashing: hashed });
+          const original = originalFindPath();
+          theirs.findPath = original.bind(theirs);
+          for (const [key, value] of entries) {
+            await ours.put(key, value);
+            await theirs.put(key, value);
+          }
+          // Some deletes too, through both walks.
+          for (const [key] of entries.slice(0, entries.length >> 2)) {
+            await ours.del(key);
+            await theirs.del(key);
+          }
+          expect(bytesToHex(ours.root())).to.equal(bytesToHex(theirs.root()));
+          for (const key of [...entries.map(([key]) => key), ...probes]) {
+            // The key as the trie walks it (`appliedKey`): hashed with useKeyHashing.
+            const applied = hashed ? keccak_256(key) : key;
+            expect(shape(await ours.findPath(applied))).to.deep.equal(shape(await original.call(ours, applied)));
+            expect(await ours.get(key)).to.deep.equal(await theirs.get(key));
+          }
+        },
+      ),
+      { numRuns: runs(150), seed: SEED },
+    );
+  });
+
+  it("ends at a missing node as the package does: the path so far, or its error when asked", async () => {
+    const trie = new MerklePatriciaTrie();
+    for (let i = 0; i < 40; i++) await trie.put(Uint8Array.of(i, i * 7), new Uint8Array(33).fill(i + 1));
+    const key = Uint8Array.of(5, 35);
+    // Drop a node below the root: the walk reaches it and finds nothing there.
+    const path = await trie.findPath(key);
+    const below = path.stack[1]!.serialize();
+    await trie.database().del(keccak_256(below));
+    expect(shape(await trie.findPath(key))).to.deep.equal(shape(await originalFindPath().call(trie, key)));
+    expect((await trie.findPath(key)).stack).to.have.length(1);
+    const failures: string[] = [];
+    for (const walk of [trie.findPath.bind(trie), originalFindPath().bind(trie)]) {
+      try {
+        await walk(key, true);
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+    expect(failures).to.deep.equal(["Missing node in DB", "Missing node in DB"]);
+    // An unknown root: nothing found, no path.
+    trie.root(hexToBytes(`0x${"11".repeat(32)}`));
+    expect(shape(await trie.findPath(key))).to.deep.equal({ node: null, remaining: [], stack: [] });
+  });
+});
