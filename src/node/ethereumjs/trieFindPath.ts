@@ -3,15 +3,24 @@
  * write (`get`, `put`, `del`, proofs) first finds the key's path from the root. The package walks it
  * through a `WalkController`: a prioritized task queue, a promise and a closure per node, a
  * callback that schedules the next node, for a walk that only ever follows one child. Here the same
- * walk is a loop over `lookupNode` (the package's own node read: the database, then
- * `decodeMPTNode`), with the same matching rules and the same result: the node found (or null), the
- * key's nibbles left below the last node, and the nodes on the path, root first. A missing node ends
- * the walk as the package's does: with nothing found and the path so far, or, with `throwIfMissing`
- * (proof verification), with its error. A walk resumed from `partialPath` runs the package's own.
+ * walk is a loop over the trie's nodes, with the same matching rules and the same result: the node
+ * found (or null), the key's nibbles left below the last node, and the nodes on the path, root
+ * first. A missing node ends the walk as the package's does: with nothing found and the path so
+ * far, or, with `throwIfMissing` (proof verification), with its error. A walk resumed from
+ * `partialPath` runs the package's own.
+ *
+ * Each node is read as the package's `lookupNode` reads it (the database under `_getDbKey`, then
+ * `decodeRawMPTNode` of the RLP list), with two costs left out: the package copies the stored bytes
+ * before decoding them (`Uint8Array.from`, element by element; the RLP decoder copies what it
+ * returns anyway), and it reports a missing node by throwing, which this walk catches at every read
+ * of an empty storage trie (its root is in no database). A trie whose `lookupNode` is not the
+ * package's is read through its own.
  * test/trieFindPath.test.ts compares the two on random tries; the state roots the tests pin check
  * the writes.
  */
-import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
@@ -20,6 +29,12 @@ type FindPath = MerklePatriciaTrie["findPath"];
 const ORIGINAL = Symbol.for("hardhat-preconf.trieFindPath.original");
 
 type Patched = { [ORIGINAL]?: FindPath };
+
+/** What the node read uses of the trie (private in 10.1.3). */
+interface TrieDb {
+  _db: { get(key: Uint8Array): Promise<Uint8Array | string | undefined> };
+  _getDbKey(hash: Uint8Array): Uint8Array;
+}
 
 /** The package's own walk, for the test that compares the two. */
 export function originalFindPath(): FindPath {
@@ -31,14 +46,15 @@ export function originalFindPath(): FindPath {
 export function installTrieFindPath(): void {
   const proto = MerklePatriciaTrie.prototype as MerklePatriciaTrie & Patched;
   if (proto[ORIGINAL] !== undefined) return;
-  if (typeof proto.findPath !== "function" || typeof proto.lookupNode !== "function") {
+  if (typeof proto.findPath !== "function" || typeof proto.lookupNode !== "function" || typeof (proto as unknown as Partial<TrieDb>)._getDbKey !== "function") {
     throw new Error("@ethereumjs/mpt: findPath or lookupNode changed; update src/node/ethereumjs/trieFindPath.ts");
   }
   const original = proto.findPath;
+  const lookupNode = proto.lookupNode;
   proto[ORIGINAL] = original;
   proto.findPath = function (this: MerklePatriciaTrie, key: Uint8Array, throwIfMissing = false, partialPath?: { stack: MPTNode[] }): Promise<Path> {
     if (partialPath !== undefined && partialPath.stack.length > 0) return original.call(this, key, throwIfMissing, partialPath);
-    return findPath(this, key, throwIfMissing);
+    return findPath(this, key, throwIfMissing, this.lookupNode === lookupNode);
   };
 }
 
@@ -52,18 +68,40 @@ function nibblesOf(key: Uint8Array): number[] {
   return nibbles;
 }
 
-async function findPath(trie: MerklePatriciaTrie, key: Uint8Array, throwIfMissing: boolean): Promise<Path> {
+/**
+ * The node `ref` points to, read as the package's `lookupNode` reads it; null when it is missing
+ * from the database (where `lookupNode` throws "Missing node in DB").
+ */
+async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]): Promise<MPTNode | null> {
+  if (isRawMPTNode(ref)) return decodeRawMPTNode(ref);
+  const db = trie as unknown as TrieDb;
+  const stored = await db._db.get(db._getDbKey(ref));
+  // A trie that stores nodes as hex (no bytes encoding): the package's own read.
+  if (typeof stored === "string") return trie.lookupNode(ref);
+  if (stored === undefined || stored === null) return null;
+  const list = RLP.decode(stored);
+  if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
+  return decodeRawMPTNode(list);
+}
+
+const MISSING = "Missing node in DB";
+
+async function findPath(trie: MerklePatriciaTrie, key: Uint8Array, throwIfMissing: boolean, plainLookup: boolean): Promise<Path> {
   const target = nibblesOf(key);
   const length = target.length;
   const stack: MPTNode[] = [];
   let progress = 0;
   let ref: Uint8Array | Uint8Array[] = trie.root();
   for (;;) {
-    let node: MPTNode;
+    let node: MPTNode | null;
     try {
-      node = await trie.lookupNode(ref);
+      node = plainLookup ? await readNode(trie, ref) : await trie.lookupNode(ref);
     } catch (error) {
-      if ((error as Error).message !== "Missing node in DB" || throwIfMissing) throw error;
+      if ((error as Error).message !== MISSING || throwIfMissing) throw error;
+      node = null;
+    }
+    if (node === null) {
+      if (throwIfMissing) throw EthereumJSErrorWithoutCode(MISSING);
       return { node: null, remaining: [], stack };
     }
     stack.push(node);
