@@ -29,31 +29,43 @@ export function positional<T extends z.ZodTypeAny[]>(...items: T): z.ZodType<Out
     }
     return parsed.data as Outputs<T>;
   });
-  itemsOf.set(schema, items);
+  fastPaths.set(schema, (params) => {
+    const list = params === undefined ? [] : params;
+    if (!Array.isArray(list) || list.length > items.length) return undefined;
+    const data: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const parsed = items[i]!.safeParse(list[i]);
+      if (!parsed.success) return undefined;
+      data[i] = parsed.data;
+    }
+    return { success: true, data };
+  });
   return schema;
 }
 
-/** The item schemas of each `positional` schema. */
-const itemsOf = new WeakMap<z.ZodTypeAny, readonly z.ZodTypeAny[]>();
+/** What a fast path answers: the schema's output for params it accepts, else undefined. */
+export type FastParse = (params: unknown) => { success: true; data: unknown } | undefined;
+
+/** The fast path of each schema that has one (`positional`, and schemas built on it: withFastPath). */
+const fastPaths = new WeakMap<z.ZodTypeAny, FastParse>();
 
 /**
- * `schema.safeParse(params)` for a `positional` schema whose params are all valid, item by item:
- * the same output, without the wrapping schemas' cost (a few µs per call, on every request).
- * Undefined when `schema` is not positional or anything fails: `safeParse` then finds the issue
- * and words it, so every error stays as it was.
+ * `schema.safeParse(params)` for params that are valid, without the wrapping schemas' cost (a few
+ * µs per call, on every request): `positional` parses item by item. Undefined when `schema` has no
+ * fast path or anything fails: `safeParse` then finds the issue and words it, so every error stays
+ * as it was.
  */
-export function parseValidPositional(schema: z.ZodTypeAny, params: unknown): { success: true; data: unknown } | undefined {
-  const items = itemsOf.get(schema);
-  if (items === undefined) return undefined;
-  const list = params === undefined ? [] : params;
-  if (!Array.isArray(list) || list.length > items.length) return undefined;
-  const data: unknown[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const parsed = items[i]!.safeParse(list[i]);
-    if (!parsed.success) return undefined;
-    data[i] = parsed.data;
-  }
-  return { success: true, data };
+export function parseValid(schema: z.ZodTypeAny, params: unknown): { success: true; data: unknown } | undefined {
+  return fastPaths.get(schema)?.(params);
+}
+
+/** Gives `schema` (built around `inner`) a fast path: `map` of `inner`'s valid output, when it has one. */
+export function withFastPath<S extends z.ZodTypeAny>(schema: S, inner: z.ZodTypeAny, map: (data: unknown, params: unknown) => unknown): S {
+  fastPaths.set(schema, (params) => {
+    const valid = parseValid(inner, params);
+    return valid === undefined ? undefined : { success: true, data: map(valid.data, params) };
+  });
+  return schema;
 }
 
 /** `params[0].maxFeePerGas` from zod's path `[0, "maxFeePerGas"]`. */
