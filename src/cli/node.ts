@@ -11,6 +11,7 @@ import { resolveOptions } from "../options.ts";
 import { startServer } from "../server/http.ts";
 import { bannerLines, effectiveConfig } from "./banner.ts";
 import { colorsFor } from "./format.ts";
+import { coalescedOutput } from "./coalescedOutput.ts";
 import { NodeLog } from "./log.ts";
 import { checkWritable, parseJsonFile, readInput, removeLeftovers, StateWriter, writeFileAtomically } from "./stateFile.ts";
 
@@ -67,6 +68,15 @@ export async function runNode(command: NodeCommand, version: string, io: NodeIo 
 }
 
 async function serve(command: NodeCommand, version: string, io: NodeIo, stopped: Promise<string>): Promise<number> {
+  const stdout = coalescedOutput(io.stdout);
+  try {
+    return await serveWith(command, version, { ...io, stdout: { write: stdout.write, isTTY: io.stdout.isTTY } }, stopped);
+  } finally {
+    stdout.flush();
+  }
+}
+
+async function serveWith(command: NodeCommand, version: string, io: NodeIo, stopped: Promise<string>): Promise<number> {
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const target = dumpTarget(command);
   if (target !== undefined) {

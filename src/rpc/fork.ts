@@ -13,6 +13,7 @@ import { ErrorCode, invalidParams, RpcError } from "./errors.ts";
 import { checkFeeHistory, newestOfFeeHistory } from "./services/feeHistory.ts";
 import { checkLogCriteria, logRange, queryLogs } from "./services/logs.ts";
 import { echoKey } from "./services/proof.ts";
+import { withFastPath } from "./params.ts";
 import { quantity } from "./schema.ts";
 
 import type { MethodContext } from "./context.ts";
@@ -217,14 +218,18 @@ export function withForkLookups(table: MethodTable): MethodTable {
     if (spec === undefined) continue;
     out[name] = {
       // The parsed params, and the raw ones beside them (issues keep their paths, as positional's).
-      params: z.unknown().transform((raw, ctx) => {
-        const parsed = spec.params.safeParse(raw);
-        if (!parsed.success) {
-          for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
-          return z.NEVER;
-        }
-        return { raw: raw as unknown[], parsed: parsed.data as [unknown, BlockSelector | undefined] };
-      }),
+      params: withFastPath(
+        z.unknown().transform((raw, ctx) => {
+          const parsed = spec.params.safeParse(raw);
+          if (!parsed.success) {
+            for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
+            return z.NEVER;
+          }
+          return { raw: raw as unknown[], parsed: parsed.data as [unknown, BlockSelector | undefined] };
+        }),
+        spec.params,
+        (parsed, raw) => ({ raw: raw as unknown[], parsed: parsed as [unknown, BlockSelector | undefined] }),
+      ),
       handler: ({ raw, parsed }: { raw: unknown[]; parsed: [unknown, BlockSelector | undefined] }, ctx) => {
         const fork = ctx.chain.fork;
         return (fork === undefined ? undefined : forward(raw, parsed, ctx, fork)) ?? spec.handler(parsed, ctx);

@@ -1,2 +1,2 @@
 /** Positional params and field names: src/protocol/params.ts, shared with the wallet. */
-export { fieldOf, positional } from "../protocol/params.ts";
+export { fieldOf, parseValid, positional, withFastPath } from "../protocol/params.ts";

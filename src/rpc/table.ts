@@ -6,7 +6,7 @@
 import type { z } from "zod";
 
 import { invalidParams, methodNotFound, toRpcError } from "./errors.ts";
-import { fieldOf } from "./params.ts";
+import { fieldOf, parseValid } from "./params.ts";
 
 import type { MethodContext } from "./context.ts";
 
@@ -53,7 +53,7 @@ export async function dispatch(table: MethodTable, ctx: MethodContext, name: str
   if (spec === undefined) throw methodNotFound(name);
   let parsed: z.SafeParseReturnType<unknown, unknown>;
   try {
-    parsed = spec.params.safeParse(params);
+    parsed = parseValid(spec.params, params) ?? spec.params.safeParse(params);
   } catch (error) {
     // In process, params can be anything: a getter or a proxy that throws is unreadable params.
     throw invalidParams("params", error instanceof Error ? error.message : String(error));

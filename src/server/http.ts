@@ -208,21 +208,32 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     else send(res, 200, text);
   };
 
+  /** The last request of each connection still being answered (none once it is). */
   const turns = new WeakMap<Socket, Promise<void>>();
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    // The client went away mid-body: no one to answer.
+    if (req.destroyed && !req.complete) return;
+    // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
+    send(res, 500, JSON.stringify(errorResponse(null, error)));
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const { socket } = req;
     // Pipelined requests of one connection run one after another, each only once the answers
     // before it have left the process: a client that never reads holds one answer, not all.
-    const turn = (turns.get(socket) ?? Promise.resolve())
-      .then(() => drained(socket))
-      .then(() => (socket.destroyed ? undefined : onRequest(req, res)))
-      .catch((error: unknown) => {
-        // The client went away mid-body: no one to answer.
-        if (req.destroyed && !req.complete) return;
-        // A bug in the transport itself: still JSON-RPC, never a crash or an HTML page.
-        send(res, 500, JSON.stringify(errorResponse(null, error)));
-      });
+    const before = turns.get(socket);
+    // The usual case, a client that awaits each answer before it asks again: nothing to wait for,
+    // so the request starts now instead of a few promise turns later.
+    const turn =
+      before === undefined && !socket.writableNeedDrain && !socket.destroyed
+        ? onRequest(req, res).catch((error: unknown) => failed(req, res, error))
+        : (before ?? Promise.resolve())
+            .then(() => drained(socket))
+            .then(() => (socket.destroyed ? undefined : onRequest(req, res)))
+            .catch((error: unknown) => failed(req, res, error));
     turns.set(socket, turn);
+    void turn.then(() => {
+      if (turns.get(socket) === turn) turns.delete(socket);
+    });
   };
   const server = createServer(
     {

@@ -180,6 +180,8 @@ function serializeOne(item: JsonRpcResponse): string {
 
 /** Numeric ids written as `"id": <number>` in a body without escapes (so no key is spelled otherwise). */
 const LITERAL_NUMERIC_ID = /"id"\s*:\s*(-?[0-9][0-9.eE+-]*)/g;
+/** The same pattern, matched only where `lastIndex` points. */
+const LITERAL_NUMERIC_ID_AT = /"id"\s*:\s*(-?[0-9][0-9.eE+-]*)/y;
 
 /**
  * Whether some numeric id's source text differs from what JSON.stringify writes for its value.
@@ -191,6 +193,14 @@ function needsIdSource(text: string, body: unknown): boolean {
   if (!items.some((item) => isRecord(item) && typeof item.id === "number")) return false;
   // An escaped key (`"\u0069d"`) could hide an id from the scan below.
   if (text.includes("\\")) return true;
+  const only = text.indexOf('"id"');
+  if (only === -1) return false;
+  if (only === text.lastIndexOf('"id"')) {
+    // One `"id"` in the body (a single request, the usual case): its token alone, without the scan.
+    LITERAL_NUMERIC_ID_AT.lastIndex = only;
+    const token = LITERAL_NUMERIC_ID_AT.exec(text)?.[1];
+    return token !== undefined && String(Number(token)) !== token;
+  }
   for (const [, token] of text.matchAll(LITERAL_NUMERIC_ID)) {
     if (String(Number(token)) !== token) return true;
   }
