@@ -61,6 +61,8 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // on their first call (src/index.ts).
     expect(plain.filter((url) => url === "node:http" || url.includes("/dist/server/") || url.includes("/dist/scenario/run.js"))).to.deep.equal([]);
     expect(fromPackage(plain, "ws")).to.deep.equal([]);
+    // A new chain needs none of @ethereumjs/blockchain (src/node/lightBlockchain.ts); an imported chain loads it.
+    expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
   });
 });
