@@ -54,6 +54,15 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
       "the engine loaded",
     ).to.equal(true);
     for (const name of ["viem", "ox", "abitype"]) expect(fromPackage(plain, name), name).to.deep.equal([]);
+    // The engine runs on @ethereumjs' ES module builds; their CommonJS twins (~60 modules) are
+    // patched only if something else loads them (src/node/ethereumjs/jumpAnalysis.ts).
+    expect(plain.filter((url) => url.includes("/node_modules/@ethereumjs/") && url.includes("/dist/cjs/"))).to.deep.equal([]);
+    // The server (node:http, which loads Node's bundled undici, and ws) and the scenario runner load
+    // on their first call (src/index.ts).
+    expect(plain.filter((url) => url === "node:http" || url.includes("/dist/server/") || url.includes("/dist/scenario/run.js"))).to.deep.equal([]);
+    expect(fromPackage(plain, "ws")).to.deep.equal([]);
+    // A new chain needs none of @ethereumjs/blockchain (src/node/lightBlockchain.ts); an imported chain loads it.
+    expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
   });
 });

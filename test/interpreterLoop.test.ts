@@ -43,10 +43,13 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 describe("the interpreter loop (src/node/ethereumjs/interpreterLoop.ts, @ethereumjs/evm 10.1.3)", () => {
   before(() => installInterpreterLoop());
 
-  it("patches Interpreter.run in both builds, beside their opcodes/util.js helpers", async () => {
+  it("patches Interpreter.run in both builds, beside their opcodes/util.js helpers (the CommonJS one once loaded)", async () => {
     const { esm, cjs } = interpreterModules();
     type Module = { Interpreter: { prototype: { run: { name: string } } } };
-    for (const { Interpreter } of [(await import(esm)) as Module, require(cjs) as Module]) {
+    const commonJs = require(cjs) as Module;
+    // A new chain installs again; by then the process has loaded the CommonJS build.
+    await installInterpreterLoop();
+    for (const { Interpreter } of [(await import(esm)) as Module, commonJs]) {
       // The package's method is named; the patch is an anonymous function.
       expect(Interpreter.prototype.run.name).to.equal("");
     }

@@ -1,5 +1,4 @@
 /** What a chain starts from (and hardhat_reset returns to): a loaded dump, a fork of an upstream block, or a fresh build. */
-import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex } from "@ethereumjs/util";
 
 import { writeGenesisState } from "./genesis.ts";
@@ -51,11 +50,22 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
   const blockchain =
     config.chainRlp === undefined
       ? asBlockchain(new LightBlockchain(createGenesisBlock(common, stateRoot)))
-      : await createBlockchain({ common, genesisStateRoot: stateRoot, validateBlocks: false, validateConsensus: false });
+      : await (await ethereumjsBlockchain()).createBlockchain({ common, genesisStateRoot: stateRoot, validateBlocks: false, validateConsensus: false });
   const vm = await createChainVm(common, stateManager, blockchain, config.precompiles);
   const genesis = await blockchain.getBlock(0n);
   // Imported first: the open block follows the imported head (a pre-merge genesis cannot be built on).
   const imported = config.chainRlp === undefined ? [] : await importBlocks(vm, blockchain, decodeBlocks(config.chainRlp, common));
   const sealedGenesis: SealedBlock = { block: genesis, hash: bytesToHex(genesis.hash()), transactions: [], fragmentCount: 0 };
   return { vm, blockchain, index, sealed: [sealedGenesis, ...imported] };
+}
+
+/**
+ * @ethereumjs/blockchain (~15 modules), loaded only for a chain that imports blocks. Through
+ * `require` where a loader has compiled this file to CommonJS (tsx, when mocha `require`s the
+ * tests), so that it is the same build as the rest of @ethereumjs there (src/index.ts says why).
+ */
+async function ethereumjsBlockchain(): Promise<typeof import("@ethereumjs/blockchain")> {
+  return typeof require === "function"
+    ? (require("@ethereumjs/blockchain") as typeof import("@ethereumjs/blockchain"))
+    : await import("@ethereumjs/blockchain");
 }

@@ -22,7 +22,8 @@
  * It also records, when an estimate asks (gasRecord.ts), what each step needed of the gas.
  *
  * Patch of @ethereumjs/evm 10.1.3: `Interpreter.prototype.run` in both builds (the class is not
- * exported; it is reached beside the package's entry points as jumpAnalysis.ts does).
+ * exported; it is reached beside the package's entry points as jumpAnalysis.ts does, which also
+ * says why the CommonJS build is patched only once something else has loaded it).
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -31,7 +32,7 @@ import { pathToFileURL } from "node:url";
 import { EVMError } from "@ethereumjs/evm";
 import { bytesToBigInt, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
-import { interpreterModules } from "./jumpAnalysis.ts";
+import { interpreterModules, loadedCommonJs } from "./jumpAnalysis.ts";
 import { leftForShare, recordingOf } from "./gasRecord.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -512,16 +513,21 @@ function opcodeUtilModules(): { esm: string; cjs: string } {
 
 let installed: Promise<void> | undefined;
 
-/** Installs the loop in both builds (once per process; later calls return the same promise). */
+/**
+ * Installs the loop in the ES module build (once per process; later calls return the same
+ * promise), and in the CommonJS build when the process has loaded it (checked on every call).
+ */
 export function installInterpreterLoop(): Promise<void> {
+  const interpreters = interpreterModules();
+  const utils = opcodeUtilModules();
   installed ??= (async () => {
-    const interpreters = interpreterModules();
-    const utils = opcodeUtilModules();
     const esm = (await import(interpreters.esm)) as { Interpreter: InterpreterClass };
     const esmUtil = (await import(utils.esm)) as OpcodeUtil;
     patch(esm.Interpreter, esmUtil);
-    patch((require(interpreters.cjs) as { Interpreter: InterpreterClass }).Interpreter, require(utils.cjs) as OpcodeUtil);
   })();
+  const commonJs = loadedCommonJs<{ Interpreter: InterpreterClass }>(interpreters.cjs);
+  // interpreter.js requires opcodes/util.js (through opcodes/index.js), so one loaded means both.
+  if (commonJs !== undefined) patch(commonJs.Interpreter, require(utils.cjs) as OpcodeUtil);
   return installed;
 }
 

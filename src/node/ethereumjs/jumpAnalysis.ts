@@ -16,9 +16,12 @@
  *
  * `Interpreter` is not exported by the package (its `exports` map only `.`), so it is reached
  * through the files beside the package's entry points: dist/esm/interpreter.js (the module
- * `evm.js` itself imports) and dist/cjs/interpreter.js (for a process that loads the CommonJS
- * build, as a test runner may). Both are patched (the private `Interpreter._getValidJumpDestinations`
- * and `_evm._opcodeMap`). test/jumpAnalysis.test.ts fails if an upgrade moves or renames them.
+ * `evm.js` itself imports, and the one this package's engine runs on) and dist/cjs/interpreter.js
+ * (for a process that also loads the CommonJS build, as a test runner may). Both are patched (the
+ * private `Interpreter._getValidJumpDestinations` and `_evm._opcodeMap`); the CommonJS build only
+ * once something else has loaded it (see `loadedCommonJs`): loading it here would cost a fresh
+ * process some 60 modules it never runs. test/jumpAnalysis.test.ts fails if an upgrade moves or
+ * renames them.
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -56,22 +59,39 @@ const MAX_HASHED_CODE_BYTES = 2 * 1024 * 1024;
 
 const require = createRequire(import.meta.url);
 
+let modules: { esm: string; cjs: string } | undefined;
+
 /** Where @ethereumjs/evm keeps its Interpreter: beside each build's entry point (dist/cjs, dist/esm). */
 export function interpreterModules(): { esm: string; cjs: string } {
-  const cjsEntry = require.resolve("@ethereumjs/evm");
-  const dist = dirname(dirname(cjsEntry));
-  return { esm: pathToFileURL(join(dist, "esm", "interpreter.js")).href, cjs: join(dist, "cjs", "interpreter.js") };
+  if (modules === undefined) {
+    const dist = dirname(dirname(require.resolve("@ethereumjs/evm")));
+    modules = { esm: pathToFileURL(join(dist, "esm", "interpreter.js")).href, cjs: join(dist, "cjs", "interpreter.js") };
+  }
+  return modules;
+}
+
+/**
+ * The exports of a CommonJS module of the package if the process has loaded it already, else
+ * undefined (never loads it: the engine runs on the ES module build, and `require`'s cache is keyed
+ * by the same resolved file name `interpreterModules` gives).
+ */
+export function loadedCommonJs<T>(file: string): T | undefined {
+  const cached = require.cache[file];
+  return cached?.loaded === true ? (cached.exports as T) : undefined;
 }
 
 let installed: Promise<void> | undefined;
 
-/** Installs the memoised analysis in both builds (once per process; later calls return the same promise). */
+/**
+ * Installs the memoised analysis in the ES module build (once per process; later calls return the
+ * same promise), and in the CommonJS build when the process has loaded it (checked on every call:
+ * each new chain calls this).
+ */
 export function installJumpAnalysisCache(): Promise<void> {
-  installed ??= (async () => {
-    const { esm, cjs } = interpreterModules();
-    const builds = [(await import(esm)) as { Interpreter: InterpreterClass }, require(cjs) as { Interpreter: InterpreterClass }];
-    for (const { Interpreter } of builds) memoise(Interpreter);
-  })();
+  const { esm, cjs } = interpreterModules();
+  installed ??= (async () => memoise(((await import(esm)) as { Interpreter: InterpreterClass }).Interpreter))();
+  const commonJs = loadedCommonJs<{ Interpreter: InterpreterClass }>(cjs);
+  if (commonJs !== undefined) memoise(commonJs.Interpreter);
   return installed;
 }
 
