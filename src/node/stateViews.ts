@@ -25,7 +25,7 @@
 import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "./serialQueue.ts";
-import { memoiseStorage, writeStorageToCacheOnly } from "./ethereumjs/stateManager.ts";
+import { memoiseAccounts, memoiseStorage, writeStorageToCacheOnly } from "./ethereumjs/stateManager.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
@@ -190,6 +190,7 @@ export class StateViews {
     // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
     memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
+    memoiseAccounts(vm.stateManager as MerkleStateManager);
     return vm;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { bytesToUnprefixedHex, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
+import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { merkleInternals } from "./internals.ts";
@@ -117,4 +117,32 @@ export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<stri
   stateManager.getStorage = getStorage;
   // SSTORE's gas reads the slot's value at the start of the tx through this cache's own reference.
   internals.originalStorageCache.getStorage = getStorage;
+}
+
+/**
+ * Patch (@ethereumjs/statemanager 10.1.3, `getAccount` in merkleStateManager.js): the account cache
+ * keeps each account as its RLP and decodes it on every read, so a dry run decodes the sender, the
+ * callee and the fee recipient again at each step that reads them (a storage read reads the
+ * account for its storage root). An entry of the cache is never changed in place (a write puts a
+ * new one, a revert puts the old one back), so each entry is decoded once, into a memo keyed by
+ * the entry, and every read gets a fresh Account from it (callers change the one they get).
+ * Entries the cache does not hold are read by the package as before.
+ */
+export function memoiseAccounts(stateManager: MerkleStateManager): void {
+  const cache = merkleInternals(stateManager)._caches?.account;
+  // Not for a subclass (a fork's state reads accounts it lacks from upstream in its own getAccount).
+  if (cache === undefined || !isPlainMerkleStateManager(stateManager)) return;
+  const decoded = new WeakMap<object, Account>();
+  const getAccount = stateManager.getAccount.bind(stateManager);
+  stateManager.getAccount = async (address: Address) => {
+    const entry = cache.get(address);
+    if (entry === undefined) return getAccount(address);
+    if (entry.accountRLP === undefined) return undefined;
+    let account = decoded.get(entry);
+    if (account === undefined) {
+      account = createAccountFromRLP(entry.accountRLP);
+      decoded.set(entry, account);
+    }
+    return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+  };
 }
