@@ -12,6 +12,7 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/crypto.ts";
+import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -22,7 +23,7 @@ const ADDRESS = createAddressFromString("0x0000000000000000000000000000000000000
 const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
 type Internals = {
   _storageTries: Record<string, unknown>;
-  _caches?: { storage?: unknown; account?: { get(address: unknown): { accountRLP: Uint8Array | undefined } | undefined } };
+  _caches?: { storage?: unknown };
   _getStorageTrie?: unknown;
   originalStorageCache?: { getStorage?: unknown };
 };
@@ -97,8 +98,12 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
   it("the account cache keeps an account as its RLP, and upstream decodes it on every read (what memoiseAccounts saves)", async () => {
     const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
     await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
-    const entry = (stateManager as unknown as Internals)._caches?.account?.get(ADDRESS);
-    expect(entry?.accountRLP).to.be.instanceOf(Uint8Array);
+    const cache = merkleInternals(stateManager)._caches?.account;
+    expect(cache?.get(ADDRESS)?.accountRLP).to.be.instanceOf(Uint8Array);
+    // What memoiseAccounts' writes use of the cache (its own put's bookkeeping).
+    expect(cache?._saveCachePreState).to.be.a("function");
+    expect(cache?._orderedMapCache?.setElement).to.be.a("function");
+    expect(cache?._stats.writes).to.be.a("number");
     expect(await stateManager.getAccount(ADDRESS)).to.not.equal(await stateManager.getAccount(ADDRESS));
   });
 
@@ -129,7 +134,12 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     });
     await expectSame([1n, 10n]);
     await both((stateManager) => stateManager.checkpoint());
-    await both((stateManager) => stateManager.putAccount(ADDRESS, new Account(2n, 20n)));
+    // The account written is the one at the write, whatever the caller does with its object after.
+    await both(async (stateManager) => {
+      const account = new Account(2n, 20n);
+      await stateManager.putAccount(ADDRESS, account);
+      account.balance = 77n;
+    });
     await expectSame([2n, 20n]);
     await both((stateManager) => stateManager.deleteAccount(ADDRESS));
     await expectSame(undefined);
