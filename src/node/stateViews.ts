@@ -20,7 +20,8 @@
  * path walk). A slot's value under a storage root never changes, so the views share a memo from
  * (storage root, slot) to the slot's RLP; it is only consulted where the package would read the
  * trie (after its own cache, for an existing account), so writes inside a call still win
- * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts).
+ * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts). Accounts a call reads and
+ * writes stay objects in the view's cache, not RLP encoded and decoded at each step (memoiseAccounts).
  */
 import { bytesToHex } from "@ethereumjs/util";
 
