@@ -12,23 +12,20 @@ type Outputs<T extends z.ZodTypeAny[]> = { [K in keyof T]: T[K] extends z.ZodTyp
  */
 export function positional<T extends z.ZodTypeAny[]>(...items: T): z.ZodType<Outputs<T>, z.ZodTypeDef, unknown> {
   const tuple = z.tuple(items as unknown as [z.ZodTypeAny, ...z.ZodTypeAny[]]);
-  return z.unknown().transform((value, ctx) => {
+  // One parse of the padded list (a preprocess, not a transform that parses the tuple again inside:
+  // every request of every method comes through here).
+  return z.preprocess((value, ctx) => {
     const list = value === undefined ? [] : value;
     if (!Array.isArray(list)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "expected an array of parameters" });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "expected an array of parameters", fatal: true });
       return z.NEVER;
     }
     if (list.length > items.length) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected at most ${items.length} parameters, got ${list.length}` });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected at most ${items.length} parameters, got ${list.length}`, fatal: true });
       return z.NEVER;
     }
-    const parsed = tuple.safeParse([...list, ...new Array(items.length - list.length).fill(undefined)]);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: z.ZodIssueCode.custom });
-      return z.NEVER;
-    }
-    return parsed.data as Outputs<T>;
-  });
+    return list.length === items.length ? list : [...list, ...new Array(items.length - list.length).fill(undefined)];
+  }, tuple) as unknown as z.ZodType<Outputs<T>, z.ZodTypeDef, unknown>;
 }
 
 /** `params[0].maxFeePerGas` from zod's path `[0, "maxFeePerGas"]`. */
