@@ -12,7 +12,8 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/crypto.ts";
-import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
+import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 
@@ -92,6 +93,61 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(stateManager._caches?.storage).to.not.equal(undefined);
     expect(stateManager._getStorageTrie).to.be.a("function");
     expect(stateManager.originalStorageCache?.getStorage).to.be.a("function");
+  });
+
+  it("the account cache keeps an account as its RLP, and upstream decodes it on every read (what memoiseAccounts saves)", async () => {
+    const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
+    await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
+    const cache = merkleInternals(stateManager)._caches?.account;
+    expect(cache?.get(ADDRESS)?.accountRLP).to.be.instanceOf(Uint8Array);
+    // What memoiseAccounts' writes use of the cache (its own put's bookkeeping).
+    expect(cache?._saveCachePreState).to.be.a("function");
+    expect(cache?._orderedMapCache?.setElement).to.be.a("function");
+    expect(cache?._stats.writes).to.be.a("number");
+    expect(await stateManager.getAccount(ADDRESS)).to.not.equal(await stateManager.getAccount(ADDRESS));
+  });
+
+  it("memoiseAccounts answers as upstream: each read a fresh Account, writes, deletions and reverts seen", async () => {
+    const upstream = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
+    const memoised = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
+    memoiseAccounts(memoised);
+    const both = async (step: (stateManager: MerkleStateManager) => Promise<unknown>) => {
+      await step(upstream);
+      await step(memoised);
+    };
+    const fields = async (stateManager: MerkleStateManager) => {
+      const account = await stateManager.getAccount(ADDRESS);
+      return account === undefined ? undefined : [account.nonce, account.balance, bytesToHex(account.storageRoot), bytesToHex(account.codeHash)];
+    };
+    const expectSame = async (expected: unknown) => {
+      expect(await fields(memoised)).to.deep.equal(await fields(upstream));
+      expect((await fields(memoised))?.slice(0, 2)).to.deep.equal(expected);
+    };
+    await expectSame(undefined);
+    await both((stateManager) => stateManager.putAccount(ADDRESS, new Account(1n, 10n)));
+    await expectSame([1n, 10n]);
+    // A caller changes the account it was given (runTx charges the sender so) before writing it back, or never.
+    await both(async (stateManager) => {
+      const account = await stateManager.getAccount(ADDRESS);
+      account!.balance = 99n;
+      account!.nonce = 5n;
+    });
+    await expectSame([1n, 10n]);
+    await both((stateManager) => stateManager.checkpoint());
+    // The account written is the one at the write, whatever the caller does with its object after.
+    await both(async (stateManager) => {
+      const account = new Account(2n, 20n);
+      await stateManager.putAccount(ADDRESS, account);
+      account.balance = 77n;
+    });
+    await expectSame([2n, 20n]);
+    await both((stateManager) => stateManager.deleteAccount(ADDRESS));
+    await expectSame(undefined);
+    await both((stateManager) => stateManager.revert());
+    await expectSame([1n, 10n]);
+    await both((stateManager) => stateManager.flush());
+    expect(bytesToHex(await memoised.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
+    await expectSame([1n, 10n]);
   });
 
   it("views answer each block's own storage, reads alternating between blocks (the memo is keyed by storage root)", async () => {

@@ -20,12 +20,13 @@
  * path walk). A slot's value under a storage root never changes, so the views share a memo from
  * (storage root, slot) to the slot's RLP; it is only consulted where the package would read the
  * trie (after its own cache, for an existing account), so writes inside a call still win
- * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts).
+ * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts). Accounts a call reads and
+ * writes stay objects in the view's cache, not RLP encoded and decoded at each step (memoiseAccounts).
  */
 import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "./serialQueue.ts";
-import { memoiseStorage, writeStorageToCacheOnly } from "./ethereumjs/stateManager.ts";
+import { memoiseAccounts, memoiseStorage, writeStorageToCacheOnly } from "./ethereumjs/stateManager.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
@@ -190,6 +191,7 @@ export class StateViews {
     // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
     memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
+    memoiseAccounts(vm.stateManager as MerkleStateManager);
     return vm;
   }
 }

@@ -5,7 +5,7 @@
  * so an upgrade that renames or reshapes one fails there first.
  */
 import type { MerkleStateManager, MerkleStateManagerOpts } from "@ethereumjs/statemanager";
-import type { Address } from "@ethereumjs/util";
+import type { Account, Address } from "@ethereumjs/util";
 
 /** MapDB's store: unprefixed hex key → node (bytes, or hex where a trie copy encodes strings). */
 export type NodeStore = Map<string, Uint8Array | string>;
@@ -15,12 +15,25 @@ export interface StorageCache {
   put(address: Address, key: Uint8Array, value: Uint8Array): void;
 }
 
+/**
+ * @ethereumjs/statemanager 10.1.3's AccountCache (cache/account.js): an entry per address (unprefixed
+ * hex), the account's RLP or undefined for a deleted one, in an ordered map (the default) or an LRU cache.
+ */
+export interface AccountCacheInternals {
+  get(address: Address): { accountRLP: Uint8Array | undefined } | undefined;
+  put(address: Address, account: Account | undefined, couldBePartialAccount?: boolean): void;
+  /** Keeps the entry's value before the first write in the current checkpoint, for revert. */
+  _saveCachePreState(addressHex: string): void;
+  _orderedMapCache?: { setElement(addressHex: string, entry: { accountRLP: Uint8Array | undefined }): unknown };
+  _stats: { writes: number };
+}
+
 export interface MerkleInternals {
   /** The account trie; its database is the MapDB every copy of the state shares (`db._database`, below). */
   _trie: NonNullable<MerkleStateManagerOpts["trie"]>;
   /** Storage tries opened so far, keyed by the unprefixed hex of keccak(address) (`_getStorageTrie`). */
   _storageTries: Record<string, { root(): Uint8Array }>;
-  _caches?: MerkleStateManagerOpts["caches"] & { storage?: StorageCache };
+  _caches?: MerkleStateManagerOpts["caches"] & { storage?: StorageCache; account?: AccountCacheInternals };
   /** The account's storage trie (a copy of `_trie` at its storage root, on the same database), opened and kept in `_storageTries`. */
   _getStorageTrie(address: Address, account: { storageRoot: Uint8Array }): NonNullable<MerkleStateManagerOpts["trie"]>;
   /** The cache SSTORE's gas reads a slot's value at the start of the tx through (EIP-2200). */

@@ -5,7 +5,7 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { bytesToUnprefixedHex, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
+import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { merkleInternals } from "./internals.ts";
@@ -117,4 +117,64 @@ export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<stri
   stateManager.getStorage = getStorage;
   // SSTORE's gas reads the slot's value at the start of the tx through this cache's own reference.
   internals.originalStorageCache.getStorage = getStorage;
+}
+
+/**
+ * An entry of the account cache written by memoiseAccounts: the account as written, and its RLP
+ * (what upstream's entries hold) encoded when first read.
+ */
+class AccountEntry {
+  readonly account: Account;
+  #rlp: Uint8Array | undefined;
+  constructor(account: Account) {
+    this.account = account;
+  }
+  get accountRLP(): Uint8Array {
+    this.#rlp ??= this.account.serialize();
+    return this.#rlp;
+  }
+}
+
+/** The accounts decoded from upstream's entries (written before the patch, or partial), by entry. */
+const decodedEntries = new WeakMap<object, Account>();
+
+/**
+ * Patch (@ethereumjs/statemanager 10.1.3, `getAccount` in merkleStateManager.js and `put` in
+ * cache/account.js): the account cache keeps each account as its RLP, encoded on every write and
+ * decoded on every read, so a dry run encodes and decodes the sender, the callee and the fee
+ * recipient at each step that writes or reads them (a storage read reads the account for its
+ * storage root; runTx writes the sender and the fee recipient several times), then reverts it all.
+ * An entry of the cache is never changed in place (a write puts a new one, a revert puts the old
+ * one back), so a write here puts an entry that holds a copy of the account and encodes its RLP only
+ * when something reads it (a flush into the trie), and a read gets a fresh Account from the entry's
+ * (callers change the one they get); upstream's entries are decoded once. Writes go through the
+ * cache's own bookkeeping (the value before the checkpoint's first write, kept for revert). For
+ * state views (stateViews.ts); a cache in LRU mode keeps upstream's writes.
+ */
+export function memoiseAccounts(stateManager: MerkleStateManager): void {
+  const cache = merkleInternals(stateManager)._caches?.account;
+  // Not for a subclass (a fork's state reads accounts it lacks from upstream in its own getAccount).
+  if (cache === undefined || !isPlainMerkleStateManager(stateManager)) return;
+  const getAccount = stateManager.getAccount.bind(stateManager);
+  stateManager.getAccount = async (address: Address) => {
+    const entry = cache.get(address);
+    if (entry === undefined) return getAccount(address);
+    let account = entry instanceof AccountEntry ? entry.account : decodedEntries.get(entry);
+    if (account === undefined) {
+      if (entry.accountRLP === undefined) return undefined;
+      account = createAccountFromRLP(entry.accountRLP);
+      decodedEntries.set(entry, account);
+    }
+    return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+  };
+  const map = cache._orderedMapCache;
+  if (map === undefined) return;
+  const put = cache.put.bind(cache);
+  cache.put = (address: Address, account: Account | undefined, couldBePartialAccount = false) => {
+    if (account === undefined || couldBePartialAccount) return put(address, account, couldBePartialAccount);
+    const addressHex = bytesToUnprefixedHex(address.bytes);
+    cache._saveCachePreState(addressHex);
+    map.setElement(addressHex, new AccountEntry(new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)));
+    cache._stats.writes += 1;
+  };
 }
