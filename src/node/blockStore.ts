@@ -3,6 +3,7 @@
  * that hardhat_mine reserved is a hole here, built on its first read (`Reservation`).
  */
 import { shareBlocks } from "./ethereumjs/blockchain.ts";
+import { compactBlock } from "./compactRecords.ts";
 import { flatHex } from "./hex.ts";
 import { OpenBlock } from "./openBlock.ts";
 import { ZERO_HASH } from "./records.ts";
@@ -41,6 +42,13 @@ interface Reservation {
  */
 const SLICE_BATCH = 256;
 
+/**
+ * Blocks past this depth have their per-tx leftovers cut (compactRecords.ts), COMPACT_BATCH blocks
+ * at a time: the depth of the default state history, whose blocks replays and dev reads use most.
+ */
+const COMPACT_AFTER = 128;
+const COMPACT_BATCH = 64;
+
 export class BlockStore {
   readonly #common: Common;
   /** The newest blocks kept (the first block always is); undefined keeps every block (the `blockHistory` option, docs/options.md). */
@@ -53,6 +61,8 @@ export class BlockStore {
   #first: SealedBlock | undefined;
   /** Blocks 1 .. #droppedTo - 1 (by index) were dropped (`blockHistory`); 0 or 1: none. */
   #droppedTo = 0;
+  /** Blocks below this index have had their leftovers cut (compactRecords.ts). */
+  #compactedTo = 1;
   /** Index of `#sealed[0]` (at most #droppedTo: the slots between are dropped blocks not sliced off yet). */
   #offset = 0;
   /** Sealed blocks by index (number - #firstNumber) - #offset; a hole is a reserved empty block (`#reservations`) not read yet. */
@@ -78,6 +88,7 @@ export class BlockStore {
     this.#sealed = [];
     this.#offset = 0;
     this.#droppedTo = 0;
+    this.#compactedTo = 1;
     this.#first = sealed[0];
     this.#firstNumber = sealed[0]!.block.header.number;
     this.#reservations = [];
@@ -94,6 +105,7 @@ export class BlockStore {
     this.#byHash.set(sealed.hash, sealed);
     for (const record of sealed.transactions) this.#txs.set(record.hash, record);
     if (this.#blockHistory !== undefined && this.count - this.#blockHistory > this.#droppedTo) this.#dropOld(this.#blockHistory);
+    if (this.count - COMPACT_AFTER - this.#compactedTo >= COMPACT_BATCH) this.#compactOld(this.count - COMPACT_AFTER);
   }
 
   /** The first block this chain holds: the genesis, or the fork block on a fork. */
@@ -184,19 +196,40 @@ export class BlockStore {
     if (cut <= this.#droppedTo) return;
     for (let index = this.#droppedTo === 0 ? 1 : this.#droppedTo; index < cut; index++) {
       const sealed = this.#sealed[index - this.#offset];
-      if (sealed === undefined) continue;
+      if (sealed === undefined) {
+        index = this.#afterRun(index);
+        continue;
+      }
       this.#sealed[index - this.#offset] = undefined;
       if (this.#byHash.get(sealed.hash) === sealed) this.#byHash.delete(sealed.hash);
       for (const record of sealed.transactions) if (this.#txs.get(record.hash) === record) this.#txs.delete(record.hash);
     }
-    for (const index of [...this.#builtReserved]) if (index < cut) this.#builtReserved.delete(index);
+    // Reserved blocks built inside a run the walk skipped.
+    for (const index of [...this.#builtReserved]) {
+      if (index >= cut) continue;
+      const sealed = this.#sealed[index - this.#offset];
+      if (sealed !== undefined && this.#byHash.get(sealed.hash) === sealed) this.#byHash.delete(sealed.hash);
+      this.#sealed[index - this.#offset] = undefined;
+      this.#builtReserved.delete(index);
+    }
     this.#droppedTo = cut;
     const keptFrom = this.#firstNumber + BigInt(cut);
     this.#reservations = this.#reservations.filter((reservation) => reservation.last >= keptFrom);
-    if (cut - this.#offset > SLICE_BATCH) {
+    // Not while a reserved run makes the array sparse (up to 10^9 slots): slicing it would walk them.
+    if (cut - this.#offset > SLICE_BATCH && this.#reservations.length === 0) {
       this.#sealed = this.#sealed.slice(cut - this.#offset);
       this.#offset = cut;
     }
+  }
+
+  /** Cuts the per-tx leftovers of blocks `#compactedTo .. to - 1` (compactRecords.ts); reserved holes have none. */
+  #compactOld(to: number): void {
+    for (let index = Math.max(this.#compactedTo, this.#droppedTo); index < to; index++) {
+      const sealed = this.#sealed[index - this.#offset];
+      if (sealed !== undefined) compactBlock(sealed);
+      else index = this.#afterRun(index);
+    }
+    this.#compactedTo = to;
   }
 
   /**
@@ -223,6 +256,8 @@ export class BlockStore {
       this.#builtReserved.delete(index);
     }
     this.#sealed.length = count - this.#offset;
+    // Blocks sealed again at these heights are new: their leftovers are cut in their turn.
+    if (this.#compactedTo > count) this.#compactedTo = Math.max(count, 1);
     const firstDropped = this.#firstNumber + BigInt(count);
     this.#reservations = this.#reservations
       .filter((reservation) => reservation.first < firstDropped)
@@ -251,6 +286,15 @@ export class BlockStore {
       header: (hash) => this.#byHash.get(flatHex(hash))?.block.header,
       block: (id) => (id instanceof Uint8Array ? this.#byHash.get(flatHex(id)) : this.byNumber(BigInt(id)))?.block,
     });
+  }
+
+  /**
+   * The last index of the reserved run that hole `index` is in (built blocks of it are in
+   * `#builtReserved`, compacted and dropped with any block), so that a walk skips the run whole.
+   */
+  #afterRun(index: number): number {
+    const reservation = this.#reservationOf(this.#firstNumber + BigInt(index));
+    return reservation === undefined ? index : Number(reservation.last - this.#firstNumber);
   }
 
   #reservationOf(number: bigint): Reservation | undefined {
