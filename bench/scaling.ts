@@ -125,7 +125,8 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
     }
   }
   // A read of an old block (the oldest kept) and an old receipt still works after all that.
-  const oldest = blockHistory === undefined ? 1 : blocks + 1 - blockHistory;
+  // The head is block blocks + 1 (block 1 deployed the token).
+  const oldest = blockHistory === undefined ? 1 : blocks + 2 - blockHistory;
   const first = (await provider.request({ method: "eth_getBlockByNumber", params: [`0x${oldest.toString(16)}`, false] })) as { transactions: Hex[] } | null;
   if (first === null) throw new Error(`block ${oldest} is gone`);
   if (txsPerBlock > 0 && (await provider.request({ method: "eth_getTransactionReceipt", params: [first.transactions[0]] })) === null) {
