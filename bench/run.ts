@@ -5,7 +5,11 @@
  * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
  *
  *   npm run bench -- [--quick] [--reps N] [--warmup N] [--only W1,W4,N,S,M] [--peers edr,ganache] [--servers ours,hardhat,anvil]
- *                    [--out file.json] [--write-docs]
+ *                    [--memory-blocks N] [--memory-block-history N] [--out file.json] [--write-docs]
+ *
+ * Row M seals 10,000 blocks (2,000 with --quick; `--memory-blocks 100000` for the long run) on a
+ * chain that keeps every block, or its newest N with `--memory-block-history N` (the
+ * `blockHistory` option).
  *
  * Prints medians and ratios ours / peer (< 1: we are faster) and writes every raw sample to
  * bench/results/latest.json (not committed: figures belong to the machine that made them);
@@ -13,6 +17,7 @@
  * Every workload checks on every peer that it measures what it claims (check.ts); a failed check
  * stops the bench with exit code 1.
  */
+import { heapGrowth } from "./docs.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname } from "node:path";
@@ -246,11 +251,14 @@ rows.sort((a, b) => a.id.localeCompare(b.id));
 let scaling: BlockScaling[] | undefined;
 let memory: MemoryPoint[] | undefined;
 let memoryTraffic: string | undefined;
-const MEMORY_BLOCKS = quick ? 2_000 : 10_000;
+const MEMORY_BLOCKS = Number(argument("--memory-blocks") ?? (quick ? 2_000 : 10_000));
+const MEMORY_BLOCK_HISTORY = argument("--memory-block-history") === undefined ? undefined : Number(argument("--memory-block-history"));
 const MEMORY_TXS_PER_BLOCK = 2;
 if (selected("S", "S") || selected("M", "M")) {
   const { measureBlock, memoryAfterBlocks, MEMORY_TRAFFIC } = await import("./scaling.ts");
-  memoryTraffic = `${MEMORY_BLOCKS} blocks of ${MEMORY_TRAFFIC} (${MEMORY_TXS_PER_BLOCK} transfers + 1 ERC-20 transfer per block)`;
+  memoryTraffic = `${MEMORY_BLOCKS} blocks of ${MEMORY_TRAFFIC} (${MEMORY_TXS_PER_BLOCK} transfers + 1 ERC-20 transfer per block)${
+    MEMORY_BLOCK_HISTORY === undefined ? "" : `, keeping the newest ${MEMORY_BLOCK_HISTORY} blocks (blockHistory)`
+  }`;
   if (selected("S", "S")) {
     await measureBlock(100); // warm-up
     scaling = [];
@@ -262,7 +270,7 @@ if (selected("S", "S") || selected("M", "M")) {
   }
   if (selected("M", "M")) {
     gc();
-    memory = await memoryAfterBlocks(MEMORY_BLOCKS, MEMORY_TXS_PER_BLOCK, gc);
+    memory = await memoryAfterBlocks(MEMORY_BLOCKS, MEMORY_TXS_PER_BLOCK, gc, MEMORY_BLOCKS >= 50_000 ? 10 : 5, MEMORY_BLOCK_HISTORY);
     log(`M ${MEMORY_BLOCKS} blocks done`);
   }
 }
@@ -377,9 +385,7 @@ if (memory !== undefined) {
     memory.map((point) => [String(point.blocks), point.heapUsedMb.toFixed(1), point.rssMb.toFixed(1), point.msPerBlock.toFixed(2)]),
     0,
   );
-  const first = memory[0]!;
-  const last = memory.at(-1)!;
-  console.log(`heap growth: ${(((last.heapUsedMb - first.heapUsedMb) * 2 ** 20) / last.blocks / 1024).toFixed(1)} KB per block`);
+  console.log(`heap growth: ${heapGrowth(memory)}`);
 }
 
 mkdirSync(dirname(out), { recursive: true });

@@ -76,8 +76,8 @@ export const MEMORY_TRAFFIC =
  * first fragment, one ERC-20 transfer in a second, then the seal) and samples heapUsed / RSS after
  * a full GC along the way.
  */
-export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc: () => void, samples = 5): Promise<MemoryPoint[]> {
-  const provider = await createPreconfProvider({ clock: FakeTimers.createClock(1_700_000_000_000), mining: "manual" });
+export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc: () => void, samples = 5, blockHistory?: number): Promise<MemoryPoint[]> {
+  const provider = await createPreconfProvider({ clock: FakeTimers.createClock(1_700_000_000_000), mining: "manual", blockHistory });
   const to = provider.accounts[19]!.address;
   const tokenOwner = provider.accounts[SENDERS]!;
   const deployHash = await provider.request({
@@ -124,11 +124,13 @@ export async function memoryAfterBlocks(blocks: number, txsPerBlock: number, gc:
       start = performance.now();
     }
   }
-  // A read of an old block and an old receipt still works after all that.
-  const first = (await provider.request({ method: "eth_getBlockByNumber", params: ["0x1", false] })) as { transactions: Hex[] } | null;
-  if (first === null) throw new Error("block 1 is gone");
+  // A read of an old block (the oldest kept) and an old receipt still works after all that.
+  // The head is block blocks + 1 (block 1 deployed the token).
+  const oldest = blockHistory === undefined ? 1 : blocks + 2 - blockHistory;
+  const first = (await provider.request({ method: "eth_getBlockByNumber", params: [`0x${oldest.toString(16)}`, false] })) as { transactions: Hex[] } | null;
+  if (first === null) throw new Error(`block ${oldest} is gone`);
   if (txsPerBlock > 0 && (await provider.request({ method: "eth_getTransactionReceipt", params: [first.transactions[0]] })) === null) {
-    throw new Error("block 1's receipt is gone");
+    throw new Error(`block ${oldest}'s receipt is gone`);
   }
   const balance = BigInt(
     (await provider.request({

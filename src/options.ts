@@ -108,6 +108,12 @@ export interface PreconfProviderOptions {
   /** Sealed blocks whose state stays readable (128, as geth's in-memory tries); `"all"` never prunes. */
   stateHistory?: number | "all";
   /**
+   * Sealed blocks kept ("all", the default); a number keeps the newest ones (at least
+   * `stateHistory`) and the first, and drops older blocks, their txs and receipts, as a node
+   * without ancient history (docs/options.md).
+   */
+  blockHistory?: number | "all";
+  /**
    * A geth-format genesis (genesis.json) used instead of the dev genesis: its fork schedule, alloc
    * and chain id. `accounts` still names the dev keys, but their balances come from its alloc.
    */
@@ -229,6 +235,7 @@ export interface ResolvedOptions {
   allowUnprotectedTxs: boolean;
   allowBlocksWithSameTimestamp: boolean;
   stateHistory: number | "all";
+  blockHistory: number | "all";
   genesis: GethGenesis | undefined;
   chain: Uint8Array | undefined;
   state: ParsedStateDump | undefined;
@@ -326,6 +333,7 @@ const optionsSchema = z
     allowUnprotectedTxs: z.boolean().default(false),
     allowBlocksWithSameTimestamp: z.boolean().default(false),
     stateHistory: z.union([positiveInt, z.literal("all")]).default(128),
+    blockHistory: z.union([positiveInt, z.literal("all")]).default("all"),
     genesis: z.custom<GethGenesis>(isGethGenesis, "must be a geth genesis object with config.chainId and alloc").optional(),
     chain: z.instanceof(Uint8Array, { message: "must be a Uint8Array of RLP blocks" }).optional(),
     state: stateDumpSchema.optional(),

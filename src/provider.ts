@@ -341,6 +341,8 @@ async function createProvider(options: PreconfProviderOptions): Promise<PreconfP
     allowUnprotectedTxs: resolved.allowUnprotectedTxs,
     allowBlocksWithSameTimestamp: resolved.allowBlocksWithSameTimestamp,
     stateHistory: resolved.stateHistory === "all" ? undefined : resolved.stateHistory,
+    // Blocks whose state is kept stay too: pruning and replays read their headers.
+    blockHistory: resolved.blockHistory === "all" ? undefined : Math.max(resolved.blockHistory, resolved.stateHistory === "all" ? 0 : resolved.stateHistory),
     poolLimits: { slots: resolved.poolSlots, accountQueue: resolved.poolAccountQueue, lifetimeMs: resolved.poolLifetimeMs },
     txOrder: resolved.txOrder,
     // Later blocks go on from a given genesis time as the clock moves, as anvil's --timestamp.

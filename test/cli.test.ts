@@ -110,6 +110,7 @@ describe("preconf CLI: every flag and each of its names", () => {
     "load-state": "l.json",
     "dump-state": "d.json",
     "state-history": "all",
+    "block-history": "500",
     "prune-history": "3",
     "fork-url": "https://rpc.example",
     "fork-block-number": "5",

@@ -74,6 +74,14 @@ const CASES: [engine.NodeError, { code: number; message: string; data?: unknown 
     new engine.StateDumpUnsupportedError(["base", "optimism"]),
     { code: -32000, message: "state dumps are not supported on OP-stack profiles", data: { profiles: ["base", "optimism"] } },
   ],
+  [
+    new engine.BlocksDroppedError(300n),
+    {
+      code: -32000,
+      message: "the chain dropped 300 old blocks (the blockHistory option); a dump writes every block, so it needs a chain that keeps them all",
+      data: { dropped: "0x12c" },
+    },
+  ],
   [new engine.StateOverrideError("account 0x01 is not a precompile"), { code: -32000, message: "account 0x01 is not a precompile" }],
   [new engine.SimulationError("nonceTooLow", "err: nonce too low"), { code: -38010, message: "err: nonce too low" }],
   [new engine.SimulationError("nonceTooHigh", "x"), { code: -38011, message: "x" }],

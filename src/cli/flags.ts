@@ -871,6 +871,18 @@ export const FLAGS: readonly FlagSpec[] = [
     apply: (c, v) => (c.provider.stateHistory = v),
   }),
   define({
+    name: "block-history",
+    value: "<n|all>",
+    group: "State",
+    description: "sealed blocks kept (at least the state history); older blocks, txs and receipts answer null",
+    defaultText: "all",
+    option: "blockHistory",
+    anvil: "—",
+    hardhat: "—",
+    parse: (raw, flag) => (given(raw, flag) === "all" ? ("all" as const) : integer(1)(raw, flag)),
+    apply: (c, v) => (c.provider.blockHistory = v),
+  }),
+  define({
     name: "prune-history",
     value: "[n]",
     optionalValue: true,

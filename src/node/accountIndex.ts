@@ -2,6 +2,7 @@
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
 
 import { onStateWrites } from "./ethereumjs/stateWrites.ts";
+import { flatHex } from "./hex.ts";
 
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
@@ -22,7 +23,8 @@ export class AccountIndex {
     const index = new AccountIndex();
     onStateWrites(stateManager, {
       account: (where) => index.#slotsOf(where.toString()),
-      slot: (where, key) => index.#slotsOf(where.toString()).add(bytesToHex(key)),
+      // One flat string per slot: ethereumjs' bytesToHex leaves a rope of ~33 pieces (hex.ts), kept as long as the slot is.
+      slot: (where, key) => index.#slotsOf(where.toString()).add(flatHex(key)),
     });
     return index;
   }

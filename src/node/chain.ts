@@ -92,7 +92,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       config,
       common,
       queue: new SerialQueue(),
-      store: new BlockStore(common),
+      store: new BlockStore(common, config.blockHistory),
       history: new StateHistory(config.stateHistory),
       next: new NextBlock(common, config),
       snapshots: new Snapshots(),
@@ -125,6 +125,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       emit: this.emit.bind(this) as ChainCore["emit"],
     } as ChainCore;
     this.#core = core;
+    // A block history never drops the head a live evm_snapshot returns to.
+    core.store.pin(() => {
+      let pinned: number | undefined;
+      for (const snap of core.snapshots.values()) if (pinned === undefined || snap.sealedCount - 1 < pinned) pinned = snap.sealedCount - 1;
+      return pinned;
+    });
     install(core, initial);
   }
 
@@ -253,6 +259,11 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   sealedByHash(hash: Hex): SealedBlock | undefined {
     return this.#core.store.byHash(hash);
+  }
+
+  /** The blocks dropped, after the first and before the oldest kept (the blockHistory option); undefined: none. */
+  get dropped(): { from: bigint; to: bigint } | undefined {
+    return this.#core.store.dropped;
   }
 
   /** When block `number` is a reserved block not built yet, the last number of its run (blockStore.ts). */

@@ -1,6 +1,7 @@
 /** A chain as a state dump and back (the format: stateDump.ts), inside the writer queue. */
 import { MAX_DUMPED_RESERVED_BLOCKS } from "./blockStore.ts";
 import { install } from "./chainCore.ts";
+import { BlocksDroppedError } from "./errors.ts";
 import { captureState } from "./dumpCapture.ts";
 import { restoreState } from "./dumpRestore.ts";
 import { nowSeconds } from "./nextBlock.ts";
@@ -28,6 +29,7 @@ export function dumpState(core: ChainCore): Promise<StateDump> {
         ? undefined
         : open.header.timestamp;
   const every = store.everySealed(MAX_DUMPED_RESERVED_BLOCKS);
+  if ("dropped" in every) throw new BlocksDroppedError(every.dropped);
   if ("reserved" in every) {
     throw new StateDumpError(
       "blocks",

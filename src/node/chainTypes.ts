@@ -30,6 +30,8 @@ export interface ChainConfig {
   state?: ParsedStateDump | undefined;
   /** Sealed blocks whose state stays readable (the head's included); undefined keeps every block's. */
   stateHistory?: number | undefined;
+  /** The newest sealed blocks kept (the first block always is); undefined keeps every block (blockStore.ts). */
+  blockHistory?: number | undefined;
   /** OP-stack execution (profiles.ts); undefined on the `dev` profile. */
   op?: OpStack | undefined;
   /** Which fork of the profile's ladder each block runs (forkSchedule.ts). */

@@ -308,6 +308,13 @@ export class StateDumpUnsupportedError extends NodeError {
   }
 }
 
+/** A chain that dropped old blocks (the blockHistory option): a dump writes every block. */
+export class BlocksDroppedError extends NodeError {
+  constructor(readonly dropped: bigint) {
+    super(`the chain dropped ${dropped} old blocks (the blockHistory option); a dump writes every block, so it needs a chain that keeps them all`);
+  }
+}
+
 // ── Forking ─────────────────────────────────────────────────────────────────────────────────────
 
 /** The fork's upstream is down, refuses a call, or lacks what the fork needs: the message says which. */

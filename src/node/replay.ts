@@ -4,6 +4,7 @@
  * system writes (systemCalls.ts), its earlier txs and the dev edits made between them, in order. Nothing is kept: the replay runs in a checkpoint that is
  * always reverted, on a state view.
  */
+import { HistoricalStateUnavailableError } from "./errors.ts";
 import { bytesToHex } from "@ethereumjs/util";
 
 import { runTxAllowingAssertedSender } from "./ethereumjs/assertedSender.ts";
@@ -30,7 +31,9 @@ export function replayBefore<T>(core: ChainCore, record: TxRecord, work: (point:
   const block = sealed?.block ?? core.open.executionBlock;
   const { number, timestamp, parentBeaconBlockRoot } = block.header;
   const parentHash = sealed === undefined ? core.open.header.parentHash : bytesToHex(sealed.block.header.parentHash);
-  const parent = core.store.byNumber(record.blockNumber - 1n)!;
+  const parent = core.store.byNumber(record.blockNumber - 1n);
+  // The parent of the oldest block kept was dropped (the blockHistory option), and its state with it.
+  if (parent === undefined) throw new HistoricalStateUnavailableError(record.blockNumber - 1n, core.history.from);
   const forkOf = { number, timestamp };
   return withState(
     core,

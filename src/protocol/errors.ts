@@ -24,6 +24,8 @@ export const ErrorCode = {
   responseTooLarge: -32003,
   /** EIP-1474's "Limit exceeded": a count budget (subscriptions, filters, pending prompts) is full. */
   limitExceeded: -32005,
+  /** go-ethereum: a block range the node no longer holds (EIP-4444 history expiry). */
+  prunedHistory: 4444,
   /** EIP-7966: eth_sendRawTransactionSync gave up waiting. */
   timeout: 4,
   userRejected: 4001,

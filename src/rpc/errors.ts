@@ -27,6 +27,7 @@ import {
   SimulationError,
   StateOverrideError,
   StateDumpUnsupportedError,
+  BlocksDroppedError,
   TxRejectedError,
   txConstructionFailure,
 } from "../node/errors.ts";
@@ -144,6 +145,7 @@ const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
   mapping(SimulationError, (e) => new RpcError(SIMULATION_ERROR_CODES[e.failure], e.message)),
   mapping(HistoricalStateUnavailableError, (e) => new RpcError(ErrorCode.server, e.message, { block: quantity(e.block), loadedAt: quantity(e.loadedAt) })),
   mapping(StateDumpUnsupportedError, (e) => new RpcError(ErrorCode.server, e.message, { profiles: [...e.profiles] })),
+  mapping(BlocksDroppedError, (e) => new RpcError(ErrorCode.server, e.message, { dropped: quantity(e.dropped) })),
   // The fork's upstream failing is not the caller's mistake: -32603, with what went wrong.
   mapping(ForkUpstreamError, (e) => new RpcError(ErrorCode.internalError, e.message, e.data)),
 ];

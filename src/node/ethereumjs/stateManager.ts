@@ -8,6 +8,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
+import { flatHex } from "../hex.ts";
 import { merkleInternals } from "./internals.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -104,7 +105,8 @@ export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<stri
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     const account = await stateManager.getAccount(address);
     if (account === undefined) return new Uint8Array();
-    const memoKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
+    // Flat hex (src/node/hex.ts): bytesToUnprefixedHex's ropes held ~2 KB per memoised slot.
+    const memoKey = flatHex(account.storageRoot) + flatHex(key);
     let value = slots.get(memoKey);
     if (value === undefined) {
       value = (await internals._getStorageTrie(address, account).get(key)) ?? EMPTY_SLOT;

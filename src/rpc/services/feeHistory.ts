@@ -166,7 +166,10 @@ export function feeHistory(ctx: NodeContext, count: number, selector: BlockSelec
   // Not before the first block the chain holds (a fork's first block is the fork block: rpc/fork.ts asks the upstream for older ones).
   const first = ctx.chain.resolve({ kind: "tag", tag: "earliest" })!;
   const firstNumber = first.kind === "sealed" ? first.sealed.block.header.number : 0n;
-  const blocks = BigInt(count) < newest - firstNumber + 1n ? BigInt(count) : newest - firstNumber + 1n;
+  // Nor before the oldest block kept after it when older ones were dropped (the blockHistory option): the history is contiguous.
+  const dropped = ctx.chain.dropped;
+  const floor = dropped !== undefined && newest > dropped.to ? dropped.to + 1n : firstNumber;
+  const blocks = BigInt(count) < newest - floor + 1n ? BigInt(count) : newest - floor + 1n;
   const oldest = newest - blocks + 1n;
   const withRewards = percentiles !== undefined && percentiles.length > 0;
   const reward: Hex[][] = [];

@@ -88,7 +88,11 @@ export class FilterManager {
           // hardhat_mine's reserved empty blocks are not announced (as EDR's filters).
           const runEnd = this.#chain.unbuiltRunEnd(number);
           if (runEnd !== undefined) number = runEnd;
-          else hashes.push(this.#chain.sealedByNumber(number)!.hash);
+          else {
+            // A block dropped since the last poll (the blockHistory option) is not announced.
+            const sealed = this.#chain.sealedByNumber(number);
+            if (sealed !== undefined) hashes.push(sealed.hash);
+          }
         }
         filter.cursor = head;
         return hashes;

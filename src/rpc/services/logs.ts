@@ -69,6 +69,11 @@ export function logRange(chain: Chain, filter: LogFilter): { from: bigint; to: b
   const to = boundOf(chain, filter.toBlock, latest);
   if (from > to) throw new RpcError(ErrorCode.invalidParams, "invalid block range params");
   if (to > chain.open.number) throw new RpcError(ErrorCode.invalidParams, "block range extends beyond current head block");
+  // A range over blocks the chain dropped (the blockHistory option) answers as go-ethereum's
+  // filters over pruned history do (eth/filters/filter.go: a range starting below the history
+  // cutoff is code 4444 "pruned history unavailable"), rather than an incomplete list.
+  const dropped = chain.dropped;
+  if (dropped !== undefined && from <= dropped.to && to >= dropped.from) throw new RpcError(ErrorCode.prunedHistory, "pruned history unavailable");
   return { from, to };
 }
 
