@@ -1,4 +1,6 @@
 /** hardhat-preconf: a pre-confirming (flashblocks) dev chain on @ethereumjs/vm. */
+import { commonJsRequire } from "./node/moduleSystem.ts";
+
 import type { ScenarioFixture } from "./scenario/schema.ts";
 import type { ScenarioResult } from "./scenario/run.ts";
 import type { RunningServer, ServedProvider, ServerOptions } from "./server/http.ts";
@@ -44,14 +46,11 @@ export type { TraceFormat } from "./node/structLogger.ts";
 export { preconfActions, preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
 export type { PreconfChain, PreconfChainParameters } from "./chains.ts";
 
-// Lazily loaded entry points. In the compiled package this file is an ES module and `import()`
-// loads the modules once. Where a loader has compiled it to CommonJS instead (tsx, when mocha
-// `require`s this repository's tests), `import()` would load a second copy of them beside the one
-// the rest of the package shares through `require`, splitting module-level state (the wallet's
-// served nodes, the error classes `instanceof` checks); there `require` keeps one copy.
+// Lazily loaded entry points, in the module system this file runs in (src/node/moduleSystem.ts).
 
 async function scenarioRunner(): Promise<typeof import("./scenario/run.ts")> {
-  return typeof require === "function" ? (require("./scenario/run.ts") as typeof import("./scenario/run.ts")) : await import("./scenario/run.ts");
+  const commonJs = commonJsRequire(import.meta.url);
+  return commonJs !== undefined ? (commonJs("./scenario/run.ts") as typeof import("./scenario/run.ts")) : await import("./scenario/run.ts");
 }
 
 /**
@@ -68,7 +67,8 @@ async function scenarioRunner(): Promise<typeof import("./scenario/run.ts")> {
  * ```
  */
 export async function startServer(provider: ServedProvider, options?: ServerOptions): Promise<RunningServer> {
-  const server = typeof require === "function" ? (require("./server/http.ts") as typeof import("./server/http.ts")) : await import("./server/http.ts");
+  const commonJs = commonJsRequire(import.meta.url);
+  const server = commonJs !== undefined ? (commonJs("./server/http.ts") as typeof import("./server/http.ts")) : await import("./server/http.ts");
   return server.startServer(provider, options);
 }
 

@@ -7,6 +7,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 
 import { expect } from "chai";
@@ -64,5 +65,35 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // A new chain needs none of @ethereumjs/blockchain (src/node/lightBlockchain.ts); an imported chain loads it.
     expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
+  });
+
+  it("loads what it loads lazily in an ES module process that has a global require (node -e, the REPL)", async () => {
+    // `node -e` without --input-type=module puts a `require` resolving from the working directory
+    // beside the package's ES modules: the lazy loads must still take the package's own (src/node/moduleSystem.ts).
+    const chainDir = new URL("../fixtures/chains/multifork/", import.meta.url);
+    const program = `(async () => {
+  const { createPreconfProvider, startServer, runScenario } = await import(${JSON.stringify(ENTRY.href)});
+  const { readFileSync } = require("node:fs");
+  const provider = await createPreconfProvider();
+  const server = await startServer(provider, { port: 0 });
+  await server.close();
+  await provider.close();
+  const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/preconfirm-then-seal.json", import.meta.url)))});
+  const imported = await createPreconfProvider({
+    genesis: JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL("genesis.json", chainDir)))}, "utf8")),
+    chain: new Uint8Array(readFileSync(${JSON.stringify(fileURLToPath(new URL("chain.rlp", chainDir)))})),
+  });
+  const head = await imported.request({ method: "eth_blockNumber" });
+  await imported.close();
+  process.stdout.write(JSON.stringify({ passed, head }));
+})().catch((error) => { console.error(error); process.exit(1); });`;
+    const { passed, head } = await new Promise<{ passed: boolean; head: string }>((resolve, reject) => {
+      // From a directory outside the repository, as a user's REPL would be.
+      execFile(process.execPath, ["-e", program], { cwd: tmpdir(), timeout: 60_000 }, (error, stdout, stderr) =>
+        error === null ? resolve(JSON.parse(stdout) as { passed: boolean; head: string }) : reject(new Error(`${error.message}\n${stderr}`)),
+      );
+    });
+    expect(passed).to.equal(true);
+    expect(BigInt(head) > 0n).to.equal(true);
   });
 });

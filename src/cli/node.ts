@@ -69,9 +69,13 @@ export async function runNode(command: NodeCommand, version: string, io: NodeIo 
 
 async function serve(command: NodeCommand, version: string, io: NodeIo, stopped: Promise<string>): Promise<number> {
   const stdout = coalescedOutput(io.stdout);
+  // A process that exits in this turn (an uncaught exception, process.exit) runs no immediate: the
+  // lines that explain why go out on "exit", where writes to pipes and files are synchronous.
+  process.once("exit", stdout.flush);
   try {
     return await serveWith(command, version, { ...io, stdout: { write: stdout.write, isTTY: io.stdout.isTTY } }, stopped);
   } finally {
+    process.off("exit", stdout.flush);
     stdout.flush();
   }
 }

@@ -12,6 +12,7 @@ import { createStateManager } from "./ethereumjs/stateManager.ts";
 import { forkRestore } from "./fork/dump.ts";
 import { createForkEngine } from "./fork/engine.ts";
 import { createChainVm } from "./vm.ts";
+import { commonJsRequire } from "./moduleSystem.ts";
 
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
@@ -61,11 +62,10 @@ async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blo
 
 /**
  * @ethereumjs/blockchain (~15 modules), loaded only for a chain that imports blocks. Through
- * `require` where a loader has compiled this file to CommonJS (tsx, when mocha `require`s the
- * tests), so that it is the same build as the rest of @ethereumjs there (src/index.ts says why).
+ * `require` where a loader has compiled this file to CommonJS, so that it is the same build as the
+ * rest of @ethereumjs there (moduleSystem.ts).
  */
 async function ethereumjsBlockchain(): Promise<typeof import("@ethereumjs/blockchain")> {
-  return typeof require === "function"
-    ? (require("@ethereumjs/blockchain") as typeof import("@ethereumjs/blockchain"))
-    : await import("@ethereumjs/blockchain");
+  const commonJs = commonJsRequire(import.meta.url);
+  return commonJs !== undefined ? (commonJs("@ethereumjs/blockchain") as typeof import("@ethereumjs/blockchain")) : await import("@ethereumjs/blockchain");
 }
