@@ -6,7 +6,7 @@
 import FakeTimers from "@sinonjs/fake-timers";
 
 import { createPreconfProvider } from "../src/index.ts";
-import { nativeCrypto } from "../src/node/crypto.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { measureBlock as measure } from "./scaling.ts";
 
 const SIZES = [10, 100, 1000, 5000];

@@ -8,7 +8,7 @@ import FakeTimers from "@sinonjs/fake-timers";
 import { encodeDeployData, encodeFunctionData, parseEther } from "viem";
 
 import { createPreconfProvider } from "../src/index.ts";
-import { estimateStats } from "../src/node/estimate.ts";
+import { estimateStats } from "../src/node/execution/estimate.ts";
 import { Refund, Token } from "../test/helpers/contracts.ts";
 
 import type { PreconfProvider } from "../src/index.ts";

@@ -179,7 +179,7 @@ async function ganache(): Promise<Peer> {
 
 async function tevm(): Promise<Peer> {
   const { createMemoryClient } = await import("tevm");
-  const { accountsFromMnemonic } = await import("../src/node/accounts.ts");
+  const { accountsFromMnemonic } = await import("../src/node/common/accounts.ts");
   const accounts = accountsFromMnemonic(MNEMONIC, 20);
   return {
     id: "tevm",

@@ -11,7 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createPreconfProvider, preconfActions, preconfChainOf, startServer } from "../src/index.ts";
 
 import type { Hex } from "viem";
-import type { ProfileName } from "../src/node/profiles.ts";
+import type { ProfileName } from "../src/node/profiles/profiles.ts";
 
 const SENDS = Number(process.argv[2] ?? 10);
 const PROFILE = (process.argv[3] ?? "dev") as ProfileName;

@@ -104,7 +104,7 @@ for (const id of peerIds) {
 
 const { workloads, setCollectGarbage, setEstimateProbe, median } = await import("./workloads.ts");
 const { isCheckFailure } = await import("./check.ts");
-const { estimateStats } = await import("../src/node/estimate.ts");
+const { estimateStats } = await import("../src/node/execution/estimate.ts");
 setCollectGarbage(gc);
 setEstimateProbe(() => estimateStats.lastExecutions);
 

@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 
 import { encodeDeployData, encodeFunctionData, getContractAddress } from "viem";
 
-import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
+import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
 import { check } from "./check.ts";
 import { compileBenchContracts } from "./contracts.ts";
 import { packageVersion } from "./peers.ts";

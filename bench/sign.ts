@@ -9,8 +9,8 @@ import { createRequire } from "node:module";
 import { createTx } from "@ethereumjs/tx";
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 
-import { nativeCrypto } from "../src/node/crypto.ts";
-import { commonFromGenesis, devGethGenesis } from "../src/node/genesis.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { Hex } from "viem";

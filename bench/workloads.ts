@@ -5,7 +5,7 @@
  */
 import { encodeDeployData, encodeFunctionData, getContractAddress, parseEther } from "viem";
 
-import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
+import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
 import { check as checkThat } from "./check.ts";
 import { compileBenchContracts } from "./contracts.ts";
 import { hardhatTestFile } from "./hardhat.ts";

@@ -1,7 +1,7 @@
 // Compiles contracts/wallet/BatchExecutor.sol (our own ERC-7821 executor, the simulated wallet's
-// EIP-7702 delegate) with the `solc` npm package and writes src/node/walletDelegateCode.ts: its
+// EIP-7702 delegate) with the `solc` npm package and writes src/node/state/walletDelegateCode.ts: its
 // deployed bytecode and ABI, which every chain's genesis holds at WALLET_DELEGATE_ADDRESS
-// (src/node/walletDelegate.ts). Deterministic for a given solc version.
+// (src/node/state/walletDelegate.ts). Deterministic for a given solc version.
 //
 // Usage: npx node scripts/compile-wallet-delegate.mjs
 
@@ -15,7 +15,7 @@ const solc = require("solc");
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE = path.join(ROOT, "contracts", "wallet", "BatchExecutor.sol");
-const OUT = path.join(ROOT, "src", "node", "walletDelegateCode.ts");
+const OUT = path.join(ROOT, "src", "node", "state", "walletDelegateCode.ts");
 
 const input = {
   language: "Solidity",

@@ -48,7 +48,7 @@ type Verdict = "pass" | "fail" | "divergence" | "known" | "unsupported";
  * gaps, listed so that a new failure stands out and a fixed one is noticed.
  */
 export const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  // eth_config describes the profile's fork ladder (src/node/forkConfig.ts); a chain started from a
+  // eth_config describes the profile's fork ladder (src/node/profiles/forkConfig.ts); a chain started from a
   // given genesis (hive's, with BPO forks) is not yet described from that genesis' own config.
   "eth_config/get-config.io": "eth_config of a chain started from a given genesis: the profile's forks, not the genesis'",
   // A simulated block after the genesis of hive's chain is a pre-London block there; simulated

@@ -49,7 +49,7 @@ import {
 import { buildBlock, createVM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
-import { BLOB_SCHEDULE, BLOCK_BODY_KZG, BLOCK_FORKS_AT_ZERO } from "../src/node/genesis.ts";
+import { BLOB_SCHEDULE, BLOCK_BODY_KZG, BLOCK_FORKS_AT_ZERO } from "../src/node/state/genesis.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Common, GethGenesis } from "@ethereumjs/common";

@@ -10,10 +10,10 @@
  * `blockTime` is the fragment interval and `latest` is as fresh as it gets.
  */
 import { viem, viemActions } from "./lazyViem.ts";
-import { PROFILE_NAMES, PROFILES } from "./node/profiles.ts";
+import { PROFILE_NAMES, PROFILES } from "./node/profiles/profiles.ts";
 
 import type { Chain, Client, TransactionReceipt, Transport, WaitForTransactionReceiptParameters } from "viem";
-import type { ProfileName } from "./node/profiles.ts";
+import type { ProfileName } from "./node/profiles/profiles.ts";
 import type { PreconfProvider } from "./provider.ts";
 
 export interface PreconfChainParameters {

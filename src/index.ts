@@ -1,5 +1,5 @@
 /** hardhat-preconf: a pre-confirming (flashblocks) dev chain on @ethereumjs/vm. */
-import { commonJsRequire } from "./node/moduleSystem.ts";
+import { commonJsRequire } from "./node/common/moduleSystem.ts";
 
 import type { ScenarioFixture } from "./scenario/schema.ts";
 import type { ScenarioResult } from "./scenario/run.ts";
@@ -11,11 +11,11 @@ export { InvalidOptionsError } from "./options.ts";
 export type { PreconfProviderOptions, MnemonicAccounts, ExplicitAccount } from "./options.ts";
 export { RpcError, ErrorCode } from "./rpc/errors.ts";
 export type { FakeClock } from "./clock.ts";
-export type { Fragment, SealedBlock, TxRecord, LogRecord } from "./node/records.ts";
-export type { MiningMode } from "./node/sequencer.ts";
-export { STATE_DUMP_FORMAT, STATE_DUMP_VERSION } from "./node/stateDump.ts";
-export type { DumpAccount, DumpBlock, DumpReceipt, StateDump } from "./node/stateDump.ts";
-export { DEFAULT_MNEMONIC } from "./node/accounts.ts";
+export type { Fragment, SealedBlock, TxRecord, LogRecord } from "./node/chain/records.ts";
+export type { MiningMode } from "./node/chain/sequencer.ts";
+export { STATE_DUMP_FORMAT, STATE_DUMP_VERSION } from "./node/state/stateDump.ts";
+export type { DumpAccount, DumpBlock, DumpReceipt, StateDump } from "./node/state/stateDump.ts";
+export { DEFAULT_MNEMONIC } from "./node/common/accounts.ts";
 export type { RunningServer, ServerOptions } from "./server/http.ts";
 export type { SubscriptionMessage, SubscriptionKind } from "./rpc/subscriptions.ts";
 export type { TransactionStatus } from "./rpc/status.ts";
@@ -32,7 +32,7 @@ export type {
   RequestOutcome,
 } from "./wallet/wallet.ts";
 export { IN_PROCESS_ORIGIN, NO_ORIGIN } from "./wallet/wallet.ts";
-export { WALLET_DELEGATE_ADDRESS } from "./node/walletDelegate.ts";
+export { WALLET_DELEGATE_ADDRESS } from "./node/state/walletDelegate.ts";
 export { WalletPolicy, PROMPTING_METHODS } from "./wallet/policy.ts";
 export type { CustomDecision, Decision, DecisionFunction, PendingPrompt, PromptingMethod, PromptRequest } from "./wallet/policy.ts";
 export type { ScenarioResult, ScenarioStepResult } from "./scenario/run.ts";
@@ -42,11 +42,11 @@ export { walletScript } from "./browser/walletScript.ts";
 export type { WalletScriptInfo, WalletScriptOptions } from "./browser/walletScript.ts";
 export type { WalletSession, WalletSessionOptions } from "./provider.ts";
 export type { WalletPersonality } from "./options.ts";
-export type { TraceFormat } from "./node/structLogger.ts";
+export type { TraceFormat } from "./node/execution/structLogger.ts";
 export { preconfActions, preconfChain, preconfChainOf, preconfChains } from "./chains.ts";
 export type { PreconfChain, PreconfChainParameters } from "./chains.ts";
 
-// Lazily loaded entry points, in the module system this file runs in (src/node/moduleSystem.ts).
+// Lazily loaded entry points, in the module system this file runs in (src/node/common/moduleSystem.ts).
 
 async function scenarioRunner(): Promise<typeof import("./scenario/run.ts")> {
   const commonJs = commonJsRequire(import.meta.url);

@@ -6,28 +6,28 @@
 import { z } from "zod";
 
 import { clockFromFake, realClock } from "./clock.ts";
-import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/accounts.ts";
-import { ETHER, GWEI } from "./node/defaults.ts";
-import { forkIndexOf, hardforkNames, paramsAtFork, PROFILE_NAMES, PROFILES, profileOfChainId, rulesAtFork } from "./node/profiles.ts";
+import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "./node/common/accounts.ts";
+import { ETHER, GWEI } from "./node/common/defaults.ts";
+import { forkIndexOf, hardforkNames, paramsAtFork, PROFILE_NAMES, PROFILES, profileOfChainId, rulesAtFork } from "./node/profiles/profiles.ts";
 import { systemDepositGas, systemDepositsName } from "./node/opstack/baseTime.ts";
 import { SEQUENCER_FEE_VAULT } from "./node/opstack/predeploys.ts";
-import { DEFAULT_POOL_LIMITS } from "./node/mempool.ts";
-import { TX_ORDERS } from "./node/fragmentRunner.ts";
-import { MAX_TIMESTAMP } from "./node/time.ts";
-import { stateDumpSchema } from "./node/stateDump.ts";
-import { TRACE_FORMATS } from "./node/structLogger.ts";
-import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/hex.ts";
+import { DEFAULT_POOL_LIMITS } from "./node/pool/mempool.ts";
+import { TX_ORDERS } from "./node/execution/fragmentRunner.ts";
+import { MAX_TIMESTAMP } from "./node/common/time.ts";
+import { stateDumpSchema } from "./node/state/stateDump.ts";
+import { TRACE_FORMATS } from "./node/execution/structLogger.ts";
+import { ADDRESS_PATTERN, BYTES32_PATTERN } from "./node/common/hex.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 import type { Clock, FakeClock } from "./clock.ts";
-import type { DevAccount } from "./node/accounts.ts";
-import type { SupportedHardfork } from "./node/genesis.ts";
-import type { ForkActivation } from "./node/forkSchedule.ts";
-import type { ProfileName } from "./node/profiles.ts";
-import type { MiningMode } from "./node/sequencer.ts";
-import type { TxOrder } from "./node/fragmentRunner.ts";
-import type { ParsedStateDump, StateDump } from "./node/stateDump.ts";
-import type { TraceFormat } from "./node/structLogger.ts";
+import type { DevAccount } from "./node/common/accounts.ts";
+import type { SupportedHardfork } from "./node/state/genesis.ts";
+import type { ForkActivation } from "./node/profiles/forkSchedule.ts";
+import type { ProfileName } from "./node/profiles/profiles.ts";
+import type { MiningMode } from "./node/chain/sequencer.ts";
+import type { TxOrder } from "./node/execution/fragmentRunner.ts";
+import type { ParsedStateDump, StateDump } from "./node/state/stateDump.ts";
+import type { TraceFormat } from "./node/execution/structLogger.ts";
 import type { ForkOptions } from "./node/fork/source.ts";
 import type { Hex } from "./rpc/schema.ts";
 

@@ -4,22 +4,22 @@
  */
 import { EventEmitter } from "node:events";
 
-import { Chain } from "./node/chain.ts";
-import { nativeCrypto } from "./node/crypto.ts";
-import { devGethGenesis } from "./node/genesis.ts";
-import { genesisCodeAlloc } from "./node/genesisContracts.ts";
+import { Chain } from "./node/chain/chain.ts";
+import { nativeCrypto } from "./node/common/crypto.ts";
+import { devGethGenesis } from "./node/state/genesis.ts";
+import { genesisCodeAlloc } from "./node/state/genesisContracts.ts";
 import { l1BlockStorageAt, OpStack } from "./node/opstack/execution.ts";
 import { encodeFeeParams, opNextBaseFee } from "./node/opstack/feeParams.ts";
 import { opStackPrecompiles } from "./node/opstack/precompiles.ts";
 import { predeployAlloc } from "./node/opstack/predeploys.ts";
-import { walletDelegateAlloc } from "./node/walletDelegate.ts";
-import { ForkSchedule } from "./node/forkSchedule.ts";
-import { paramsAtFork, PROFILES } from "./node/profiles.ts";
-import { MAX_TIMESTAMP } from "./node/time.ts";
-import { ChainImportError } from "./node/importChain.ts";
-import { Sequencer } from "./node/sequencer.ts";
-import { nowSeconds } from "./node/nextBlock.ts";
-import { StateDumpError } from "./node/stateDump.ts";
+import { walletDelegateAlloc } from "./node/state/walletDelegate.ts";
+import { ForkSchedule } from "./node/profiles/forkSchedule.ts";
+import { paramsAtFork, PROFILES } from "./node/profiles/profiles.ts";
+import { MAX_TIMESTAMP } from "./node/common/time.ts";
+import { ChainImportError } from "./node/chain/importChain.ts";
+import { Sequencer } from "./node/chain/sequencer.ts";
+import { nowSeconds } from "./node/chain/nextBlock.ts";
+import { StateDumpError } from "./node/state/stateDump.ts";
 import { ForkSource } from "./node/fork/source.ts";
 import { InvalidOptionsError, resolveOptions } from "./options.ts";
 import { disconnected, engineErrorAsRpc, invalidRequest, toRpcError } from "./rpc/errors.ts";
@@ -31,16 +31,16 @@ import { ChainScope } from "./rpc/services/chainScope.ts";
 import { FilterManager } from "./rpc/services/filters.ts";
 import { emitGuarded, SubscriptionManager } from "./rpc/services/subscriptions.ts";
 
-import type { DevAccount } from "./node/accounts.ts";
-import type { Fragment, SealedBlock } from "./node/records.ts";
-import type { MiningMode } from "./node/sequencer.ts";
-import type { StateDump } from "./node/stateDump.ts";
+import type { DevAccount } from "./node/common/accounts.ts";
+import type { Fragment, SealedBlock } from "./node/chain/records.ts";
+import type { MiningMode } from "./node/chain/sequencer.ts";
+import type { StateDump } from "./node/state/stateDump.ts";
 import type { PreconfProviderOptions, ResolvedOptions } from "./options.ts";
 import type { MethodContext } from "./rpc/context.ts";
 import type { Fault, FaultResult } from "./rpc/faults.ts";
-import type { GenesisAccount, SupportedHardfork } from "./node/genesis.ts";
+import type { GenesisAccount, SupportedHardfork } from "./node/state/genesis.ts";
 import type { FeeParams } from "./node/opstack/feeParams.ts";
-import type { ForkRules } from "./node/profiles.ts";
+import type { ForkRules } from "./node/profiles/profiles.ts";
 import type { Hex } from "./rpc/schema.ts";
 import type { NodeContext } from "./rpc/services/context.ts";
 

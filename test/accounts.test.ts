@@ -1,9 +1,9 @@
-/** Dev account derivation (src/node/accounts.ts) against viem's BIP-39/BIP-32 implementation. */
+/** Dev account derivation (src/node/common/accounts.ts) against viem's BIP-39/BIP-32 implementation. */
 import { expect } from "chai";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 
 import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
-import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
+import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
 
 describe("dev accounts", () => {
   it("the Hardhat mnemonic gives Hardhat's well-known account 0", () => {

@@ -12,7 +12,7 @@ import { zeroHash } from "viem";
 import { batchHooksInChromium } from "../examples/browser/batch-hooks-in-chromium.ts";
 import { batchInChromium } from "../examples/browser/batch-in-chromium.ts";
 import { dappInChromium } from "../examples/browser/dapp-in-chromium.ts";
-import { WALLET_DELEGATE_ADDRESS } from "../src/node/walletDelegate.ts";
+import { WALLET_DELEGATE_ADDRESS } from "../src/node/state/walletDelegate.ts";
 import { walletScript } from "../src/index.ts";
 
 import type { HooksResult } from "../examples/browser/batch-hooks-in-chromium.ts";

@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 
-import { goDuration } from "../src/node/evmBudget.ts";
+import { goDuration } from "../src/node/execution/evmBudget.ts";
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 

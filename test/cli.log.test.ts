@@ -15,7 +15,7 @@ import { createTestChain } from "./helpers/chain.ts";
 import { CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
 
 import type { LogSettings } from "../src/cli/flags.ts";
-import type { Hex } from "../src/node/types.ts";
+import type { Hex } from "../src/node/common/types.ts";
 
 const console_ = parseAbi([
   "function log()",

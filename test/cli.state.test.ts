@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { expect } from "chai";
 
 import { createPreconfProvider } from "../src/index.ts";
-import { stateDumpSchema } from "../src/node/stateDump.ts";
+import { stateDumpSchema } from "../src/node/state/stateDump.ts";
 import { requireBuiltCli, rpc, startCli } from "./helpers/cli.ts";
 
-import type { StateDump } from "../src/node/stateDump.ts";
+import type { StateDump } from "../src/node/state/stateDump.ts";
 
 const ALICE = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const STRANGER = "0x1234567890123456789012345678901234567890";

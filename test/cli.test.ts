@@ -17,7 +17,7 @@ import { wordlist } from "@scure/bip39/wordlists/english";
 import { expect } from "chai";
 
 import { parseNodeArgs } from "../src/cli.ts";
-import { mnemonicProblem } from "../src/node/bip39.ts";
+import { mnemonicProblem } from "../src/node/common/bip39.ts";
 import { requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
 import { CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
 import { accepts } from "./helpers/net.ts";

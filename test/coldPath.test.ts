@@ -51,7 +51,7 @@ const plain = loaded();
 if (preconfChains.dev.id !== 31337) throw new Error("wrong chain");
 process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     expect(
-      plain.some((url) => url.endsWith("/dist/node/chain.js")),
+      plain.some((url) => url.endsWith("/dist/node/chain/chain.js")),
       "the engine loaded",
     ).to.equal(true);
     for (const name of ["viem", "ox", "abitype"]) expect(fromPackage(plain, name), name).to.deep.equal([]);
@@ -62,14 +62,14 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // on their first call (src/index.ts).
     expect(plain.filter((url) => url === "node:http" || url.includes("/dist/server/") || url.includes("/dist/scenario/run.js"))).to.deep.equal([]);
     expect(fromPackage(plain, "ws")).to.deep.equal([]);
-    // A new chain needs none of @ethereumjs/blockchain (src/node/lightBlockchain.ts); an imported chain loads it.
+    // A new chain needs none of @ethereumjs/blockchain (src/node/chain/lightBlockchain.ts); an imported chain loads it.
     expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
   });
 
   it("loads what it loads lazily in an ES module process that has a global require (node -e, the REPL)", async () => {
     // `node -e` without --input-type=module puts a `require` resolving from the working directory
-    // beside the package's ES modules: the lazy loads must still take the package's own (src/node/moduleSystem.ts).
+    // beside the package's ES modules: the lazy loads must still take the package's own (src/node/common/moduleSystem.ts).
     const chainDir = new URL("../fixtures/chains/multifork/", import.meta.url);
     const program = `(async () => {
   const { createPreconfProvider, startServer, runScenario } = await import(${JSON.stringify(ENTRY.href)});

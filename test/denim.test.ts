@@ -13,7 +13,7 @@ import WebSocket from "ws";
 
 import { preconfChains } from "../src/index.ts";
 import { decodeFeeParams } from "../src/node/opstack/feeParams.ts";
-import { subsecondTimeAfter } from "../src/node/time.ts";
+import { subsecondTimeAfter } from "../src/node/common/time.ts";
 
 import { createTestChain, rpcError, START_MS, serveEachTest } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";

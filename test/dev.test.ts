@@ -226,7 +226,7 @@ describe("dev methods", () => {
       expect(await call(provider, "eth_blockNumber")).to.equal("0x0");
       await call(provider, "evm_mine");
       expect(await call(provider, "eth_getBalance", [STRANGER, "0x1"])).to.equal("0xde0b6b3a7640000");
-      // An edit made after block 0 is block 0's state, as Hardhat answers (EDR's irregular state; src/node/stateEdits.ts).
+      // An edit made after block 0 is block 0's state, as Hardhat answers (EDR's irregular state; src/node/state/stateEdits.ts).
       expect(await call(provider, "eth_getBalance", [STRANGER, "0x0"])).to.equal("0xde0b6b3a7640000");
     });
 

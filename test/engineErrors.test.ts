@@ -1,10 +1,10 @@
 /**
- * The engine's errors (src/node/errors.ts) as JSON-RPC answers them: the table in src/rpc/errors.ts
+ * The engine's errors (src/node/common/errors.ts) as JSON-RPC answers them: the table in src/rpc/errors.ts
  * (docs/behaviour.md "Engine errors"), each row exactly, and every engine error class has a row.
  */
 import { expect } from "chai";
 
-import * as engine from "../src/node/errors.ts";
+import * as engine from "../src/node/common/errors.ts";
 import { engineErrorAsRpc, ErrorCode, toRpcError, txConstructionError } from "../src/rpc/errors.ts";
 
 const REVERT_DATA = // Error("no")

@@ -11,7 +11,7 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
-import { nativeCrypto } from "../src/node/crypto.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";

@@ -18,7 +18,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
-import { estimateStats, mayReadGas } from "../src/node/estimate.ts";
+import { estimateStats, mayReadGas } from "../src/node/execution/estimate.ts";
 import { createTestChain, rpcError, viemClients } from "./helpers/chain.ts";
 import { Counter, GasForwarder, Gate, Refund, Reverter, Token } from "./helpers/contracts.ts";
 

@@ -1,5 +1,5 @@
 /**
- * One-pass estimates (src/node/estimate.ts, src/node/ethereumjs/gasRecord.ts): the run at the cap
+ * One-pass estimates (src/node/execution/estimate.ts, src/node/ethereumjs/gasRecord.ts): the run at the cap
  * records what each step needed of the gas, and the search asks that record instead of executing
  * at each limit wherever it can. The search and its answer must not change: every estimate here
  * is made twice on the same state, once answering from the record and once executing at every limit
@@ -13,14 +13,14 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData, parseEther } from "viem";
 
-import { callBlock } from "../src/node/dryRun.ts";
-import { estimateGas } from "../src/node/estimate.ts";
+import { callBlock } from "../src/node/execution/dryRun.ts";
+import { estimateGas } from "../src/node/execution/estimate.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { GasForwarder, Refund, Token } from "./helpers/contracts.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider } from "../src/index.ts";
-import type { CallRequest } from "../src/node/types.ts";
+import type { CallRequest } from "../src/node/common/types.ts";
 
 const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Number(process.env.FC_RUNS));
 const SEED = Number(process.env.FC_SEED ?? 20_261_125);

@@ -25,12 +25,12 @@ import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { commonFromGenesis, devGethGenesis } from "../src/node/genesis.ts";
-import { MAX_TIMESTAMP } from "../src/node/time.ts";
+import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
+import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
 import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
-import "../src/node/evmBudget.ts";
+import "../src/node/execution/evmBudget.ts";
 
 const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
 const OTHER = createAddressFromString("0x00000000000000000000000000000000000000bb");

@@ -298,7 +298,7 @@ describe("fork", function () {
         tokens1: 700n,
         holderTokens: 300n,
         recipient: "0x5",
-        // The edit came after block 3 and before the open block's first fragment: it is block 3's state (src/node/stateEdits.ts).
+        // The edit came after block 3 and before the open block's first fragment: it is block 3's state (src/node/state/stateEdits.ts).
         recipientAtHead: "0x5",
         slot9: `0x${"00".repeat(31)}09`,
         freshPending: "0x4",

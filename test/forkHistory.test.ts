@@ -8,7 +8,7 @@ import { encodeDeployData, encodeFunctionData } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
 import { startServer } from "../src/index.ts";
-import { BlockStore } from "../src/node/blockStore.ts";
+import { BlockStore } from "../src/node/chain/blockStore.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
 

@@ -35,14 +35,14 @@ import {
   PREINSTALLS,
   SYSTEM_CONTRACTS,
   WITHDRAWAL_QUEUE_ADDRESS,
-} from "../src/node/genesisContracts.ts";
-import { GENESIS_CODE } from "../src/node/genesisCode.ts";
-import { OP_PROFILE_NAMES } from "../src/node/profiles.ts";
+} from "../src/node/state/genesisContracts.ts";
+import { GENESIS_CODE } from "../src/node/state/genesisCode.ts";
+import { OP_PROFILE_NAMES } from "../src/node/profiles/profiles.ts";
 import { createTestChain, devChain } from "./helpers/chain.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider } from "../src/index.ts";
-import type { ProfileName } from "../src/node/profiles.ts";
+import type { ProfileName } from "../src/node/profiles/profiles.ts";
 
 type Block = { hash: Hex; number: Hex; timestamp: Hex; parentBeaconBlockRoot: Hex; requestsHash?: Hex };
 
@@ -67,7 +67,7 @@ async function seal(provider: PreconfProvider, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await provider.preconf.seal();
 }
 
-describe("genesis code: the published bytecode (src/node/genesisCode.ts)", () => {
+describe("genesis code: the published bytecode (src/node/state/genesisCode.ts)", () => {
   it("matches the code hashes its publishers give", () => {
     const hash = (hex: Hex) => keccak256(hex);
     // OP specs specs/protocol/preinstalls.md "CreateX" (and the optimism monorepo's Preinstalls.t.sol).

@@ -8,7 +8,7 @@ import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
 import type { PreconfProvider } from "../src/index.ts";
-import type { StateDump } from "../src/node/stateDump.ts";
+import type { StateDump } from "../src/node/state/stateDump.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 
 const MAX_UINT256 = (1n << 256n) - 1n;

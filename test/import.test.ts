@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { bytesToHex } from "@ethereumjs/util";
 import { expect } from "chai";
 
-import { devGethGenesis } from "../src/node/genesis.ts";
-import { decodeBlocks } from "../src/node/importChain.ts";
+import { devGethGenesis } from "../src/node/state/genesis.ts";
+import { decodeBlocks } from "../src/node/chain/importChain.ts";
 import { createTestChain, START_MS } from "./helpers/chain.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";

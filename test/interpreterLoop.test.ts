@@ -18,7 +18,7 @@ import fc from "fast-check";
 import { installInterpreterLoop, interpreterLoopStats, syncGasHandlers } from "../src/node/ethereumjs/interpreterLoop.ts";
 import { interpreterModules } from "../src/node/ethereumjs/jumpAnalysis.ts";
 // The engine's opcode hook (JUMP, JUMPI and the calls yield through it): the loop must run with it.
-import "../src/node/evmBudget.ts";
+import "../src/node/execution/evmBudget.ts";
 
 import type { EVM } from "@ethereumjs/evm";
 import type { RunState } from "../src/node/ethereumjs/interpreterLoop.ts";

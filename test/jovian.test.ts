@@ -10,7 +10,7 @@ import { base } from "viem/chains";
 import { publicActionsL2 } from "viem/op-stack";
 
 import { flzCompressLen } from "../src/node/opstack/l1Fee.ts";
-import { nextBaseFee } from "../src/node/profiles.ts";
+import { nextBaseFee } from "../src/node/profiles/profiles.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The light blockchain (src/node/lightBlockchain.ts) in place of @ethereumjs/blockchain: the genesis
+ * The light blockchain (src/node/chain/lightBlockchain.ts) in place of @ethereumjs/blockchain: the genesis
  * block it builds must be the very block @ethereumjs/blockchain 10.1.3 builds (same hash) for every
  * supported hardfork, and it answers what the chain and the VM ask of a blockchain.
  */
@@ -7,9 +7,9 @@ import { createBlockchain } from "@ethereumjs/blockchain";
 import { bytesToHex } from "@ethereumjs/util";
 import { expect } from "chai";
 
-import { LightBlockchain, createGenesisBlock } from "../src/node/lightBlockchain.ts";
-import { nativeCrypto } from "../src/node/crypto.ts";
-import { commonFromGenesis, devGethGenesis, SUPPORTED_HARDFORKS } from "../src/node/genesis.ts";
+import { LightBlockchain, createGenesisBlock } from "../src/node/chain/lightBlockchain.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { commonFromGenesis, devGethGenesis, SUPPORTED_HARDFORKS } from "../src/node/state/genesis.ts";
 
 const STATE_ROOT = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 

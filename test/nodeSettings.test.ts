@@ -9,13 +9,13 @@ import { WebSocket } from "ws";
 import { encodeFunctionData } from "viem";
 
 import { startServer } from "../src/index.ts";
-import { CONSOLE_ADDRESS } from "../src/node/consoleLog.ts";
+import { CONSOLE_ADDRESS } from "../src/node/execution/consoleLog.ts";
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { CONSOLE_LOGGER_ABI, CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
 import { Reverter } from "./helpers/contracts.ts";
 
 import type { PreconfProvider } from "../src/index.ts";
-import type { TxRecord } from "../src/node/records.ts";
+import type { TxRecord } from "../src/node/chain/records.ts";
 import type { ServedRequest } from "../src/server/jsonrpc.ts";
 import type { PromptEvent } from "../src/wallet/policy.ts";
 

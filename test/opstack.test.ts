@@ -13,15 +13,15 @@ import { base } from "viem/chains";
 import { publicActionsL2 } from "viem/op-stack";
 
 import { createPreconfProvider } from "../src/index.ts";
-import { keccak256 } from "../src/node/crypto.ts";
+import { keccak256 } from "../src/node/common/crypto.ts";
 import { flzCompressLen, l1CostOfSize } from "../src/node/opstack/l1Fee.ts";
-import { nextBaseFee } from "../src/node/profiles.ts";
+import { nextBaseFee } from "../src/node/profiles/profiles.ts";
 import { decodeFeeParams } from "../src/node/opstack/feeParams.ts";
 import { START_MS } from "./helpers/chain.ts";
 
 import type { Hex } from "viem";
 import type { PreconfProvider } from "../src/index.ts";
-import type { ProfileName } from "../src/node/profiles.ts";
+import type { ProfileName } from "../src/node/profiles/profiles.ts";
 
 const GPO = "0x420000000000000000000000000000000000000f";
 const L1_BLOCK = "0x4200000000000000000000000000000000000015";

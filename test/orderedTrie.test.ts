@@ -1,5 +1,5 @@
 /**
- * The one-pass transactions/receipts trie root (src/node/orderedTrie.ts) against @ethereumjs/mpt
+ * The one-pass transactions/receipts trie root (src/node/execution/orderedTrie.ts) against @ethereumjs/mpt
  * building the same trie item by item: the roots must be equal for every list length (keys RLP(0),
  * RLP(1)... cross 0x7f and 0x80, where RLP(i) changes shape) and for values short enough that
  * nodes are embedded in their parent instead of hashed.
@@ -10,8 +10,8 @@ import { bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
-import { keccak256 } from "../src/node/crypto.ts";
-import { orderedTrieRoot } from "../src/node/orderedTrie.ts";
+import { keccak256 } from "../src/node/common/crypto.ts";
+import { orderedTrieRoot } from "../src/node/execution/orderedTrie.ts";
 
 /** A deterministic byte string of `length` bytes (xorshift), so failures reproduce. */
 function bytes(seed: number, length: number): Uint8Array {

@@ -1,5 +1,5 @@
 /**
- * The plain-object state layer (src/node/plainState.ts) against @ethereumjs/statemanager's
+ * The plain-object state layer (src/node/state/plainState.ts) against @ethereumjs/statemanager's
  * MerkleStateManager as the chain builds it (src/node/ethereumjs/stateManager.ts): the same random
  * transaction sequences run on two VMs, one on each, and after every step the state roots, the
  * transactions' outcomes and the accounts, code and slots they touched must agree. The sequences
@@ -16,11 +16,11 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData } from "viem";
 
-import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/accounts.ts";
-import { nativeCrypto } from "../src/node/crypto.ts";
+import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
-import { PlainStateManager } from "../src/node/plainState.ts";
+import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { Counter, Refund, Token } from "./helpers/contracts.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";

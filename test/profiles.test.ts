@@ -1,5 +1,5 @@
 /**
- * Profiles as dated fork ladders (src/node/profiles.ts, docs/profiles.md): the forks each chain has
+ * Profiles as dated fork ladders (src/node/profiles/profiles.ts, docs/profiles.md): the forks each chain has
  * run, when, what each changes, the chain parameters and where `hardfork` pins a chain.
  */
 import { expect } from "chai";
@@ -7,7 +7,7 @@ import FakeTimers from "@sinonjs/fake-timers";
 
 import { createPreconfProvider } from "../src/index.ts";
 import { resolveOptions } from "../src/options.ts";
-import { forkIndexOf, hardforkNames, paramsAtFork, PROFILES, rulesAtFork } from "../src/node/profiles.ts";
+import { forkIndexOf, hardforkNames, paramsAtFork, PROFILES, rulesAtFork } from "../src/node/profiles/profiles.ts";
 import { START_MS } from "./helpers/chain.ts";
 
 const utc = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000).toISOString());

@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { toFunctionSelector } from "viem";
 
 import { AdmissionMessage, ErrorCode, RpcError } from "../src/rpc/errors.ts";
-import { isImpersonated } from "../src/node/impersonation.ts";
+import { isImpersonated } from "../src/node/pool/impersonation.ts";
 import { methods } from "../src/rpc/methods.ts";
 import { CallsErrorCode } from "../src/wallet/errors.ts";
 import { PROMPTING_METHODS } from "../src/wallet/policy.ts";
@@ -44,7 +44,7 @@ import { createTestChain } from "./helpers/chain.ts";
 import { Counter, Reverter, Token } from "./helpers/contracts.ts";
 
 import type { Abi } from "viem";
-import type { PooledTx } from "../src/node/mempool.ts";
+import type { PooledTx } from "../src/node/pool/mempool.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 import type { Mutation, Slot, TxFields } from "./helpers/arbitraries.ts";
 import type { TestChain } from "./helpers/chain.ts";

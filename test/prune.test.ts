@@ -1,5 +1,5 @@
 /**
- * The pruning pass itself (src/node/prune.ts), against an oracle: after a pass, the store holds
+ * The pruning pass itself (src/node/state/prune.ts), against an oracle: after a pass, the store holds
  * exactly what @ethereumjs/mpt's own walker reaches from the kept roots (every account trie node,
  * each account's storage-trie nodes and code), over a state with accounts, storage set and
  * cleared, code, and dozens of state roots; passes in a row, so the references carried from one
@@ -23,7 +23,7 @@ import { expect } from "chai";
 
 import { nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
-import { pruneStore } from "../src/node/prune.ts";
+import { pruneStore } from "../src/node/state/prune.ts";
 
 import type { NodeStore } from "../src/node/ethereumjs/internals.ts";
 

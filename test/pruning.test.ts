@@ -85,7 +85,7 @@ describe("state-history pruning", () => {
   it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 5);
-    // A dev edit after block 5 (block 5's state from then on; src/node/stateEdits.ts): its root must survive too.
+    // A dev edit after block 5 (block 5's state from then on; src/node/state/stateEdits.ts): its root must survive too.
     await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
     const dev0 = provider.accounts[0]!.address;
     const id = await call<Hex>(provider, "evm_snapshot");

@@ -9,7 +9,7 @@ import { createPublicClient, custom, keccak256, numberToHex, pad, parseEther, to
 import { privateKeyToAccount } from "viem/accounts";
 import { simulateBlocks, simulateCalls } from "viem/actions";
 
-import { HISTORY_STORAGE_ADDRESS } from "../src/node/genesisContracts.ts";
+import { HISTORY_STORAGE_ADDRESS } from "../src/node/state/genesisContracts.ts";
 import { createTestChain, devChain } from "./helpers/chain.ts";
 
 import type { Hex } from "viem";

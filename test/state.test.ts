@@ -1,5 +1,5 @@
 /**
- * State dump and load (src/node/stateDump.ts, src/rpc/state.ts): preconf_dumpState /
+ * State dump and load (src/node/state/stateDump.ts, src/rpc/state.ts): preconf_dumpState /
  * preconf_loadState, the anvil_ envelope, the `state` option and `preconf node --dump-state /
  * --load-state / --genesis / --import`.
  */
@@ -14,13 +14,13 @@ import { encodeFunctionData } from "viem";
 
 import { main } from "../src/cli.ts";
 import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
-import { devGethGenesis } from "../src/node/genesis.ts";
+import { devGethGenesis } from "../src/node/state/genesis.ts";
 import { createTestChain, rpcError, START_MS } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
 import type { PreconfProvider } from "../src/index.ts";
-import type { StateDump } from "../src/node/stateDump.ts";
+import type { StateDump } from "../src/node/state/stateDump.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
@@ -60,7 +60,7 @@ async function buildHistory(provider: PreconfProvider): Promise<History> {
   txs.push(await call<Hex>(provider, "eth_sendTransaction", [{ from: WHALE, to: STRANGER, value: "0x7" }]));
   await provider.preconf.seal();
 
-  // Dev edits after block 2, before the open block's first fragment: block 2's state as reads see it (src/node/stateEdits.ts).
+  // Dev edits after block 2, before the open block's first fragment: block 2's state as reads see it (src/node/state/stateEdits.ts).
   await call(provider, "hardhat_setBalance", [STRANGER, "0x64"]);
   await call(provider, "hardhat_setCode", [CODE_HOLDER, "0x600160005260206000f3"]);
   await call(provider, "hardhat_setStorageAt", [counter, "0x5", `0x${"00".repeat(31)}2a`]);

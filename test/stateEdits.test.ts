@@ -1,5 +1,5 @@
 /**
- * Where a dev state edit lands (src/node/stateEdits.ts, docs/dev-methods.md#state-edits), pinned
+ * Where a dev state edit lands (src/node/state/stateEdits.ts, docs/dev-methods.md#state-edits), pinned
  * whatever the state layer underneath: Hardhat's "irregular state" under automine (an edit made
  * after block N is N's state for every read, and N + 1's pre-state; older blocks never change),
  * compared side by side with `npx hardhat node` (Hardhat 2.28.5, read 2026-11-25), and the open

@@ -1,5 +1,5 @@
 /**
- * Sealed-block state views (src/node/stateViews.ts): past the few cached views, an idle view's VM
+ * Sealed-block state views (src/node/state/stateViews.ts): past the few cached views, an idle view's VM
  * is pointed at the next block read instead of copied. Every read must still see its own block's
  * state: nothing cached at the old root may leak into the new one.
  */

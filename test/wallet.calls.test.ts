@@ -12,7 +12,7 @@ import { createWalletClient, custom, encodeFunctionData, parseEther, zeroHash } 
 
 import { Token, Vault } from "./helpers/contracts.ts";
 import { createTestChain, devChain, rpcError, viemClients } from "./helpers/chain.ts";
-import { WALLET_DELEGATE_ADDRESS } from "../src/node/walletDelegate.ts";
+import { WALLET_DELEGATE_ADDRESS } from "../src/node/state/walletDelegate.ts";
 
 import type { AddressInfo } from "node:net";
 import type { Hex } from "viem";

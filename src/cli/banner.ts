@@ -5,8 +5,8 @@
  * line. `effectiveConfig` is pure: it tells what a command line means without starting anything
  * (a fork's upstream is not asked; its chain id shows as the one given, or null).
  */
-import { DEFAULT_MNEMONIC, DEFAULT_HD_PATH } from "../node/accounts.ts";
-import { PROFILES } from "../node/profiles.ts";
+import { DEFAULT_MNEMONIC, DEFAULT_HD_PATH } from "../node/common/accounts.ts";
+import { PROFILES } from "../node/profiles/profiles.ts";
 import { DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES } from "../server/jsonrpc.ts";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_WS_MAX_SUBSCRIPTIONS } from "../server/http.ts";
 import { checksummed, formatEther, formatGwei } from "./format.ts";

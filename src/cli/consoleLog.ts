@@ -1,5 +1,5 @@
 /**
- * Decodes the calldata of `console.log` calls (src/node/consoleLog.ts captures it) into the lines
+ * Decodes the calldata of `console.log` calls (src/node/execution/consoleLog.ts captures it) into the lines
  * Hardhat's node prints. The overloads are those of Hardhat's `console.sol`: `log()`, one argument
  * of `uint256`, `int256`, `string`, `bool`, `address`, `bytes` or `bytes1`…`bytes32` (also as
  * `logUint`, `logInt`, `logString`, `logBool`, `logAddress`, `logBytes`, `logBytesN`), and two to
@@ -10,11 +10,11 @@
  */
 import { format } from "node:util";
 
-import { keccak256 } from "../node/crypto.ts";
+import { keccak256 } from "../node/common/crypto.ts";
 import { toChecksumAddress } from "@ethereumjs/util";
 import { viem } from "../lazyViem.ts";
 
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 
 const COMBINED = ["uint256", "string", "bool", "address"] as const;
 

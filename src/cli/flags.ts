@@ -11,8 +11,8 @@
  */
 import { isIP } from "node:net";
 
-import { mnemonicProblem } from "../node/bip39.ts";
-import { ETHER } from "../node/defaults.ts";
+import { mnemonicProblem } from "../node/common/bip39.ts";
+import { ETHER } from "../node/common/defaults.ts";
 import { parseOrigins } from "../server/origins.ts";
 
 import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";

@@ -1,8 +1,8 @@
 /** How the CLI writes values: ether, gas, addresses (EIP-55), why a tx failed, and colours. */
 import { toChecksumAddress } from "@ethereumjs/util";
 
-import { ETHER, GWEI } from "../node/defaults.ts";
-import { errorStringOf } from "../node/errors.ts";
+import { ETHER, GWEI } from "../node/common/defaults.ts";
+import { errorStringOf } from "../node/common/errors.ts";
 
 import type { ColorMode } from "./flags.ts";
 

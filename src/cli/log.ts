@@ -12,8 +12,8 @@ import { formatEther, formatGas, checksummed, describeFailure } from "./format.t
 import { decodeConsoleCall } from "./consoleLog.ts";
 
 import type { PreconfProvider } from "../provider.ts";
-import type { Fragment, SealedBlock, TxRecord } from "../node/records.ts";
-import type { PooledTx } from "../node/mempool.ts";
+import type { Fragment, SealedBlock, TxRecord } from "../node/chain/records.ts";
+import type { PooledTx } from "../node/pool/mempool.ts";
 import type { JsonRpcError, ServedRequest } from "../server/jsonrpc.ts";
 import type { PromptEvent } from "../wallet/policy.ts";
 import type { Decision } from "../wallet/policy.ts";
@@ -64,7 +64,7 @@ export class NodeLog {
   attach(provider: PreconfProvider): void {
     if (!this.active) return;
     const chain = provider.chain;
-    // The engine keeps console.log calls only while someone prints them (src/node/consoleLog.ts).
+    // The engine keeps console.log calls only while someone prints them (src/node/execution/consoleLog.ts).
     if (this.#settings.consoleLogs) chain.captureConsoleLogs = true;
     const onFragment = (fragment: Fragment) => this.#guard(() => this.fragment(fragment, provider));
     const onSealed = (sealed: SealedBlock) => this.#guard(() => this.sealed(sealed));

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 
 import { createPreconfProvider, InvalidOptionsError } from "../index.ts";
-import { DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "../node/accounts.ts";
+import { DEFAULT_HD_PATH, DEFAULT_MNEMONIC } from "../node/common/accounts.ts";
 import { resolveOptions } from "../options.ts";
 import { startServer } from "../server/http.ts";
 import { bannerLines, effectiveConfig } from "./banner.ts";

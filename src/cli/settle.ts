@@ -4,7 +4,7 @@
  * reported under the flag that set it. Then what depends on the profile: `--block-time` divided
  * into the block's fragments.
  */
-import { PROFILES } from "../node/profiles.ts";
+import { PROFILES } from "../node/profiles/profiles.ts";
 import { InvalidOptionsError, resolveOptions } from "../options.ts";
 import { refusal, UsageError } from "./args.ts";
 

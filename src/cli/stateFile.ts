@@ -13,7 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { InvalidOptionsError } from "../options.ts";
 
 import type { PreconfProvider } from "../provider.ts";
-import type { StateDump } from "../node/stateDump.ts";
+import type { StateDump } from "../node/state/stateDump.ts";
 
 /** Writes `text` to `path` atomically (see above). */
 export async function writeFileAtomically(path: string, text: string): Promise<void> {

@@ -4,11 +4,11 @@
  */
 import { z } from "zod";
 
-import { HARDFORK_NAMES, PROFILE_NAMES, PROFILES } from "../node/profiles.ts";
-import { BYTES32_PATTERN } from "../node/hex.ts";
+import { HARDFORK_NAMES, PROFILE_NAMES, PROFILES } from "../node/profiles/profiles.ts";
+import { BYTES32_PATTERN } from "../node/common/hex.ts";
 
 import type { ExplicitAccount, MnemonicAccounts, PreconfProviderOptions } from "../options.ts";
-import type { ProfileName } from "../node/profiles.ts";
+import type { ProfileName } from "../node/profiles/profiles.ts";
 
 /**
  * How blocks are made: `interval` (a fragment every `fragmentIntervalMs`, a block every

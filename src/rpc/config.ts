@@ -1,10 +1,10 @@
-/** `eth_config` (EIP-7910): the chain's current, next and last fork configurations (node/forkConfig.ts). */
+/** `eth_config` (EIP-7910): the chain's current, next and last fork configurations (node/profiles/forkConfig.ts). */
 import { bigIntToHex, bytesToHex, hexToBytes } from "@ethereumjs/util";
 
-import { forkConfigs } from "../node/forkConfig.ts";
+import { forkConfigs } from "../node/profiles/forkConfig.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
 
-import type { ForkConfig } from "../node/forkConfig.ts";
+import type { ForkConfig } from "../node/profiles/forkConfig.ts";
 import type { MethodContext } from "./context.ts";
 
 /** JSON numbers for `activationTime` and the blob schedule, a quantity for the chain id, 4 bytes for the fork id (EIP-7910; geth's encoding). */

@@ -1,5 +1,5 @@
 /**
- * debug_traceTransaction and debug_traceCall with go-ethereum's tracers (node/trace.ts): the
+ * debug_traceTransaction and debug_traceCall with go-ethereum's tracers (node/execution/trace.ts): the
  * default struct logger, or `{ tracer: "callTracer" }`. A mined or pre-confirmed tx is replayed
  * on the state it ran on (its parent block's, then the txs and dev edits before it in its block),
  * and nothing is kept.
@@ -7,15 +7,15 @@
 import { z } from "zod";
 
 import { runTxAllowingAssertedSender } from "../node/ethereumjs/assertedSender.ts";
-import { callGasCap, capGas, prepareCall } from "../node/dryRun.ts";
-import { callTracer } from "../node/callTracer.ts";
-import { structLogger } from "../node/structLogger.ts";
+import { callGasCap, capGas, prepareCall } from "../node/execution/dryRun.ts";
+import { callTracer } from "../node/execution/callTracer.ts";
+import { structLogger } from "../node/execution/structLogger.ts";
 import { ErrorCode, RpcError } from "./errors.ts";
 import { withDryRun } from "./services/calls.ts";
 import { blockSelector, callRequest, hash } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
-import type { Tracer } from "../node/trace.ts";
+import type { Tracer } from "../node/execution/trace.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";

@@ -7,10 +7,10 @@
 import { Account, bigIntToHex, createAddressFromString, hexToBytes, setLengthLeft, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { BYTES32_PATTERN } from "../node/hex.ts";
+import { BYTES32_PATTERN } from "../node/common/hex.ts";
 import { systemDepositsName } from "../node/opstack/baseTime.ts";
-import { MAX_TIMESTAMP } from "../node/time.ts";
-import { impersonate, stopImpersonating } from "../node/impersonation.ts";
+import { MAX_TIMESTAMP } from "../node/common/time.ts";
+import { impersonate, stopImpersonating } from "../node/pool/impersonation.ts";
 import { CLIENT_VERSION } from "./eth.ts";
 import { devMethodError, ErrorCode, invalidParams, RpcError } from "./errors.ts";
 import { formatExecuted, formatTransaction } from "./format.ts";
@@ -18,8 +18,8 @@ import { forkedNetwork, forkForReset, forkingParams } from "./fork.ts";
 import { address, bytes, hash, quantity, storageSlot } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
-import type { Chain } from "../node/chain.ts";
-import type { PooledTx } from "../node/mempool.ts";
+import type { Chain } from "../node/chain/chain.ts";
+import type { PooledTx } from "../node/pool/mempool.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";

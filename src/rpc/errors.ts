@@ -1,6 +1,6 @@
 /**
  * The method table's errors. Messages of the interface are used exactly; machine-readable details
- * go in `data` (docs/behaviour.md). The engine's own errors (src/node/errors.ts) get their code,
+ * go in `data` (docs/behaviour.md). The engine's own errors (src/node/common/errors.ts) get their code,
  * message and data here, in one table (ENGINE_ERRORS). The error class and the codes are
  * src/protocol/errors.ts; the wallet's errors (EIP-1193, EIP-5792) are src/wallet/errors.ts.
  */
@@ -30,17 +30,17 @@ import {
   BlocksDroppedError,
   TxRejectedError,
   txConstructionFailure,
-} from "../node/errors.ts";
+} from "../node/common/errors.ts";
 
 import { ErrorCode, internalError, invalidParams, isRpcError, RpcError } from "../protocol/errors.ts";
 
-import type { Facts, SimulationFailure } from "../node/errors.ts";
+import type { Facts, SimulationFailure } from "../node/common/errors.ts";
 
 // The error class and the JSON-RPC errors every layer shares (src/protocol/errors.ts).
 export { ErrorCode, internalError, invalidParams, isRpcError, limitExceeded, methodNotFound, RpcError } from "../protocol/errors.ts";
 
 // The engine's admission texts and revert decoding, for the method tables and tests.
-export { AdmissionMessage, errorStringOf } from "../node/errors.ts";
+export { AdmissionMessage, errorStringOf } from "../node/common/errors.ts";
 
 // ── JSON-RPC 2.0 ────────────────────────────────────────────────────────────────────────────────
 
@@ -77,7 +77,7 @@ export const executionReverted = (returnData: string) => new RpcError(ErrorCode.
 /**
  * An eth_call that reverts, as go-ethereum answers it (internal/ethapi/errors.go, revertError):
  * code 3, `execution reverted: <reason>` when the data decodes (`Error(string)`, or a
- * `Panic(uint256)` in geth's words: node/errors.ts revertReasonOf), the revert bytes as data.
+ * `Panic(uint256)` in geth's words: node/common/errors.ts revertReasonOf), the revert bytes as data.
  * viem decodes code 3 into ContractFunctionRevertedError, whatever provider carries it.
  */
 export const callReverted = (returnData: string) => {
@@ -118,7 +118,7 @@ const mapping = <E extends NodeError>(type: EngineErrorClass<E>, toRpc: (error: 
   [type, toRpc as (error: NodeError) => RpcError] as const;
 
 /**
- * Every engine error (src/node/errors.ts) as JSON-RPC answers it: the one place codes are attached,
+ * Every engine error (src/node/common/errors.ts) as JSON-RPC answers it: the one place codes are attached,
  * as go-ethereum's internal/ethapi/errors.go. Subclasses come before their base class.
  */
 const ENGINE_ERRORS: readonly Mapping<NodeError>[] = [
@@ -166,7 +166,7 @@ export function toRpcError(error: unknown): RpcError {
 /** An engine error as its RpcError; anything else unchanged (for callers that pass other errors on). */
 export const engineErrorAsRpc = (error: unknown): unknown => (error instanceof NodeError ? fromEngine(error) : error);
 
-/** ethereumjs' refusal to build a tx from call or send params, as JSON-RPC answers it (src/node/errors.ts). */
+/** ethereumjs' refusal to build a tx from call or send params, as JSON-RPC answers it (src/node/common/errors.ts). */
 export const txConstructionError = (error: unknown, field = "params[0]"): RpcError => toRpcError(txConstructionFailure(error, field));
 
 /** go-ethereum's admission refusal `message` (an AdmissionMessage or its own text), with `data`. */

@@ -2,8 +2,8 @@
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { keccak256 } from "../node/crypto.ts";
-import { stateOverrides } from "../node/stateOverrides.ts";
+import { keccak256 } from "../node/common/crypto.ts";
+import { stateOverrides } from "../node/state/stateOverrides.ts";
 import { ethConfig } from "./config.ts";
 import { formatBlock, formatExecuted, formatReceipt, formatTransaction } from "./format.ts";
 import { address, blockSelector, bytes, callRequest, hash, LATEST, smallQuantity, storageSlot } from "./schema.ts";

@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import { method, positional } from "./table.ts";
 
-import type { Chain } from "../node/chain.ts";
+import type { Chain } from "../node/chain/chain.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";
 

@@ -4,18 +4,18 @@
  */
 import { bigIntToHex, bytesToBigInt, intToHex, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from "@ethereumjs/util";
 
-import { feesOf } from "../node/admission.ts";
+import { feesOf } from "../node/pool/admission.ts";
 // Every hex of an answer is a flat string (hex.ts): an answer can be held a while (a batch, a slow reader).
-import { flatHex as bytesToHex } from "../node/hex.ts";
-import { ZERO_HASH } from "../node/records.ts";
+import { flatHex as bytesToHex } from "../node/common/hex.ts";
+import { ZERO_HASH } from "../node/chain/records.ts";
 import { DEPOSIT_RECEIPT_VERSION, formatDeposit, isDeposit } from "../node/opstack/deposit.ts";
 import { timestampMsOf } from "../node/opstack/baseTime.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
-import type { ResolvedBlock } from "../node/chain.ts";
-import type { OpenBlock } from "../node/openBlock.ts";
-import type { LogRecord, SealedBlock, TxRecord } from "../node/records.ts";
+import type { ResolvedBlock } from "../node/chain/chain.ts";
+import type { OpenBlock } from "../node/execution/openBlock.ts";
+import type { LogRecord, SealedBlock, TxRecord } from "../node/chain/records.ts";
 import type { Hex } from "./schema.ts";
 import type { L1Cost } from "../node/opstack/l1Fee.ts";
 

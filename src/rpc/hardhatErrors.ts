@@ -14,7 +14,7 @@
  */
 import { ErrorCode, errorStringOf, RpcError } from "./errors.ts";
 
-import type { TxFailure } from "../node/records.ts";
+import type { TxFailure } from "../node/chain/records.ts";
 import type { Hex } from "./schema.ts";
 
 const PANIC_SELECTOR = "0x4e487b71";

@@ -6,7 +6,7 @@ import { ErrorCode, RpcError } from "./errors.ts";
 import { quantity } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
-import type { L1FeeParams } from "../node/profiles.ts";
+import type { L1FeeParams } from "../node/profiles/profiles.ts";
 import type { MethodContext } from "./context.ts";
 import type { MethodTable } from "./table.ts";
 

@@ -1,20 +1,20 @@
 /**
  * zod schemas for the JSON-RPC params (execution-apis "base-types"): block parameters, call
  * objects, storage slots and the like, built from the engine's value parsers (quantities, bytes,
- * addresses, hashes: src/node/values.ts) into the engine's types (src/node/types.ts). Parsed values
+ * addresses, hashes: src/node/common/values.ts) into the engine's types (src/node/common/types.ts). Parsed values
  * are what the services use (bigint, Uint8Array, lower-case hex), so handlers never re-check input.
  */
 import { z } from "zod";
 
-import { NAMED_TAGS } from "../node/types.ts";
-import { address, bytes, hash, quantity, uint64 } from "../node/values.ts";
+import { NAMED_TAGS } from "../node/common/types.ts";
+import { address, bytes, hash, quantity, uint64 } from "../node/common/values.ts";
 
-import type { BlockSelector, CallRequest } from "../node/types.ts";
+import type { BlockSelector, CallRequest } from "../node/common/types.ts";
 
-// The value types and their parsers are the engine's vocabulary (src/node/types.ts, src/node/values.ts).
-export type { BlockSelector, CallRequest, Hex, NamedTag } from "../node/types.ts";
-export { LATEST, NAMED_TAGS, PENDING } from "../node/types.ts";
-export { address, bytes, hash, quantity, uint64 } from "../node/values.ts";
+// The value types and their parsers are the engine's vocabulary (src/node/common/types.ts, src/node/common/values.ts).
+export type { BlockSelector, CallRequest, Hex, NamedTag } from "../node/common/types.ts";
+export { LATEST, NAMED_TAGS, PENDING } from "../node/common/types.ts";
+export { address, bytes, hash, quantity, uint64 } from "../node/common/values.ts";
 
 /** A tx nonce: below 2^64 - 1 (EIP-2681). */
 export const txNonce = quantity.refine((value) => value < 0xffffffffffffffffn, "nonce must be below 2^64 - 1 (EIP-2681)");
@@ -137,7 +137,7 @@ export function checkTransactionFields(
   }
 }
 
-/** The engine's CallRequest (src/node/types.ts): the annotation keeps the schema and the type in step. */
+/** The engine's CallRequest (src/node/common/types.ts): the annotation keeps the schema and the type in step. */
 export const callRequest: z.ZodType<CallRequest, z.ZodTypeDef, unknown> = transactionFields.superRefine(checkTransactionFields);
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,5 +1,5 @@
 /**
- * eth_simulateV1 (execution-apis; the engine's part is src/node/simulate.ts): params, the dry run
+ * eth_simulateV1 (execution-apis; the engine's part is src/node/execution/simulate.ts): params, the dry run
  * it is, and the answer — per simulated block, the block as eth_getBlockByNumber shows it (full
  * transactions with `returnFullTransactions`) and its `calls`, in go-ethereum's shapes
  * (internal/ethapi/simulate.go simCallResult). docs/methods.md "eth_simulateV1" says what differs.
@@ -7,14 +7,14 @@
 import { bigIntToHex, intToHex } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { stateOverrides } from "../node/stateOverrides.ts";
+import { stateOverrides } from "../node/state/stateOverrides.ts";
 import { callReverted } from "./errors.ts";
 import { formatBlock } from "./format.ts";
 import { address, blockSelector, callRequest, hash, quantity, uint64 } from "./schema.ts";
 import { simulate } from "./services/calls.ts";
 import { method, positional } from "./table.ts";
 
-import type { SimulatedBlock, SimulatedCall } from "../node/simulate.ts";
+import type { SimulatedBlock, SimulatedCall } from "../node/execution/simulate.ts";
 import type { MethodContext } from "./context.ts";
 import type { MethodTable } from "./table.ts";
 

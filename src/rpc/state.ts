@@ -1,6 +1,6 @@
 /**
  * State dump and load over JSON-RPC: `preconf_dumpState` answers the dump object
- * (src/node/stateDump.ts), `preconf_loadState(dump)` replaces the chain by it and answers `true`.
+ * (src/node/state/stateDump.ts), `preconf_loadState(dump)` replaces the chain by it and answers `true`.
  * The `anvil_` names take and give anvil's envelope, hex bytes of gzipped JSON (the content is
  * still our format); both load methods accept either form. Hardhat has no such methods.
  */
@@ -9,12 +9,12 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { StateDumpError, stateDumpSchema } from "../node/stateDump.ts";
+import { StateDumpError, stateDumpSchema } from "../node/state/stateDump.ts";
 import { invalidParams } from "./errors.ts";
 import { method, positional } from "./table.ts";
-import { BYTES_PATTERN } from "../node/hex.ts";
+import { BYTES_PATTERN } from "../node/common/hex.ts";
 
-import type { ParsedStateDump } from "../node/stateDump.ts";
+import type { ParsedStateDump } from "../node/state/stateDump.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";

@@ -12,9 +12,9 @@ import { bytes, hash, smallQuantity } from "./schema.ts";
 import { method, positional } from "./table.ts";
 
 import type { Clock } from "../clock.ts";
-import type { Chain } from "../node/chain.ts";
-import type { PooledTx } from "../node/mempool.ts";
-import type { Fragment, TxRecord } from "../node/records.ts";
+import type { Chain } from "../node/chain/chain.ts";
+import type { PooledTx } from "../node/pool/mempool.ts";
+import type { Fragment, TxRecord } from "../node/chain/records.ts";
 import type { MethodContext } from "./context.ts";
 import type { Hex } from "./schema.ts";
 import type { MethodTable } from "./table.ts";

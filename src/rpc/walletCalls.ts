@@ -4,14 +4,14 @@
  * order it checks is src/wallet/calls.ts; here the wallet reads the chain (is the delegate there,
  * is the account upgraded, where are the batch's transactions) and sends (services/send.ts).
  * Atomic batches run as one transaction through the EIP-7702 delegate in the genesis
- * (src/node/walletDelegate.ts); the first one upgrades the account in the same transaction.
+ * (src/node/state/walletDelegate.ts); the first one upgrades the account in the same transaction.
  */
 import { bytesToBigInt, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { keccak256 } from "../node/crypto.ts";
-import { PENDING } from "../node/types.ts";
-import { WALLET_DELEGATE_ADDRESS } from "../node/walletDelegate.ts";
+import { keccak256 } from "../node/common/crypto.ts";
+import { PENDING } from "../node/common/types.ts";
+import { WALLET_DELEGATE_ADDRESS } from "../node/state/walletDelegate.ts";
 import { ErrorCode, RpcError } from "../protocol/errors.ts";
 import {
   atomicStatus,

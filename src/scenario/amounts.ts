@@ -3,7 +3,7 @@
  * ("1.5 ether", "2 gwei", "7 wei"), so balances and fees read as people write them.
  */
 import { viem } from "../lazyViem.ts";
-import { HEX_DIGITS_PATTERN } from "../node/hex.ts";
+import { HEX_DIGITS_PATTERN } from "../node/common/hex.ts";
 
 const UNITS = { wei: 0, gwei: 9, ether: 18 } as const;
 const WITH_UNIT = /^(\d+(?:\.\d+)?)\s+(wei|gwei|ether)$/;

@@ -6,7 +6,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 
-import { STATE_DUMP_FORMAT } from "../node/stateDump.ts";
+import { STATE_DUMP_FORMAT } from "../node/state/stateDump.ts";
 import { runScenario } from "./run.ts";
 import { ScenarioFixtureError } from "./schema.ts";
 

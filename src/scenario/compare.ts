@@ -5,7 +5,7 @@
  */
 import { isAmountString, parseAmount } from "./amounts.ts";
 import { ANY } from "./references.ts";
-import { HEX_DIGITS_PATTERN } from "../node/hex.ts";
+import { HEX_DIGITS_PATTERN } from "../node/common/hex.ts";
 
 export interface Mismatch {
   /** `result.logs[0].address` */

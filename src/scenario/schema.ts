@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DECISION_NAMES, PROMPTING_METHODS } from "../wallet/policy.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 import { BUILT_IN_NAMES, isReference } from "./references.ts";
-import { ADDRESS_PATTERN, BYTES32_PATTERN, BYTES_PATTERN } from "../node/hex.ts";
+import { ADDRESS_PATTERN, BYTES32_PATTERN, BYTES_PATTERN } from "../node/common/hex.ts";
 
 import type { PreconfProviderOptions } from "../options.ts";
 

@@ -3,9 +3,9 @@
  * would), so fixtures read as intent instead of opaque RLP.
  */
 import { viemAccounts } from "../lazyViem.ts";
-import { GWEI } from "../node/defaults.ts";
+import { GWEI } from "../node/common/defaults.ts";
 import { parseAmount } from "./amounts.ts";
-import { ADDRESS_PATTERN, BYTES_PATTERN } from "../node/hex.ts";
+import { ADDRESS_PATTERN, BYTES_PATTERN } from "../node/common/hex.ts";
 
 import type { Hex, TransactionSerializable } from "viem";
 import type { PreconfProvider } from "../provider.ts";

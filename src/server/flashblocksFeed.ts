@@ -12,13 +12,13 @@ import { bigIntToHex, bytesToHex, intToHex, KECCAK256_RLP } from "@ethereumjs/ut
 import { WebSocketServer } from "ws";
 
 import { DEPOSIT_TX_TYPE } from "../node/opstack/deposit.ts";
-import { ZERO_HASH } from "../node/records.ts";
+import { ZERO_HASH } from "../node/chain/records.ts";
 
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
-import type { Flashblock, PendingFeed } from "../node/pendingFeed.ts";
-import type { TxRecord } from "../node/records.ts";
+import type { Flashblock, PendingFeed } from "../node/pool/pendingFeed.ts";
+import type { TxRecord } from "../node/chain/records.ts";
 
 const q = (value: bigint) => bigIntToHex(value);
 

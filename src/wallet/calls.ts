@@ -9,8 +9,8 @@
 import { z } from "zod";
 
 import { viem } from "../lazyViem.ts";
-import { ADDRESS_PATTERN, BYTES_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.ts";
-import { WALLET_DELEGATE_ABI } from "../node/walletDelegate.ts";
+import { ADDRESS_PATTERN, BYTES_PATTERN, HEX_DIGITS_PATTERN } from "../node/common/hex.ts";
+import { WALLET_DELEGATE_ABI } from "../node/state/walletDelegate.ts";
 import { invalidParams } from "../protocol/errors.ts";
 import { positional } from "../protocol/params.ts";
 import { paymasterUrl } from "./paymaster.ts";
@@ -30,7 +30,7 @@ import {
   upgradedToUnsupportedContract,
 } from "./errors.ts";
 
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 import type { WalletPersonality } from "../options.ts";
 import type { PreconfirmedCallsStatus } from "./types.ts";
 

@@ -8,7 +8,7 @@
  */
 import { limitExceeded } from "../protocol/errors.ts";
 
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 
 /** The origin of the in-process provider's own requests (the test's dapp). Never a browser's Origin. */
 export const IN_PROCESS_ORIGIN = "hardhat-preconf";

@@ -2,7 +2,7 @@
  * The wallet's request log: what it keeps of each request (a bounded copy of the params) and of
  * its outcome, so that a client can neither grow it for ever nor crash it with odd params.
  */
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 import type { RpcError } from "../protocol/errors.ts";
 import type { Decision } from "./policy.ts";
 

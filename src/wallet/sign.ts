@@ -6,9 +6,9 @@ import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { viem } from "../lazyViem.ts";
-import { BYTES_PATTERN } from "../node/hex.ts";
+import { BYTES_PATTERN } from "../node/common/hex.ts";
 
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 
 /** `personal_sign` data: 0x-hex is raw bytes, anything else is UTF-8 text (as MetaMask reads it). */
 export function personalMessageDigest(message: string): Hex {

@@ -13,8 +13,8 @@ import { OriginRegistry, OriginState } from "./origins.ts";
 import { WalletPolicy } from "./policy.ts";
 import { loggedParams, MAX_LOGGED_REQUESTS } from "./requestLog.ts";
 
-import type { DevAccount } from "../node/accounts.ts";
-import type { Hex } from "../node/types.ts";
+import type { DevAccount } from "../node/common/accounts.ts";
+import type { Hex } from "../node/common/types.ts";
 import type { WalletPersonality } from "../options.ts";
 import type { WalletRequestRecord } from "./requestLog.ts";
 import type { KnownChain, ListedAsset, SimulatedChainOptions, WalletNode, WalletOptions, WatchedAsset } from "./types.ts";

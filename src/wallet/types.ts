@@ -1,8 +1,8 @@
 /** The wallet's data shapes: known chains, watched assets, permissions, and how a wallet is made. */
 import type { Clock } from "../clock.ts";
-import type { DevAccount } from "../node/accounts.ts";
-import type { Chain } from "../node/chain.ts";
-import type { Hex } from "../node/types.ts";
+import type { DevAccount } from "../node/common/accounts.ts";
+import type { Chain } from "../node/chain/chain.ts";
+import type { Hex } from "../node/common/types.ts";
 import type { WalletPersonality } from "../options.ts";
 import type { RpcError } from "../protocol/errors.ts";
 import type { Decision } from "./policy.ts";

@@ -6,11 +6,11 @@
 import { isValidChecksumAddress, toChecksumAddress } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/hex.ts";
+import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/common/hex.ts";
 import { invalidParams } from "../protocol/errors.ts";
 import { fieldOf, positional } from "../protocol/params.ts";
 
-import type { Hex } from "../node/types.ts";
+import type { Hex } from "../node/common/types.ts";
 
 /** The largest chain id MetaMask accepts: (2^53 - 1) / 2 - 36, so `v` stays a safe integer (EIP-155). */
 export const MAX_CHAIN_ID = 0xfffffffffffecn;

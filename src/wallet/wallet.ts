@@ -13,8 +13,8 @@ import { IN_PROCESS_ORIGIN } from "./origins.ts";
 import { followsMetaMask, unknownChainError } from "./personality.ts";
 import { WalletState } from "./state.ts";
 
-import type { DevAccount } from "../node/accounts.ts";
-import type { Hex } from "../node/types.ts";
+import type { DevAccount } from "../node/common/accounts.ts";
+import type { Hex } from "../node/common/types.ts";
 import type { WalletPersonality } from "../options.ts";
 import type { CallsStore } from "./calls.ts";
 import type { OriginState } from "./origins.ts";

@@ -28,7 +28,7 @@ export function shareBlocks(blockchain: Blockchain, known: KnownBlocks): void {
 
 /**
  * What a stand-in for @ethereumjs/blockchain 10.1.3's Blockchain must have (a fork's blockchain,
- * src/node/fork/forkBlockchain.ts; a new chain's, src/node/lightBlockchain.ts): what the VM calls (vm.js `shallowCopy`; the EVM's BLOCKHASH
+ * src/node/fork/forkBlockchain.ts; a new chain's, src/node/chain/lightBlockchain.ts): what the VM calls (vm.js `shallowCopy`; the EVM's BLOCKHASH
  * `getBlock`; runBlock's `validateHeader`), what the chain calls (putBlock, delBlock, the head) and
  * what shareBlocks replaces (`dbManager.getHeader`). The VM's types ask for the whole class.
  */

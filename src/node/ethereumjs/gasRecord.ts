@@ -1,6 +1,6 @@
 /**
  * What one execution tells about the gas each of its steps needed, recorded by the interpreter loop
- * (interpreterLoop.ts) while an estimate runs its call once at the cap (src/node/estimate.ts).
+ * (interpreterLoop.ts) while an estimate runs its call once at the cap (src/node/execution/estimate.ts).
  *
  * A frame's path depends on its gas only where the EVM reads the gas left: running out of it, the
  * SSTORE sentry (EIP-2200: SSTORE fails with 2300 gas or less left), the share a CALL or CREATE

@@ -29,7 +29,7 @@ import { pathToFileURL } from "node:url";
 
 import { bytesToUnprefixedHex } from "@ethereumjs/util";
 
-import { keccak256 } from "../crypto.ts";
+import { keccak256 } from "../common/crypto.ts";
 
 interface Analysis {
   jumps: Uint8Array;

@@ -10,7 +10,7 @@
  */
 import { hexToBytes } from "@ethereumjs/util";
 
-import { publicKeyOf } from "../crypto.ts";
+import { publicKeyOf } from "../common/crypto.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 

@@ -8,7 +8,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
-import { flatHex } from "../hex.ts";
+import { flatHex } from "../common/hex.ts";
 import { merkleInternals } from "./internals.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -105,7 +105,7 @@ export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<stri
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     const account = await stateManager.getAccount(address);
     if (account === undefined) return new Uint8Array();
-    // Flat hex (src/node/hex.ts): bytesToUnprefixedHex's ropes held ~2 KB per memoised slot.
+    // Flat hex (src/node/common/hex.ts): bytesToUnprefixedHex's ropes held ~2 KB per memoised slot.
     const memoKey = flatHex(account.storageRoot) + flatHex(key);
     let value = slots.get(memoKey);
     if (value === undefined) {

@@ -6,7 +6,7 @@
  * tx encodes the three as empty (0x80), as a zero does. test/ethereumjs.test.ts fails if a
  * serialized unsigned tx stops ending that way.
  */
-import { keccak256 } from "../crypto.ts";
+import { keccak256 } from "../common/crypto.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 

@@ -12,7 +12,7 @@ import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
 
 import type { Common } from "@ethereumjs/common";
-import type { ForkRestore } from "../dumpRestore.ts";
+import type { ForkRestore } from "../chain/dumpRestore.ts";
 import type { ForkSource } from "./source.ts";
 
 export function forkRestore(source: ForkSource, common: Common): ForkRestore {

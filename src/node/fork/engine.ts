@@ -8,19 +8,19 @@ import { createBlockHeader, Block } from "@ethereumjs/block";
 import { Caches } from "@ethereumjs/statemanager";
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 
-import { AccountIndex } from "../accountIndex.ts";
+import { AccountIndex } from "../state/accountIndex.ts";
 import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { ForkBlockchain } from "./forkBlockchain.ts";
 import { ForkStateManager } from "./forkState.ts";
-import { createChainVm } from "../vm.ts";
+import { createChainVm } from "../execution/vm.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, GethGenesis } from "@ethereumjs/common";
 import type { CustomPrecompile } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
-import type { Hex } from "../types.ts";
-import type { SealedBlock } from "../records.ts";
+import type { Hex } from "../common/types.ts";
+import type { SealedBlock } from "../chain/records.ts";
 import type { ForkSource, RpcBlock } from "./source.ts";
 
 export interface ForkEngine {

@@ -11,7 +11,7 @@ import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { hashOnlyBlock } from "../ethereumjs/blockchain.ts";
 
 import type { Block, BlockHeader } from "@ethereumjs/block";
-import type { Hex } from "../types.ts";
+import type { Hex } from "../common/types.ts";
 import type { ForkSource } from "./source.ts";
 
 export class ForkBlockchain {

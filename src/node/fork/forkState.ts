@@ -19,7 +19,7 @@
 import { Account, bytesToHex, concatBytes, createAddressFromString, hexToBytes, KECCAK256_NULL } from "@ethereumjs/util";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 
-import { keccak256 } from "../crypto.ts";
+import { keccak256 } from "../common/crypto.ts";
 import { copyOptionsOf } from "../ethereumjs/internals.ts";
 import { dropStorageTrie } from "../ethereumjs/stateManager.ts";
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 
 import { ForkUpstreamError, UpstreamClient } from "./upstream.ts";
 
-import type { Hex } from "../types.ts";
+import type { Hex } from "../common/types.ts";
 
 export interface ForkOptions {
   /** The upstream's JSON-RPC URL (http or https). */

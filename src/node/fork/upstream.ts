@@ -5,7 +5,7 @@
  * the network, times out or gets HTTP 429/5xx is retried with exponential backoff. Errors name the
  * upstream (its origin only: a URL's path and query often hold an API key) and what went wrong.
  */
-import { ForkUpstreamError } from "../errors.ts";
+import { ForkUpstreamError } from "../common/errors.ts";
 
 // The upstream could not be reached or refused a call (src/rpc/errors.ts answers it -32603).
 export { ForkUpstreamError };

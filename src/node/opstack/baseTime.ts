@@ -9,7 +9,7 @@
  */
 import { bigIntToBytes, bytesToHex, concatBytes, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 
-import { keccak256 } from "../crypto.ts";
+import { keccak256 } from "../common/crypto.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { BASE_TIME, DEPOSITOR_ACCOUNT, L1_INFO_GAS } from "./predeploys.ts";
 

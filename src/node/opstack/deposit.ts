@@ -9,9 +9,9 @@ import { RLP } from "@ethereumjs/rlp";
 import { Capability } from "@ethereumjs/tx";
 import { Address, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from "@ethereumjs/util";
 
-import { keccak256 } from "../crypto.ts";
-import { MAX_TX_SIZE } from "../admission.ts";
-import { AdmissionMessage, TxRejectedError } from "../errors.ts";
+import { keccak256 } from "../common/crypto.ts";
+import { MAX_TX_SIZE } from "../pool/admission.ts";
+import { AdmissionMessage, TxRejectedError } from "../common/errors.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { TxReceipt } from "@ethereumjs/vm";

@@ -22,9 +22,9 @@ import { Bloom } from "@ethereumjs/vm";
 
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
-import { keccak256 } from "../crypto.ts";
-import { AdmissionMessage, TxRejectedError } from "../errors.ts";
-import { callBlock } from "../dryRun.ts";
+import { keccak256 } from "../common/crypto.ts";
+import { AdmissionMessage, TxRejectedError } from "../common/errors.ts";
+import { callBlock } from "../execution/dryRun.ts";
 import { baseTimeDeposit, systemDepositGas } from "./baseTime.ts";
 import { DepositTx, isDeposit } from "./deposit.ts";
 import { l1CostOf, operatorFeeOf, readL1BlockFees } from "./l1Fee.ts";
@@ -35,9 +35,9 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxOpts, RunTxResult, VM } from "@ethereumjs/vm";
 import type { StateManagerInterface } from "@ethereumjs/common";
-import type { CallRequest, Hex } from "../types.ts";
-import type { SnapshotPart } from "../chain.ts";
-import type { L1FeeParams, OpStackParams } from "../profiles.ts";
+import type { CallRequest, Hex } from "../common/types.ts";
+import type { SnapshotPart } from "../chain/chain.ts";
+import type { L1FeeParams, OpStackParams } from "../profiles/profiles.ts";
 import type { L1Cost } from "./l1Fee.ts";
 
 /** Seconds between simulated L1 blocks (Ethereum's slot time). */

@@ -9,10 +9,10 @@
  */
 import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, setLengthLeft } from "@ethereumjs/util";
 
-import { nextBaseFee } from "../profiles.ts";
+import { nextBaseFee } from "../profiles/profiles.ts";
 
 import type { BlockHeader } from "@ethereumjs/block";
-import type { Hex } from "../types.ts";
+import type { Hex } from "../common/types.ts";
 
 /** What a block's header says about the base fee of its child. */
 export interface FeeParams {

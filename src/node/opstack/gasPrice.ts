@@ -4,7 +4,7 @@
  * suggestion is a fixed minimum (op-geth's DefaultMinSuggestedPriorityFee, 0.001 gwei) unless the
  * head block could not have fitted its largest tx once more; then 10 % over the head's median tip.
  */
-import type { SealedBlock } from "../records.ts";
+import type { SealedBlock } from "../chain/records.ts";
 
 export const MIN_SUGGESTED_PRIORITY_FEE = 1_000_000n;
 

@@ -10,7 +10,7 @@ import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { EVMError, getActivePrecompiles } from "@ethereumjs/evm";
 
 import type { CustomPrecompile, ExecResult, PrecompileFunc, PrecompileInput } from "@ethereumjs/evm";
-import type { ForkRules } from "../profiles.ts";
+import type { ForkRules } from "../profiles/profiles.ts";
 
 /** RIP-7212's price of a P256VERIFY call (RIPS/rip-7212.md), on OP chains since Fjord until their Osaka fork (EIP-7951: 6,900). */
 export const RIP7212_P256VERIFY_GAS = 3450n;

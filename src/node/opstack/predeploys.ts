@@ -5,8 +5,8 @@
  */
 import { PREDEPLOY_CODE } from "./predeployCode.ts";
 
-import type { Hex } from "../types.ts";
-import type { GenesisAccount } from "../genesis.ts";
+import type { Hex } from "../common/types.ts";
+import type { GenesisAccount } from "../state/genesis.ts";
 
 const predeploy = (suffix: string) => `0x42000000000000000000000000000000000000${suffix}` as Hex;
 

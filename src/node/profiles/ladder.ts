@@ -5,7 +5,7 @@
  * parameters, minimum base fee, DA footprint scalar) are separate values, scaled where a fork says
  * so (Base's Denim: gas limit ÷ 10, denominator × 10). docs/profiles.md lists every ladder.
  */
-import type { SupportedHardfork } from "../genesis.ts";
+import type { SupportedHardfork } from "../state/genesis.ts";
 
 /** What `pending` on standard methods follows: geth's rules or Base's node's (docs/flashblocks.md). */
 export type PendingRules = "geth" | "base";

@@ -5,7 +5,7 @@
  * Every OP ladder starts at Jovian, the fork the three chains share (live on all of them since
  * 2025-12); the Ethereum ladder of `dev` at Paris.
  */
-import { DEFAULT_BLOCK_GAS_LIMIT, FRAGMENTS_PER_BLOCK } from "../defaults.ts";
+import { DEFAULT_BLOCK_GAS_LIMIT, FRAGMENTS_PER_BLOCK } from "../common/defaults.ts";
 
 import type { ChainParams, ForkRules, ForkRung } from "./ladder.ts";
 

@@ -4,22 +4,22 @@
  */
 import { bigIntToHex, bytesToHex } from "@ethereumjs/util";
 
-import { createAccessList } from "../../node/accessList.ts";
-import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/dryRun.ts";
-import { estimateGas } from "../../node/estimate.ts";
-import { withTimeBudget } from "../../node/evmBudget.ts";
-import { applyStateOverrides } from "../../node/stateOverrides.ts";
-import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
+import { createAccessList } from "../../node/execution/accessList.ts";
+import { callBlock, callGasCap, callOutcome, capGas, dryRun } from "../../node/execution/dryRun.ts";
+import { estimateGas } from "../../node/execution/estimate.ts";
+import { withTimeBudget } from "../../node/execution/evmBudget.ts";
+import { applyStateOverrides } from "../../node/state/stateOverrides.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/common/errors.ts";
 import { unknownBlock } from "../errors.ts";
 import { hardhatFailure } from "../hardhatErrors.ts";
 import { LATEST, PENDING } from "../schema.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { VM } from "@ethereumjs/vm";
-import type { ResolvedBlock } from "../../node/chain.ts";
-import type { SimulatedBlock, SimulatedBlockCalls, SimulationOptions } from "../../node/simulate.ts";
-import type { StateOverrides } from "../../node/stateOverrides.ts";
-import type { DryRunOptions } from "../../node/dryRun.ts";
+import type { ResolvedBlock } from "../../node/chain/chain.ts";
+import type { SimulatedBlock, SimulatedBlockCalls, SimulationOptions } from "../../node/execution/simulate.ts";
+import type { StateOverrides } from "../../node/state/stateOverrides.ts";
+import type { DryRunOptions } from "../../node/execution/dryRun.ts";
 import type { BlockSelector, CallRequest, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 

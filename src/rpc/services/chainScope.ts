@@ -6,9 +6,9 @@
  */
 import { bytesToHex } from "@ethereumjs/util";
 
-import { SerialQueue } from "../../node/serialQueue.ts";
+import { SerialQueue } from "../../node/common/serialQueue.ts";
 
-import type { SealedBlock } from "../../node/records.ts";
+import type { SealedBlock } from "../../node/chain/records.ts";
 import type { Hex } from "../schema.ts";
 
 /** What one chain's history is known by until it is reset. */

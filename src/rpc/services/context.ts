@@ -3,9 +3,9 @@
  * the dev accounts, the options, the subscription and filter registries, and the chain's RPC-side
  * state (`scope`). A method handler's context (../context.ts) is this plus the wallet.
  */
-import type { DevAccount } from "../../node/accounts.ts";
-import type { Chain } from "../../node/chain.ts";
-import type { Sequencer } from "../../node/sequencer.ts";
+import type { DevAccount } from "../../node/common/accounts.ts";
+import type { Chain } from "../../node/chain/chain.ts";
+import type { Sequencer } from "../../node/chain/sequencer.ts";
 import type { ResolvedOptions } from "../../options.ts";
 import type { ChainScope } from "./chainScope.ts";
 import type { FilterManager } from "./filters.ts";

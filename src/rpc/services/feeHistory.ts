@@ -15,7 +15,7 @@ import { quantity } from "../schema.ts";
 import { resolveOrThrow } from "./calls.ts";
 
 import type { BlockHeader } from "@ethereumjs/block";
-import type { TxRecord } from "../../node/records.ts";
+import type { TxRecord } from "../../node/chain/records.ts";
 import type { BlockSelector, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 

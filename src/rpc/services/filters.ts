@@ -11,9 +11,9 @@ import { filterNotFound, limitExceeded } from "../errors.ts";
 import { queryLogs } from "./logs.ts";
 
 import type { Clock } from "../../clock.ts";
-import type { Chain } from "../../node/chain.ts";
-import type { PooledTx } from "../../node/mempool.ts";
-import type { SealedBlock } from "../../node/records.ts";
+import type { Chain } from "../../node/chain/chain.ts";
+import type { PooledTx } from "../../node/pool/mempool.ts";
+import type { SealedBlock } from "../../node/chain/records.ts";
 import type { Hex } from "../schema.ts";
 import type { LogFilter } from "./logs.ts";
 

@@ -5,7 +5,7 @@ import { ErrorCode, RpcError } from "../errors.ts";
 import { formatLog } from "../format.ts";
 import { address, blockNumber, hash, NAMED_TAGS } from "../schema.ts";
 
-import type { Chain } from "../../node/chain.ts";
+import type { Chain } from "../../node/chain/chain.ts";
 
 /** go-ethereum's limits on log criteria (eth/filters/api.go `maxTopics`; eth/ethconfig `LogQueryLimit`). */
 export const MAX_TOPICS = 4;

@@ -2,18 +2,18 @@
  * eth_getProof (EIP-1186) as go-ethereum answers it (internal/ethapi/api.go GetProof, read at
  * v1.17.5): the storage keys are checked before any state is read, each key is echoed as given
  * when it was 32 bytes and as a quantity otherwise, a slot of an account without storage has an
- * empty proof. The proof is of the state the block names (node/proof.ts); `pending` proves the
+ * empty proof. The proof is of the state the block names (node/state/proof.ts); `pending` proves the
  * pre-confirmed state, against the root the open block would seal with now (docs/behaviour.md).
  */
 import { bigIntToHex, bytesToHex, setLengthLeft } from "@ethereumjs/util";
 import { z } from "zod";
 
-import { proveAccount } from "../../node/proof.ts";
+import { proveAccount } from "../../node/state/proof.ts";
 import { LATEST } from "../schema.ts";
 import { resolveOrThrow } from "./calls.ts";
 
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import type { AccountProof } from "../../node/proof.ts";
+import type { AccountProof } from "../../node/state/proof.ts";
 import type { BlockSelector, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 

@@ -7,12 +7,12 @@
 import { createTx } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from "@ethereumjs/util";
 
-import { admitSigned, admitWithSender, txCommonOf } from "../../node/admission.ts";
-import { callGasCap } from "../../node/dryRun.ts";
-import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/defaults.ts";
-import { ExecutionFailedError, ExecutionRevertedError } from "../../node/errors.ts";
+import { admitSigned, admitWithSender, txCommonOf } from "../../node/pool/admission.ts";
+import { callGasCap } from "../../node/execution/dryRun.ts";
+import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/common/defaults.ts";
+import { ExecutionFailedError, ExecutionRevertedError } from "../../node/common/errors.ts";
 import { preparedKey, signWithPreparedKey } from "../../node/ethereumjs/preparedSigner.ts";
-import { impersonatedTransaction, isImpersonated } from "../../node/impersonation.ts";
+import { impersonatedTransaction, isImpersonated } from "../../node/pool/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
 import { hardhatFailure } from "../hardhatErrors.ts";
@@ -23,8 +23,8 @@ import { estimate } from "./calls.ts";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { EOACode7702AuthorizationListBytesItem } from "@ethereumjs/util";
 import type { z } from "zod";
-import type { Chain } from "../../node/chain.ts";
-import type { CallAuthorization, CallRequest } from "../../node/types.ts";
+import type { Chain } from "../../node/chain/chain.ts";
+import type { CallAuthorization, CallRequest } from "../../node/common/types.ts";
 import type { Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
 
@@ -288,7 +288,7 @@ function signAuthorization(chainId: bigint, address: Hex, nonce: bigint, private
   return eoaCode7702SignAuthorization([bigIntToUnpaddedBytes(chainId), hexToBytes(address), bigIntToUnpaddedBytes(nonce)], hexToBytes(privateKey));
 }
 
-/** The same authorization as a dry run takes it (src/node/types.ts CallAuthorization). */
+/** The same authorization as a dry run takes it (src/node/common/types.ts CallAuthorization). */
 function authorizationForCall([chainId, address, nonce, yParity, r, s]: EOACode7702AuthorizationListBytesItem): CallAuthorization {
   return {
     chainId: bytesToBigInt(chainId),

@@ -15,10 +15,10 @@ import { fieldOf } from "../params.ts";
 import { address, hash } from "../schema.ts";
 
 import type { EventEmitter } from "node:events";
-import type { Chain } from "../../node/chain.ts";
-import type { PooledTx } from "../../node/mempool.ts";
-import type { Flashblock } from "../../node/pendingFeed.ts";
-import type { LogRecord, SealedBlock, TxRecord } from "../../node/records.ts";
+import type { Chain } from "../../node/chain/chain.ts";
+import type { PooledTx } from "../../node/pool/mempool.ts";
+import type { Flashblock } from "../../node/pool/pendingFeed.ts";
+import type { LogRecord, SealedBlock, TxRecord } from "../../node/chain/records.ts";
 import type { BlockSizes } from "../format.ts";
 import type { Hex } from "../schema.ts";
 

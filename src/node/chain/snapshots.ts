@@ -1,0 +1,61 @@
+/**
+ * evm_snapshot's records: ids, what each one holds, and the parts outside the chain that a
+ * snapshot also covers. A revert uses up its snapshot and every later one (Hardhat's semantics).
+ */
+import type { PooledTx } from "../pool/mempool.ts";
+import type { NextBlockPlan } from "./nextBlock.ts";
+import type { OpenBlock, OpenBlockMark } from "../execution/openBlock.ts";
+import type { SealedBlock } from "./records.ts";
+import type { SnapshotPart } from "./chainTypes.ts";
+
+export interface Snapshot {
+  stateRoot: Uint8Array;
+  /** Sealed blocks at the snapshot (reserved ones included). */
+  sealedCount: number;
+  /** The head at the snapshot, when its state was readable (pruning keeps it for the revert). */
+  head: SealedBlock | undefined;
+  /** The head's state root after the dev edits that had landed on it (stateEdits.ts). */
+  headEditedRoot: Uint8Array | undefined;
+  open: OpenBlock;
+  openMark: OpenBlockMark;
+  pool: PooledTx[];
+  plan: NextBlockPlan;
+  /** What the revert calls to restore each part (`SnapshotPart`). */
+  parts: (() => void)[];
+}
+
+export class Snapshots {
+  readonly #byId = new Map<number, Snapshot>();
+  #nextId = 1;
+  readonly #parts: SnapshotPart[] = [];
+
+  /** Adds something evm_snapshot / evm_revert also cover. */
+  addPart(part: SnapshotPart): void {
+    this.#parts.push(part);
+  }
+
+  /** Records `snapshot` with its parts captured now; answers its id. */
+  take(snapshot: Omit<Snapshot, "parts">): number {
+    const id = this.#nextId++;
+    this.#byId.set(id, { ...snapshot, parts: this.#parts.map((part) => part.capture()) });
+    return id;
+  }
+
+  /** Snapshot `id`, used up with every later one; undefined when there is none. */
+  use(id: number): Snapshot | undefined {
+    const snap = this.#byId.get(id);
+    if (snap === undefined) return undefined;
+    for (const later of [...this.#byId.keys()]) if (later >= id) this.#byId.delete(later);
+    return snap;
+  }
+
+  /** The live snapshots (pruning keeps their states). */
+  values(): IterableIterator<Snapshot> {
+    return this.#byId.values();
+  }
+
+  /** Every snapshot is used up (a load, a reset); ids keep counting. */
+  clear(): void {
+    this.#byId.clear();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Read-only views of sealed blocks' states: a VM whose state manager sits at the block's state
+ * root. The trie database is shared with the live state, so a view costs a shallow copy, made on
+ * first use and kept for the few most recent blocks. A VM runs one read at a time, because dry
+ * runs checkpoint and revert its journal; a view has up to MAX_LANES of them, so that one heavy
+ * call (up to its time budget) does not hold up other clients' reads of the same block, as geth
+ * runs each call on its own. Pruning (prune.ts) keeps the roots of every cached view and of every
+ * read still in flight (`roots`).
+ *
+ * Snapshots of the live (pre-confirmed) state are views too (`transient`): the chain takes the live
+ * state root inside its writer queue and the dry run reads it here, so fragments never wait for a
+ * call. The live root moves with every fragment, so a VM is not copied again for each one: the VMs
+ * of an idle view that leaves the cache (superseded, or the least recently used past MAX_VIEWS) are
+ * kept as spares and pointed at the next view's root (`setStateRoot`, a trie lookup, against ~1 ms
+ * for a copy: a new EVM and its opcode table).
+ *
+ * Storage reads of views skip the trie when they can. A dry run reads inside a journal checkpoint
+ * that is always reverted, and @ethereumjs/statemanager 10.1.3 drops what was read in it (the
+ * cached slot, and the account's storage trie object, rebuilt per call with a debug logger and a
+ * path walk). A slot's value under a storage root never changes, so the views share a memo from
+ * (storage root, slot) to the slot's RLP; it is only consulted where the package would read the
+ * trie (after its own cache, for an existing account), so writes inside a call still win
+ * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts). Accounts a call reads and
+ * writes stay objects in the view's cache, not RLP encoded and decoded at each step (memoiseAccounts).
+ */
+import { bytesToHex } from "@ethereumjs/util";
+
+import { SerialQueue } from "../common/serialQueue.ts";
+import { memoiseAccounts, memoiseStorage, writeStorageToCacheOnly } from "../ethereumjs/stateManager.ts";
+
+import type { Block } from "@ethereumjs/block";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { VM } from "@ethereumjs/vm";
+
+const MAX_VIEWS = 8;
+/** Slots the storage memo holds before it starts over (~100 bytes each). */
+const MAX_MEMO_SLOTS = 100_000;
+
+/** One VM of a view and the reads queued on it. */
+interface Lane {
+  vm: Promise<VM>;
+  queue: SerialQueue;
+  reads: number;
+}
+
+interface View {
+  block: Block;
+  lanes: Lane[];
+  /** Reads queued or running on this view, all lanes together. */
+  reads: number;
+  /** A snapshot of the live state: superseded by the next one. */
+  transient: boolean;
+}
+
+/** VMs per view: concurrent reads of one block beyond this queue behind the least busy. */
+const MAX_LANES = 4;
+/** Idle VMs kept for reuse; more than this are let go. */
+const MAX_SPARES = 4;
+
+export class StateViews {
+  readonly #live: VM;
+  /** Insertion-ordered, so the first key is the least recently used. */
+  readonly #views = new Map<string, View>();
+  /** Views evicted from the cache while reads were still queued on them. */
+  readonly #busy = new Set<View>();
+  /** (storage root, slot) → the slot's RLP, shared by every view (see the module comment). */
+  readonly #slots = new Map<string, Uint8Array>();
+  /** VMs of views no longer cached nor read, at no particular root (see the module comment). */
+  readonly #spares: VM[] = [];
+
+  constructor(live: VM) {
+    this.#live = live;
+  }
+
+  /**
+   * Runs `read` on a view at `block`'s state root. `transient`: `block` is a snapshot of the live
+   * state (only its state root and number are read), and replaces the snapshots before it. The
+   * view is registered before this returns, so its root is kept from pruning from then on.
+   */
+  run<T>(block: Block, read: (vm: VM) => Promise<T>, transient = false): Promise<T> {
+    const view = this.#view(block, transient);
+    const lane = this.#laneOf(view);
+    view.reads++;
+    lane.reads++;
+    return lane.queue
+      .run(async () => read(await lane.vm))
+      .finally(() => {
+        lane.reads--;
+        view.reads--;
+        if (view.reads > 0) return;
+        if (this.#busy.delete(view)) this.#spare(view);
+      });
+  }
+
+  /** State roots that views may still read: cached views and reads in flight. */
+  roots(): Uint8Array[] {
+    return [...this.#views.values(), ...this.#busy].map((view) => view.block.header.stateRoot);
+  }
+
+  /** Forgets the cached views of blocks below `number` (reads in flight finish on their view). */
+  dropBelow(number: bigint): void {
+    for (const [key, view] of [...this.#views]) {
+      if (view.block.header.number < number) this.#evict(key, view);
+    }
+  }
+
+  #evict(key: string, view: View): void {
+    this.#views.delete(key);
+    if (view.reads > 0) this.#busy.add(view);
+    else this.#spare(view);
+  }
+
+  /** Keeps the VMs of an idle view that left the cache for the next views (those that were built). */
+  #spare(view: View): void {
+    for (const lane of view.lanes) {
+      lane.vm.then(
+        (vm) => {
+          if (this.#spares.length < MAX_SPARES) this.#spares.push(vm);
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  /** An idle lane of the view, a new one while there are fewer than MAX_LANES, or the least busy. */
+  #laneOf(view: View): Lane {
+    const idle = view.lanes.find((lane) => lane.reads === 0);
+    if (idle !== undefined) return idle;
+    if (view.lanes.length < MAX_LANES) {
+      const spare = this.#spares.pop();
+      const vm = spare === undefined ? this.#createVm(view.block) : this.#moveTo(spare, view.block);
+      const lane = { vm, queue: new SerialQueue(), reads: 0 };
+      view.lanes.push(lane);
+      return lane;
+    }
+    return view.lanes.reduce((least, lane) => (lane.reads < least.reads ? lane : least));
+  }
+
+  #view(block: Block, transient: boolean): View {
+    const key = bytesToHex(block.header.stateRoot) + block.header.number.toString(16);
+    let view = this.#views.get(key);
+    if (view !== undefined) {
+      this.#views.delete(key);
+    } else {
+      // A new snapshot supersedes the cached ones: the live state has moved on from them.
+      if (transient) for (const [oldKey, old] of [...this.#views]) if (old.transient) this.#evict(oldKey, old);
+      view = { block, lanes: [], reads: 0, transient };
+      if (this.#views.size >= MAX_VIEWS) {
+        const [oldestKey, oldest] = this.#views.entries().next().value!;
+        this.#evict(oldestKey, oldest);
+      }
+    }
+    this.#views.set(key, view);
+    return view;
+  }
+
+  /**
+   * An idle view's VM at another root (the storage memo stays valid), or a new copy when the live
+   * VM's hardfork has moved on since it was made. Its caches are emptied first, their pending
+   * entries handed back and dropped (each cache's flush() writes nothing): setStateRoot would write
+   * them into the trie at the old root, whose nodes pruning may have deleted, and clear() alone
+   * leaves entries behind that the next flush cannot find (@ethereumjs/statemanager 10.1.3).
+   */
+  async #moveTo(vm: VM, block: Block): Promise<VM> {
+    if (vm.common.hardfork() !== this.#hardforkOf(block)) return this.#createVm(block);
+    const caches = (vm.stateManager as unknown as { _caches?: Record<"account" | "storage" | "code", { flush(): unknown } | undefined> })._caches;
+    caches?.account?.flush();
+    caches?.storage?.flush();
+    caches?.code?.flush();
+    vm.stateManager.clearCaches();
+    await vm.stateManager.setStateRoot(block.header.stateRoot);
+    return vm;
+  }
+
+  /**
+   * The fork a block ran under (a fork scheduled after the genesis: docs/profiles.md): a view of an
+   * older block runs its calls under that block's rules. A view of a root without a block (a
+   * snapshot of the live state) is the live VM's.
+   */
+  #hardforkOf(block: Block): string {
+    const { number, timestamp } = block.header;
+    return timestamp === undefined ? this.#live.common.hardfork() : this.#live.common.getHardforkBy({ blockNumber: number, timestamp });
+  }
+
+  /** A copy of the live VM (the newest fork: everything an older one needs is initialised) moved to `block`'s root and fork. */
+  async #createVm(block: Block): Promise<VM> {
+    const vm = await this.#live.shallowCopy(false);
+    const hardfork = this.#hardforkOf(block);
+    if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
+    await vm.stateManager.setStateRoot(block.header.stateRoot);
+    // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
+    writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
+    memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
+    memoiseAccounts(vm.stateManager as MerkleStateManager);
+    return vm;
+  }
+}
