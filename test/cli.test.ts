@@ -328,7 +328,8 @@ describe("preconf CLI: the request and transaction log", function () {
     await rpc(cli.url, "preconf_fragment");
     await rpc(cli.url, "evm_mine");
     const block = await rpc<{ hash: string; number: string }>(cli.url, "eth_getBlockByNumber", ["latest", false]);
-    await cli.waitFor("eth_getBlockByNumber");
+    // The log is written once per event-loop turn (src/cli/coalescedOutput.ts): wait for its last lines.
+    await cli.waitFor("evm_mine\neth_getBlockByNumber\n");
     expect(linesSince(mark)).to.deep.equal([
       "Wallet prompt #1 eth_sendTransaction: approved",
       "eth_sendTransaction",
@@ -355,7 +356,7 @@ describe("preconf CLI: the request and transaction log", function () {
     expect(failed.status).to.equal("0x0");
     const contract55 = (await import("viem")).getAddress(contract);
     const gas = (hex: string) => BigInt(hex).toLocaleString("en-US");
-    await cli.waitFor(`eth_getTransactionReceipt\n`, 10_000);
+    await cli.waitFor(`console.log: failing for ${ALICE_55}\npreconf_fragment\neth_getTransactionReceipt\n`, 10_000);
     expect(linesSince(mark)).to.deep.equal([
       "Wallet prompt #2 eth_sendTransaction: approved",
       "eth_sendTransaction",
