@@ -6,15 +6,20 @@
  * module-level state (the wallet's served nodes, error classes checked with `instanceof`,
  * @ethereumjs' ES and CommonJS builds).
  *
- * The test is whether the calling file itself is in `require`'s cache, not whether a `require`
- * exists: `node -e`, `node -p` and the REPL put a global `require` beside ES modules, resolving
- * from the working directory.
+ * The test is whether this very instance of this file runs as CommonJS: its `module` is then its
+ * own module object (the CommonJS wrapper's parameter). Not whether a `require` or `module` exists:
+ * `node -e`, `node -p` and the REPL define global ones beside ES modules (resolving from the
+ * working directory, named "[eval]"); nor whether the file is in `require`'s cache: a process may
+ * load the sources both ways (mocha's CommonJS tests, and a script they `import()`), and each copy
+ * must keep to its own.
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
+const LOADED_AS_COMMONJS = typeof module !== "undefined" && module.filename === fileURLToPath(import.meta.url);
+
 /** `require` for the module at `moduleUrl` (its `import.meta.url`) when it was loaded as CommonJS; else undefined (load with `import()`). */
 export function commonJsRequire(moduleUrl: string): NodeJS.Require | undefined {
-  const local = createRequire(moduleUrl);
-  return local.cache[fileURLToPath(moduleUrl)] === undefined ? undefined : local;
+  return LOADED_AS_COMMONJS ? createRequire(moduleUrl) : undefined;
 }
+
