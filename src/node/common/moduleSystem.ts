@@ -22,4 +22,3 @@ const LOADED_AS_COMMONJS = typeof module !== "undefined" && module.filename === 
 export function commonJsRequire(moduleUrl: string): NodeJS.Require | undefined {
   return LOADED_AS_COMMONJS ? createRequire(moduleUrl) : undefined;
 }
-
