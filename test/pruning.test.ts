@@ -6,12 +6,14 @@
 import { expect } from "chai";
 
 import { createTestChain } from "./helpers/chain.ts";
-import { send, signTx } from "./helpers/sign.ts";
+import { sealTransfers as sealTransfersTo } from "./helpers/sign.ts";
 
 import type { PreconfProvider } from "../src/index.ts";
 import type { Hex } from "../src/rpc/schema.ts";
 
 const STRANGER = "0x1234567890123456789012345678901234567890";
+/** Blocks `from..to`, each with one 1-wei transfer to STRANGER: its balance at block n is n wei. */
+const sealTransfers = (provider: PreconfProvider, from: number, to: number) => sealTransfersTo(provider, from, to, STRANGER);
 const HISTORY = 16;
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
@@ -27,16 +29,6 @@ async function rpcError(provider: PreconfProvider, method: string, params: unkno
     return { code, message, data };
   }
   throw new Error(`${method} succeeded`);
-}
-
-/** Seals blocks `from..to`, each with one 1-wei transfer to STRANGER: its balance at block n is n wei. */
-async function sealTransfers(provider: PreconfProvider, from: number, to: number): Promise<Hex[]> {
-  const hashes: Hex[] = [];
-  for (let number = from; number <= to; number++) {
-    hashes.push(await send(provider, await signTx(provider, 0, { nonce: number - 1, to: STRANGER })));
-    await provider.preconf.seal();
-  }
-  return hashes;
 }
 
 describe("state-history pruning", () => {

@@ -24,3 +24,13 @@ export async function signTx(provider: PreconfProvider, from: number, tx: Partia
 export async function send(provider: PreconfProvider, raw: Hex): Promise<Hex> {
   return (await provider.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
 }
+
+/** Seals blocks `from..to` of a manual chain, each with one 1-wei transfer from account 0 to `recipient` (nonce = number - 1); the txs' hashes. */
+export async function sealTransfers(provider: PreconfProvider, from: number, to: number, recipient: Hex): Promise<Hex[]> {
+  const hashes: Hex[] = [];
+  for (let number = from; number <= to; number++) {
+    hashes.push(await send(provider, await signTx(provider, 0, { nonce: number - 1, to: recipient })));
+    await provider.preconf.seal();
+  }
+  return hashes;
+}
