@@ -266,11 +266,21 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
    * `onRequest` would answer it. Any other request (refusals included) goes, with its connection,
    * to the node:http server above.
    */
+  // A client sends the same Host on every request: its check is made once per distinct value.
+  let lastHost: string | undefined;
+  let lastHostAllowed = false;
+  const hostAllowed = (name: string) => {
+    if (name !== lastHost) {
+      lastHostAllowed = isHostAllowed(name, allowedHosts, host);
+      lastHost = name;
+    }
+    return lastHostAllowed;
+  };
   const fast = new FastPath({
     accepts: (request) =>
       request.contentLength <= limit &&
       isJson(request.contentType) &&
-      isHostAllowed(request.host, allowedHosts, host) &&
+      hostAllowed(request.host) &&
       // An origin is echoed in a header: ASCII only, so that its bytes are Node's (latin1) too.
       (request.origin === undefined || (allowedOrigin(allowed, request.origin) !== undefined && /^[\x20-\x7e]*$/.test(request.origin))),
     serve: async (request, body, onEnd) => {
