@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 
 import { notificationsNotSupported } from "../rpc/errors.ts";
 import { registerServedNode } from "../wallet/personality.ts";
+import { FastPath } from "./fastHttp.ts";
 import { drained, isJson, lingerOnClose, readBody, refusal, send } from "./httpIo.ts";
 import { answerObserved, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES, errorResponse } from "./jsonrpc.ts";
 import { allowedOrigin, bindWarning, isHostAllowed } from "./origins.ts";
@@ -136,12 +137,11 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
    * origin's and persists across requests (docs/wallet.md, "Origins"). HTTP cannot push
    * notifications: wallet events are not sent, and subscriptions are refused as go-ethereum does.
    */
-  const handlerFor = (req: IncomingMessage, res: ServerResponse): RequestHandler => {
-    const origin = req.headers.origin;
+  const handlerFor = (origin: string | undefined, onEnd: (end: () => void) => void): RequestHandler => {
     const wallet = provider.openWalletSession?.({ origin, emit: () => undefined, trusted: origin === undefined });
     const session = wallet ?? provider;
     // A client that hangs up before its answer leaves no prompt waiting; after the answer there is none.
-    if (wallet !== undefined) res.once("close", () => wallet.end());
+    if (wallet !== undefined) onEnd(() => wallet.end());
     return async (method, params) => {
       if (method === "eth_subscribe" || method === "eth_unsubscribe") throw notificationsNotSupported();
       return session.request(params === undefined ? { method } : { method, params });
@@ -203,7 +203,13 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       send(res, 413, refusal(`body exceeds ${limit} bytes`), { Connection: "close" });
       return;
     }
-    const text = await answerObserved(body, handlerFor(req, res), framing, "http", options.onRequest);
+    const text = await answerObserved(
+      body,
+      handlerFor(req.headers.origin, (end) => res.once("close", end)),
+      framing,
+      "http",
+      options.onRequest,
+    );
     if (text === undefined) send(res, 204);
     else send(res, 200, text);
   };
@@ -235,13 +241,14 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       if (turns.get(socket) === turn) turns.delete(socket);
     });
   };
+  // Node checks the two timeouts below only this often (30 s by default).
+  const checkInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout || Infinity) / 4)));
   const server = createServer(
     {
       headersTimeout,
       requestTimeout,
       keepAliveTimeout,
-      // Node checks the two timeouts above only this often (30 s by default).
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout || Infinity) / 4))),
+      connectionsCheckingInterval: checkInterval,
     },
     listener,
   );
@@ -252,9 +259,56 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     listener(req, res);
   });
   server.setTimeout(idleTimeout);
+
+  /**
+   * The fast path (fastHttp.ts) takes the connections and answers the common request itself: a
+   * POST of JSON from a host and origin this server serves, within the body budget, answered as
+   * `onRequest` would answer it. Any other request (refusals included) goes, with its connection,
+   * to the node:http server above.
+   */
+  // A client sends the same Host on every request: its check is made once per distinct value.
+  let lastHost: string | undefined;
+  let lastHostAllowed = false;
+  const hostAllowed = (name: string) => {
+    if (name !== lastHost) {
+      lastHostAllowed = isHostAllowed(name, allowedHosts, host);
+      lastHost = name;
+    }
+    return lastHostAllowed;
+  };
+  const fast = new FastPath({
+    accepts: (request) =>
+      request.contentLength <= limit &&
+      isJson(request.contentType) &&
+      hostAllowed(request.host) &&
+      // An origin is echoed in a header: ASCII only, so that its bytes are Node's (latin1) too.
+      (request.origin === undefined || (allowedOrigin(allowed, request.origin) !== undefined && /^[\x20-\x7e]*$/.test(request.origin))),
+    serve: async (request, body, onEnd) => {
+      const origin = allowedOrigin(allowed, request.origin);
+      // As `onRequest` sets them, before the fields of the answer.
+      const headers = origin === undefined ? "" : `Access-Control-Allow-Origin: ${origin}\r\n${origin === "*" ? "" : "Vary: Origin\r\n"}`;
+      try {
+        const text = await answerObserved(body, handlerFor(request.origin, onEnd), framing, "http", options.onRequest);
+        return text === undefined ? { status: 204, headers } : { status: 200, body: text, headers };
+      } catch (error) {
+        // A bug in the transport itself: still JSON-RPC, as `failed` answers.
+        return { status: 500, body: JSON.stringify(errorResponse(null, error)), headers };
+      }
+    },
+    fallback: server,
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    idleTimeout,
+    // Node's interval for the two request timeouts; with neither, the keep-alive one needs no finer than a second.
+    checkInterval: headersTimeout > 0 || requestTimeout > 0 ? checkInterval : 1000,
+    maxBodyBytes: limit,
+  });
+  const listening = fast.server;
+
   // Every socket, including upgraded and refused ones, so that close() can end them all.
   const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
+  listening.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
@@ -270,16 +324,23 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 8545, host, () => {
-      server.off("error", reject);
+    const failed = (error: Error) => {
+      fast.close();
+      reject(error);
+    };
+    listening.once("error", failed);
+    listening.listen(options.port ?? 8545, host, () => {
+      listening.off("error", failed);
       resolve();
     });
   });
+  // The node:http server never listens itself: its `listening` starts the checks of its headers
+  // and request timeouts for the connections handed to it.
+  server.emit("listening");
   const warning = bindWarning(host);
   if (warning !== undefined) warn(warning);
 
-  const { port } = server.address() as AddressInfo;
+  const { port } = listening.address() as AddressInfo;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   // A wallet adding a chain whose rpcUrl is this node asks it for its chain id, as MetaMask does.
@@ -299,7 +360,10 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
     close() {
       closing ??= new Promise<void>((resolve) => {
         unregister();
-        server.close(() => resolve());
+        fast.close();
+        listening.close(() => resolve());
+        // Not listening: this stops its timeout checks and tells the WebSocket side it is closed.
+        server.close();
         webSocket.close();
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
