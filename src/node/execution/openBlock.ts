@@ -13,6 +13,7 @@ import { encodeDepositReceipt } from "../opstack/deposit.ts";
 import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
+import { lastTxBytes } from "../pool/txBytes.ts";
 
 import type { HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
@@ -235,7 +236,7 @@ export class OpenBlock {
     const txs = this.#transactions.map((record) => record.tx);
     const keccak256 = common.customCrypto.keccak256 ?? keccak_256;
     const transactionsTrie = orderedTrieRoot(
-      txs.map((tx) => tx.serialize()),
+      txs.map((tx) => lastTxBytes(tx)),
       keccak256,
     );
     const receiptTrie = orderedTrieRoot(
