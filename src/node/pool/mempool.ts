@@ -55,6 +55,12 @@ export class Mempool {
   #bySender = new Map<Hex, Map<bigint, PooledTx>>();
   /** Sum of each sender's pooled costs: admission checks it per tx, a loop over the pool was O(n²). */
   #costBySender = new Map<Hex, bigint>();
+  /**
+   * Each sender's last counted executable run (`contiguousCount`): admission asks for it per tx,
+   * and walking a sender's run each time made admitting n txs from one sender O(n²). Adding the
+   * run's next nonce extends it; removing one of its txs forgets it.
+   */
+  #runs = new Map<Hex, { from: bigint; count: number }>();
   #seq = 0;
 
   get size(): number {
@@ -128,6 +134,10 @@ export class Mempool {
     this.#costBySender.set(entry.sender, total);
     nonces.set(entry.nonce, entry);
     this.#byHash.set(entry.hash, entry);
+    const run = this.#runs.get(entry.sender);
+    if (run !== undefined && entry.nonce === run.from + BigInt(run.count)) {
+      while (nonces.has(run.from + BigInt(run.count))) run.count++;
+    }
     return replaced;
   }
 
@@ -139,9 +149,12 @@ export class Mempool {
     this.#meta.delete(hash);
     const nonces = this.#bySender.get(entry.sender);
     nonces?.delete(entry.nonce);
+    const run = this.#runs.get(entry.sender);
+    if (run !== undefined && entry.nonce >= run.from && entry.nonce < run.from + BigInt(run.count)) this.#runs.delete(entry.sender);
     if (nonces === undefined || nonces.size === 0) {
       this.#bySender.delete(entry.sender);
       this.#costBySender.delete(entry.sender);
+      this.#runs.delete(entry.sender);
     } else {
       this.#costBySender.set(entry.sender, (this.#costBySender.get(entry.sender) ?? 0n) - entry.cost);
     }
@@ -165,9 +178,13 @@ export class Mempool {
 
   /** How many of the sender's txs follow `nonce` without a gap: the executable run. */
   contiguousCount(sender: Hex, nonce: bigint): number {
+    const run = this.#runs.get(sender);
+    if (run?.from === nonce) return run.count;
     const nonces = this.#bySender.get(sender);
+    if (nonces === undefined) return 0;
     let count = 0;
-    while (nonces?.has(nonce + BigInt(count))) count++;
+    while (nonces.has(nonce + BigInt(count))) count++;
+    this.#runs.set(sender, { from: nonce, count });
     return count;
   }
 
@@ -193,5 +210,6 @@ export class Mempool {
     this.#slots = 0;
     this.#bySender.clear();
     this.#costBySender.clear();
+    this.#runs.clear();
   }
 }
