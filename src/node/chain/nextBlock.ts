@@ -6,6 +6,7 @@
 import { bytesToHex } from "@ethereumjs/util";
 
 import { keccak256 } from "../common/crypto.ts";
+import { setHardforkAt } from "./hardforkAt.ts";
 import { OpenBlock } from "../execution/openBlock.ts";
 import { DENIM_BLOCK_MS, millisPartOf } from "../opstack/baseTime.ts";
 import { encodeFeeParams } from "../opstack/feeParams.ts";
@@ -227,7 +228,7 @@ export class NextBlock {
     const effective = scale === undefined ? defaults : scaleDefaults(defaults, scale);
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
-    this.#common.setHardforkBy({ blockNumber: number, timestamp });
+    setHardforkAt(this.#common, number, timestamp);
     const op = fork.rules.opStack;
     const open = new OpenBlock(
       this.#common,
