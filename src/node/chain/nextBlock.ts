@@ -3,7 +3,7 @@
  * evm_setNextBlockTimestamp) and the dev methods' header fields, for the next block only or from
  * the next block on. `open` builds the open block from them.
  */
-import { bytesToHex } from "@ethereumjs/util";
+import { flatHex } from "../common/hex.ts";
 
 import { keccak256 } from "../common/crypto.ts";
 import { setHardforkAt } from "./hardforkAt.ts";
@@ -169,7 +169,7 @@ export class NextBlock {
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
     const fields = this.#nextFields;
-    const parentHash = bytesToHex(parent.hash());
+    const parentHash = flatHex(parent.hash());
     const defaults = this.#unscaled?.parentHash === parentHash ? this.#unscaled.defaults : this.#defaults;
     const { open, defaults: effective } = this.build(parent, requested, this.#timeOffset, fields, defaults);
     if (effective !== defaults) {
@@ -234,13 +234,13 @@ export class NextBlock {
       this.#common,
       {
         number,
-        parentHash: bytesToHex(parentHash),
+        parentHash: flatHex(parentHash),
         timestamp,
         gasLimit: effective.gasLimit,
         baseFeePerGas: fields.baseFeePerGas ?? this.baseFeeAfter(parentHeader),
         coinbase: effective.coinbase,
         // Reproducible "randomness": the hash of the parent's hash.
-        prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),
+        prevRandao: fields.prevRandao ?? flatHex(keccak256(parentHash)),
         // OP chains have no blobs: the excess stays 0 though `blobGasUsed` holds the DA footprint (Jovian).
         excessBlobGas: !this.#common.isActivatedEIP(4844) ? undefined : op ? 0n : parentHeader.calcNextExcessBlobGas(this.#common),
         millisPart,
