@@ -13,7 +13,7 @@ import { encodeDepositReceipt } from "../opstack/deposit.ts";
 import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
-import { lastTxBytes } from "../pool/txBytes.ts";
+import { sealedTxBytes } from "../pool/txBytes.ts";
 import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
@@ -237,7 +237,7 @@ export class OpenBlock {
     const txs = this.#transactions.map((record) => record.tx);
     const keccak256 = common.customCrypto.keccak256 ?? keccak_256;
     const transactionsTrie = orderedTrieRoot(
-      txs.map((tx) => lastTxBytes(tx)),
+      txs.map((tx) => sealedTxBytes(tx)),
       keccak256,
     );
     const receiptTrie = orderedTrieRoot(

@@ -9,7 +9,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt } from "@ethereumjs/util";
 
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
-import { txBytes, txHash } from "./txBytes.ts";
+import { txHash, txSize } from "./txBytes.ts";
 import { flatHex } from "../common/hex.ts";
 
 import {
@@ -57,7 +57,7 @@ export interface Admitted {
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
   const tx = decode(raw, ctx.common);
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, () => raw.length, () => recoverSender(tx), ctx);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
  */
 export async function admitSigned(tx: TypedTransaction, ctx: AdmissionContext): Promise<Admitted> {
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, txBytes(tx).length, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, () => txSize(tx), () => recoverSender(tx), ctx);
 }
 
 /** internal/ethapi: unprotected legacy txs are refused before they reach the pool. */
@@ -78,14 +78,16 @@ function refuseUnprotected(tx: TypedTransaction, ctx: AdmissionContext): void {
 
 /** Admission of a tx whose sender is asserted rather than recovered (impersonation). */
 export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: AdmissionContext): Promise<Admitted> {
-  return admitDecoded(tx, txBytes(tx).length, () => sender, ctx);
+  return admitDecoded(tx, () => txSize(tx), () => sender, ctx);
 }
 
-async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
+/** `sizeOf`: the tx's encoded size, asked after its hash (which encodes it: txBytes.ts). */
+async function admitDecoded(tx: TypedTransaction, sizeOf: () => number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
   const hash = txHash(tx);
   if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
+  const size = sizeOf();
   if (size > MAX_TX_SIZE) {
     throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }

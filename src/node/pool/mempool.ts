@@ -3,7 +3,7 @@
  * executable ("pending") or waits behind a nonce gap ("queued") is not stored but derived from the
  * sender's pre-confirmed nonce, so promotion when a gap fills needs no bookkeeping (docs/behaviour.md).
  */
-import { txBytes } from "./txBytes.ts";
+import { txSize } from "./txBytes.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../common/types.ts";
@@ -42,7 +42,7 @@ export interface PoolLimits {
 
 export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 1536, accountQueue: 64, lifetimeMs: 3 * 60 * 60 * 1000 };
 
-const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(txBytes(tx).length / TX_SLOT_SIZE));
+const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(txSize(tx) / TX_SLOT_SIZE));
 
 /** Cheapest first: lower fee cap, then lower tip, then the later arrival. */
 const cheaper = (a: PooledTx, b: PooledTx) => (a.feeCap !== b.feeCap ? a.feeCap < b.feeCap : a.tipCap !== b.tipCap ? a.tipCap < b.tipCap : a.seq > b.seq);

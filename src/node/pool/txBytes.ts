@@ -1,8 +1,10 @@
 /**
- * A tx's serialized bytes, encoded once. A pooled tx is serialized for its size at admission, for
- * its slots when the pool takes it and for the transactions trie at seal; @ethereumjs/tx
- * re-encodes the whole RLP on every `serialize()` (10.1.3 caches only the hash), and a tx object
- * never changes once built, so the first encoding serves them all.
+ * A pooled tx's encoded size and hash, from one encoding. @ethereumjs/tx re-encodes the whole RLP
+ * on every `serialize()` (10.1.3 caches only the hash), and a pooled tx needed it four times: its
+ * hash and size at admission, its slots when the pool checks for room and when it takes the tx.
+ * Admission encodes it once for its hash and keeps the size; the seal encodes it once more for the
+ * transactions trie. Only the size is kept, not the bytes: a full pool of large txs would
+ * otherwise hold each one twice (docs/limits.md).
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
@@ -11,34 +13,32 @@ import { flatHex } from "../common/hex.ts";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../common/types.ts";
 
-const encoded = new WeakMap<TypedTransaction, Uint8Array>();
+const sizes = new WeakMap<TypedTransaction, number>();
 
-/** `tx.serialize()`, encoded on the first call for this tx object; callers only read the bytes. */
-export function txBytes(tx: TypedTransaction): Uint8Array {
-  let bytes = encoded.get(tx);
-  if (bytes === undefined) {
-    bytes = tx.serialize();
-    encoded.set(tx, bytes);
+/** `tx.serialize().length`, encoding the tx only the first time for this tx object. */
+export function txSize(tx: TypedTransaction): number {
+  let size = sizes.get(tx);
+  if (size === undefined) {
+    size = tx.serialize().length;
+    sizes.set(tx, size);
   }
-  return bytes;
+  return size;
 }
 
 /**
- * `txBytes` for the last time: the seal encodes the block's txs into its transactions trie, and
- * nothing on the write path reads them after it, so a sealed tx's bytes are not kept for as long
- * as its block is (a 10,000-block chain would hold a second copy of every tx).
- */
-export function lastTxBytes(tx: TypedTransaction): Uint8Array {
-  const bytes = txBytes(tx);
-  encoded.delete(tx);
-  return bytes;
-}
-
-/**
- * A signed tx's hash as flat hex (common/hex.ts): keccak of `txBytes`, as `tx.hash()` computes it
- * (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`), without encoding the tx again.
+ * A signed tx's hash as flat hex (common/hex.ts): keccak of its encoding, as `tx.hash()` computes
+ * it (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`); the encoding's size is kept
+ * for `txSize`.
  */
 export function txHash(tx: TypedTransaction): Hex {
   if (!tx.isSigned()) return flatHex(tx.hash());
-  return flatHex((tx.common.customCrypto.keccak256 ?? keccak_256)(txBytes(tx)));
+  const bytes = tx.serialize();
+  sizes.set(tx, bytes.length);
+  return flatHex((tx.common.customCrypto.keccak256 ?? keccak_256)(bytes));
+}
+
+/** The tx's encoding for its block's transactions trie; its kept size is dropped, the tx being sealed. */
+export function sealedTxBytes(tx: TypedTransaction): Uint8Array {
+  sizes.delete(tx);
+  return tx.serialize();
 }
