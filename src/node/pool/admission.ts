@@ -57,7 +57,7 @@ export interface Admitted {
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
   const tx = decode(raw, ctx.common);
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, () => raw.length, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
  */
 export async function admitSigned(tx: TypedTransaction, ctx: AdmissionContext): Promise<Admitted> {
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, () => txSize(tx), () => recoverSender(tx), ctx);
+  return admitDecoded(tx, undefined, () => recoverSender(tx), ctx);
 }
 
 /** internal/ethapi: unprotected legacy txs are refused before they reach the pool. */
@@ -78,16 +78,16 @@ function refuseUnprotected(tx: TypedTransaction, ctx: AdmissionContext): void {
 
 /** Admission of a tx whose sender is asserted rather than recovered (impersonation). */
 export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: AdmissionContext): Promise<Admitted> {
-  return admitDecoded(tx, () => txSize(tx), () => sender, ctx);
+  return admitDecoded(tx, undefined, () => sender, ctx);
 }
 
-/** `sizeOf`: the tx's encoded size, asked after its hash (which encodes it: txBytes.ts). */
-async function admitDecoded(tx: TypedTransaction, sizeOf: () => number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
+/** `rawSize`: the size of the bytes the tx came as; undefined: its encoding's, read after its hash encoded it (txBytes.ts). */
+async function admitDecoded(tx: TypedTransaction, rawSize: number | undefined, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
   const hash = txHash(tx);
   if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
-  const size = sizeOf();
+  const size = rawSize ?? txSize(tx);
   if (size > MAX_TX_SIZE) {
     throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }
