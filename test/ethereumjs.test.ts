@@ -5,7 +5,7 @@
  * the patch). The statemanager's storage patches are checked in test/engineInternals.test.ts and
  * the jump-analysis cache in test/jumpAnalysis.test.ts.
  */
-import { createBlock } from "@ethereumjs/block";
+import { BlockHeader, createBlock, createBlockHeader, paramsBlock } from "@ethereumjs/block";
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
@@ -25,6 +25,7 @@ import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
+import { sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
@@ -384,5 +385,59 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       // Without the prepared key the same tx's sender is recovered (the cache is the patch's only lever).
       expect(() => createTx(fields, { common: noRecovery }).sign(key.secret).getSenderAddress()).to.throw();
     });
+  });
+
+  describe("the sealed header as a copy of the executed one (sealedHeader.ts)", () => {
+    const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+    for (const [hardfork, end] of [
+      ["cancun", {}],
+      ["osaka", { requestsHash: bytes(32, 5) }],
+      ["osaka", { requestsHash: bytes(32, 6), withdrawalsRoot: bytes(32, 7) }],
+    ] as const) {
+      it(`equals the header the constructor builds from the same fields (${hardfork}${"withdrawalsRoot" in end ? ", withdrawals" : ""})`, () => {
+        const common = sharedCommon(
+          commonFromGenesis(devGethGenesis({ hardfork, chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
+          paramsBlock,
+        );
+        const opts = { common, skipConsensusFormatValidation: true };
+        const data = {
+          number: 7n,
+          parentHash: bytes(32, 1),
+          timestamp: 1_700_000_000n,
+          gasLimit: 30_000_000n,
+          baseFeePerGas: 875_000_000n,
+          coinbase: OTHER.toString(),
+          mixHash: bytes(32, 2),
+          difficulty: 0n,
+          excessBlobGas: 0n,
+          blobGasUsed: 0n,
+          parentBeaconBlockRoot: bytes(32, 0),
+        };
+        const executed = createBlockHeader(data, opts);
+        const executedHash = executed.hash();
+        const fields = {
+          stateRoot: bytes(32, 3),
+          transactionsTrie: bytes(32, 4),
+          receiptTrie: bytes(32, 8),
+          logsBloom: bytes(256, 9),
+          gasUsed: 63_000n,
+          blobGasUsed: 0n,
+          ...end,
+        };
+        const copy = sealedHeader(executed, fields);
+        const built = createBlockHeader({ ...data, ...fields }, opts);
+        expect(copy).to.be.instanceOf(BlockHeader);
+        expect(Object.isFrozen(copy)).to.equal(true);
+        expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
+        expect(copy.hash()).to.deep.equal(built.hash());
+        expect(copy.serialize()).to.deep.equal(built.serialize());
+        expect(copy.toJSON()).to.deep.equal(built.toJSON());
+        expect(copy.common).to.equal(built.common);
+        // The executed header is untouched, its hash cache included.
+        expect(executed.hash()).to.deep.equal(executedHash);
+        expect(executed.stateRoot).to.deep.equal(new Uint8Array(32));
+        expect(() => sealedHeader(executed, { ...fields, gasUsed: 30_000_001n })).to.throw("too much gas used");
+      });
+    }
   });
 });

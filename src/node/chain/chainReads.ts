@@ -128,9 +128,12 @@ export function* logs(core: ChainCore, from: bigint, to: bigint, includeOpen: bo
   }
 }
 
-/** The sender's next free nonce: pre-confirmed nonce plus its contiguous pooled txs (inside the queue). */
-export async function pendingNonce(core: ChainCore, address: Hex): Promise<bigint> {
-  const nonce = await core.runner.nonceOf(address);
+/**
+ * The sender's next free nonce: pre-confirmed nonce plus its contiguous pooled txs (inside the
+ * queue); `accountNonce`: the pre-confirmed nonce when the caller has just read it.
+ */
+export async function pendingNonce(core: ChainCore, address: Hex, accountNonce?: bigint): Promise<bigint> {
+  const nonce = accountNonce ?? (await core.runner.nonceOf(address));
   return nonce + BigInt(core.pool.contiguousCount(address, nonce));
 }
 

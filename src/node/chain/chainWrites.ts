@@ -29,6 +29,9 @@ const MIN_RESERVED_BLOCKS = 6n;
 /** Admits the tx that `admit` checks into the pool (automine: and mines it). */
 export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => Promise<Admitted>): Promise<Hex> {
   const { config, pool } = core;
+  // The sender's account as admission read it: automine's check needs its nonce again, and nothing
+  // writes the state between the two (both run in the writer queue).
+  let read: { address: Hex; nonce: bigint } | undefined;
   const { entry, replaces, evicts } = await check({
     common: core.common,
     // evm_setBlockGasLimit's limit holds from the next block on, and the pool keeps txs for it.
@@ -40,10 +43,12 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
     limits: config.poolLimits ?? DEFAULT_POOL_LIMITS,
     account: async (address) => {
       const account = await core.vm.stateManager.getAccount(createAddressFromString(address));
-      return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+      const nonce = account?.nonce ?? 0n;
+      read = { address, nonce };
+      return { nonce, balance: account?.balance ?? 0n };
     },
   });
-  if (core.automine) await checkMinesAtOnce(core, entry);
+  if (core.automine) await checkMinesAtOnce(core, entry, read?.address === entry.sender ? read.nonce : undefined);
   for (const evicted of evicts) {
     pool.remove(evicted.hash);
     core.emit("dropped", evicted, "evicted: the pool is full");
@@ -59,8 +64,8 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
  * Automine mines every tx as it is admitted: one that the next block could not take is refused,
  * as Hardhat refuses it, rather than pooled behind a gap or a base fee (docs/behaviour.md#hardhats-semantics).
  */
-async function checkMinesAtOnce(core: ChainCore, entry: PooledTx): Promise<void> {
-  const expected = await pendingNonce(core, entry.sender);
+async function checkMinesAtOnce(core: ChainCore, entry: PooledTx, accountNonce: bigint | undefined): Promise<void> {
+  const expected = await pendingNonce(core, entry.sender, accountNonce);
   if (entry.nonce > expected) throw new AutomineNonceTooHighError(expected, entry.nonce);
   const baseFee = core.open.header.baseFeePerGas;
   if (entry.feeCap < baseFee) throw new AutomineFeeTooLowError("maxFeePerGas" in entry.tx ? "maxFeePerGas" : "gasPrice", entry.feeCap, baseFee);

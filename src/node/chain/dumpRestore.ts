@@ -16,6 +16,7 @@ import { OpenBlock } from "../execution/openBlock.ts";
 import { StateDumpError } from "../state/stateDump.ts";
 import { createStateManager } from "../ethereumjs/stateManager.ts";
 import { MAX_TIMESTAMP } from "../common/time.ts";
+import { flatHex } from "../common/hex.ts";
 import { createChainVm } from "../execution/vm.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -227,7 +228,7 @@ function recordsOf(receipts: readonly ParsedReceipt[], txs: readonly TypedTransa
   let logIndex = 0;
   return receipts.map((json, index) => {
     const tx = txs[index]!;
-    const logs: LogRecord[] = json.logs.map((log) => ({ ...log, data: bytesToHex(log.data), logIndex: logIndex++ }));
+    const logs: LogRecord[] = json.logs.map((log) => ({ ...log, data: flatHex(log.data), logIndex: logIndex++ }));
     const bloom = new Bloom(undefined, tx.common);
     for (const log of logs) {
       bloom.add(hexToBytes(log.address));
@@ -241,7 +242,7 @@ function recordsOf(receipts: readonly ParsedReceipt[], txs: readonly TypedTransa
       throw new StateDumpError(`${path}[${index}].blobGasUsed`, "given for a block without blob gas");
     }
     return {
-      hash: bytesToHex(tx.hash()),
+      hash: flatHex(tx.hash()),
       tx,
       from: json.from,
       blockNumber: block.number,

@@ -16,6 +16,7 @@ import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import { runBlock } from "@ethereumjs/vm";
 
 import { feesOf } from "../pool/admission.ts";
+import { flatHex } from "../common/hex.ts";
 import { BLOCK_BODY_KZG } from "../state/genesis.ts";
 
 import type { Block, BlockBytes } from "@ethereumjs/block";
@@ -24,7 +25,6 @@ import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { RunTxResult, TxReceipt, VM } from "@ethereumjs/vm";
-import type { Hex } from "../common/types.ts";
 import type { LogRecord, SealedBlock, TxRecord } from "./records.ts";
 
 export class ChainImportError extends Error {
@@ -68,7 +68,7 @@ export async function importBlocks(vm: VM, blockchain: Blockchain, blocks: Block
   for (const block of blocks) {
     const transactions = await executeImportedBlock(vm, blockchain, block);
     await blockchain.putBlock(block);
-    sealed.push({ block, hash: bytesToHex(block.hash()), transactions, fragmentCount: 0 });
+    sealed.push({ block, hash: flatHex(block.hash()), transactions, fragmentCount: 0 });
   }
   return sealed;
 }
@@ -98,21 +98,21 @@ export async function executeImportedBlock(vm: VM, blockchain: Blockchain, block
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function recordsOf(block: Block, results: RunTxResult[], receipts: TxReceipt[]): TxRecord[] {
-  const hash = bytesToHex(block.hash());
+  const hash = flatHex(block.hash());
   let logCount = 0;
   return block.transactions.map((tx, index) => {
     const result = results[index]!;
     const receipt = receipts[index]!;
     const logs: LogRecord[] = receipt.logs.map(([address, topics, data]) => ({
-      address: bytesToHex(address),
-      topics: topics.map((topic) => bytesToHex(topic)),
-      data: bytesToHex(data),
+      address: flatHex(address),
+      topics: topics.map((topic) => flatHex(topic)),
+      data: flatHex(data),
       logIndex: logCount++,
     }));
     return {
-      hash: bytesToHex(tx.hash()),
+      hash: flatHex(tx.hash()),
       tx,
-      from: tx.getSenderAddress().toString(),
+      from: flatHex(tx.getSenderAddress().bytes),
       blockNumber: block.header.number,
       index,
       blockTimestamp: block.header.timestamp,
@@ -122,7 +122,7 @@ function recordsOf(block: Block, results: RunTxResult[], receipts: TxReceipt[]):
       gasUsed: result.totalGasSpent,
       cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
       effectiveGasPrice: effectiveGasPrice(tx, block.header.baseFeePerGas),
-      contractAddress: result.createdAddress?.toString() as Hex | undefined,
+      contractAddress: result.createdAddress === undefined ? undefined : flatHex(result.createdAddress.bytes),
       logs,
       logsBloom: result.bloom.bitvector,
       receipt,

@@ -3,9 +3,10 @@
  * evm_setNextBlockTimestamp) and the dev methods' header fields, for the next block only or from
  * the next block on. `open` builds the open block from them.
  */
-import { bytesToHex } from "@ethereumjs/util";
+import { flatHex } from "../common/hex.ts";
 
 import { keccak256 } from "../common/crypto.ts";
+import { setHardforkAt } from "./hardforkAt.ts";
 import { OpenBlock } from "../execution/openBlock.ts";
 import { DENIM_BLOCK_MS, millisPartOf } from "../opstack/baseTime.ts";
 import { encodeFeeParams } from "../opstack/feeParams.ts";
@@ -168,7 +169,7 @@ export class NextBlock {
   openAfter(parent: Block): OpenBlock {
     const requested = this.#nextTimestamp;
     const fields = this.#nextFields;
-    const parentHash = bytesToHex(parent.hash());
+    const parentHash = flatHex(parent.hash());
     const defaults = this.#unscaled?.parentHash === parentHash ? this.#unscaled.defaults : this.#defaults;
     const { open, defaults: effective } = this.build(parent, requested, this.#timeOffset, fields, defaults);
     if (effective !== defaults) {
@@ -227,19 +228,19 @@ export class NextBlock {
     const effective = scale === undefined ? defaults : scaleDefaults(defaults, scale);
     const parentHash = parent.hash();
     // The block being built follows the genesis' fork schedule (e.g. cancunTime: 0, pragueTime: later).
-    this.#common.setHardforkBy({ blockNumber: number, timestamp });
+    setHardforkAt(this.#common, number, timestamp);
     const op = fork.rules.opStack;
     const open = new OpenBlock(
       this.#common,
       {
         number,
-        parentHash: bytesToHex(parentHash),
+        parentHash: flatHex(parentHash),
         timestamp,
         gasLimit: effective.gasLimit,
         baseFeePerGas: fields.baseFeePerGas ?? this.baseFeeAfter(parentHeader),
         coinbase: effective.coinbase,
         // Reproducible "randomness": the hash of the parent's hash.
-        prevRandao: fields.prevRandao ?? bytesToHex(keccak256(parentHash)),
+        prevRandao: fields.prevRandao ?? flatHex(keccak256(parentHash)),
         // OP chains have no blobs: the excess stays 0 though `blobGasUsed` holds the DA footprint (Jovian).
         excessBlobGas: !this.#common.isActivatedEIP(4844) ? undefined : op ? 0n : parentHeader.calcNextExcessBlobGas(this.#common),
         millisPart,

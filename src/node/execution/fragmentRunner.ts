@@ -238,7 +238,7 @@ export class FragmentRunner {
       }
       pool.remove(entry.hash);
       if (result.minerValue > 0n) await this.#saturateFeeRecipient(open);
-      const record = recordOf(entry.tx, entry.sender, result, open);
+      const record = recordOf(entry.tx, entry.sender, result, open, entry.hash);
       if (l1Cost !== undefined) {
         record.l1Cost = l1Cost;
         record.daFootprint = l1Cost.daFootprint;
@@ -263,8 +263,11 @@ export class FragmentRunner {
   }
 }
 
-/** The record of a tx just executed as the open block's next one (its logs numbered after the block's). */
-export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock): TxRecord {
+/**
+ * The record of a tx just executed as the open block's next one (its logs numbered after the
+ * block's); `hash`: the tx's, when known (a pooled tx's, from admission).
+ */
+export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, open: OpenBlock, hash: Hex = flatHex(tx.hash())): TxRecord {
   const index = open.transactions.length;
   const baseFee = open.header.baseFeePerGas;
   const { feeCap, tipCap } = feesOf(tx);
@@ -280,7 +283,7 @@ export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, o
   const receipt = result.receipt;
   const failure = result.execResult.exceptionError;
   return {
-    hash: flatHex(tx.hash()),
+    hash,
     tx,
     from,
     blockNumber: open.number,
@@ -293,7 +296,7 @@ export function recordOf(tx: TypedTransaction, from: Hex, result: RunTxResult, o
     gasUsed: result.totalGasSpent,
     cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
     effectiveGasPrice: "maxFeePerGas" in tx ? baseFee + tip : tx.gasPrice,
-    contractAddress: result.createdAddress === undefined ? undefined : (result.createdAddress.toString() as Hex),
+    contractAddress: result.createdAddress === undefined ? undefined : flatHex(result.createdAddress.bytes),
     logs,
     logsBloom: result.bloom.bitvector,
     receipt,

@@ -13,8 +13,10 @@ import { encodeDepositReceipt } from "../opstack/deposit.ts";
 import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
+import { sealedTxBytes } from "../pool/txBytes.ts";
+import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
 
-import type { HeaderData } from "@ethereumjs/block";
+import type { BlockHeader, HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
@@ -235,7 +237,7 @@ export class OpenBlock {
     const txs = this.#transactions.map((record) => record.tx);
     const keccak256 = common.customCrypto.keccak256 ?? keccak_256;
     const transactionsTrie = orderedTrieRoot(
-      txs.map((tx) => tx.serialize()),
+      txs.map((tx) => sealedTxBytes(tx)),
       keccak256,
     );
     const receiptTrie = orderedTrieRoot(
@@ -245,16 +247,21 @@ export class OpenBlock {
       ),
       keccak256,
     );
-    return buildBlock(
-      common,
-      this.#headerData(),
-      { stateRoot, transactionsTrie, receiptTrie, logsBloom: this.logsBloom(), gasUsed: this.#gasUsed, blobGasUsed: this.#blobGasUsed },
-      txs,
-      end.requests ?? [],
-      end.withdrawals === undefined || end.withdrawals.length === 0
-        ? undefined
-        : { list: end.withdrawals, root: await genWithdrawalsTrieRoot(end.withdrawals) },
-    );
+    const withdrawals = end.withdrawals === undefined || end.withdrawals.length === 0 ? undefined : end.withdrawals;
+    // The header the txs ran against, with what running them produced (ethereumjs/sealedHeader.ts).
+    const header = sealedHeader(this.executionBlock.header, {
+      stateRoot,
+      transactionsTrie,
+      receiptTrie,
+      logsBloom: this.logsBloom(),
+      gasUsed: this.#gasUsed,
+      ...(common.isActivatedEIP(4844) && { blobGasUsed: this.#blobGasUsed }),
+      // EIP-7685: the withdrawal and consolidation requests the block's end dequeued (none on OP
+      // chains, whose requestsHash is always that of the empty list); no deposit contract on a dev chain.
+      ...(common.isActivatedEIP(7685) && { requestsHash: requestsHashOf(common, end.requests ?? []) }),
+      ...(withdrawals !== undefined && { withdrawalsRoot: await genWithdrawalsTrieRoot(withdrawals) }),
+    });
+    return blockOf(common, header, txs, withdrawals);
   }
 
   /**
@@ -289,14 +296,18 @@ function buildBlock(
   const { blobGasUsed, ...fields } = sealed;
   const header: HeaderData = { ...base, ...fields };
   if (common.isActivatedEIP(4844)) header.blobGasUsed = blobGasUsed;
-  // EIP-7685: the withdrawal and consolidation requests the block's end dequeued (none on OP
-  // chains, whose requestsHash is always that of the empty list); no deposit contract on a dev chain.
   if (common.isActivatedEIP(7685)) header.requestsHash = requestsHashOf(common, requests);
   if (withdrawals !== undefined) header.withdrawalsRoot = withdrawals.root;
+  const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
+  return blockOf(common, createBlockHeader(header, opts), txs, withdrawals?.list);
+}
+
+/** The block of `header` and `txs`. */
+function blockOf(common: Common, header: BlockHeader, txs: TypedTransaction[], withdrawals: Withdrawal[] | undefined): Block {
   // The executed tx objects as they are: createBlock would rebuild each one from its fields
   // (a Common copy and a re-validation per tx).
   const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
-  return new Block(createBlockHeader(header, opts), txs, [], common.isActivatedEIP(4895) ? (withdrawals?.list ?? []) : undefined, opts);
+  return new Block(header, txs, [], common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined, opts);
 }
 
 function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {

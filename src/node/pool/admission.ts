@@ -6,9 +6,11 @@
  */
 import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereumjs/tx";
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToBigInt, bytesToHex } from "@ethereumjs/util";
+import { bytesToBigInt } from "@ethereumjs/util";
 
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
+import { txHash, txSize } from "./txBytes.ts";
+import { flatHex } from "../common/hex.ts";
 
 import {
   AdmissionMessage,
@@ -64,7 +66,7 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
  */
 export async function admitSigned(tx: TypedTransaction, ctx: AdmissionContext): Promise<Admitted> {
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, tx.serialize().length, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, undefined, () => recoverSender(tx), ctx);
 }
 
 /** internal/ethapi: unprotected legacy txs are refused before they reach the pool. */
@@ -76,14 +78,16 @@ function refuseUnprotected(tx: TypedTransaction, ctx: AdmissionContext): void {
 
 /** Admission of a tx whose sender is asserted rather than recovered (impersonation). */
 export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: AdmissionContext): Promise<Admitted> {
-  return admitDecoded(tx, tx.serialize().length, () => sender, ctx);
+  return admitDecoded(tx, undefined, () => sender, ctx);
 }
 
-async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
-  const hash = bytesToHex(tx.hash());
+/** `rawSize`: the size of the bytes the tx came as; undefined: its encoding's, read after its hash encoded it (txBytes.ts). */
+async function admitDecoded(tx: TypedTransaction, rawSize: number | undefined, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
+  const hash = txHash(tx);
   if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
+  const size = rawSize ?? txSize(tx);
   if (size > MAX_TX_SIZE) {
     throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }
@@ -136,7 +140,7 @@ async function admitDecoded(tx: TypedTransaction, size: number, senderOf: () => 
 
 function recoverSender(tx: TypedTransaction): Hex {
   try {
-    return tx.getSenderAddress().toString();
+    return flatHex(tx.getSenderAddress().bytes);
   } catch {
     throw new TxRejectedError(AdmissionMessage.invalidSender);
   }

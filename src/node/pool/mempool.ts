@@ -3,6 +3,8 @@
  * executable ("pending") or waits behind a nonce gap ("queued") is not stored but derived from the
  * sender's pre-confirmed nonce, so promotion when a gap fills needs no bookkeeping (docs/behaviour.md).
  */
+import { txSize } from "./txBytes.ts";
+
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../common/types.ts";
 
@@ -40,7 +42,7 @@ export interface PoolLimits {
 
 export const DEFAULT_POOL_LIMITS: PoolLimits = { slots: 1536, accountQueue: 64, lifetimeMs: 3 * 60 * 60 * 1000 };
 
-const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(tx.serialize().length / TX_SLOT_SIZE));
+const slotsOf = (tx: TypedTransaction) => Math.max(1, Math.ceil(txSize(tx) / TX_SLOT_SIZE));
 
 /** Cheapest first: lower fee cap, then lower tip, then the later arrival. */
 const cheaper = (a: PooledTx, b: PooledTx) => (a.feeCap !== b.feeCap ? a.feeCap < b.feeCap : a.tipCap !== b.tipCap ? a.tipCap < b.tipCap : a.seq > b.seq);
@@ -53,6 +55,12 @@ export class Mempool {
   #bySender = new Map<Hex, Map<bigint, PooledTx>>();
   /** Sum of each sender's pooled costs: admission checks it per tx, a loop over the pool was O(n²). */
   #costBySender = new Map<Hex, bigint>();
+  /**
+   * Each sender's last counted executable run (`contiguousCount`): admission asks for it per tx,
+   * and walking a sender's run each time made admitting n txs from one sender O(n²). Adding the
+   * run's next nonce extends it; removing one of its txs forgets it.
+   */
+  #runs = new Map<Hex, { from: bigint; count: number }>();
   #seq = 0;
 
   get size(): number {
@@ -126,6 +134,10 @@ export class Mempool {
     this.#costBySender.set(entry.sender, total);
     nonces.set(entry.nonce, entry);
     this.#byHash.set(entry.hash, entry);
+    const run = this.#runs.get(entry.sender);
+    if (run !== undefined && entry.nonce === run.from + BigInt(run.count)) {
+      while (nonces.has(run.from + BigInt(run.count))) run.count++;
+    }
     return replaced;
   }
 
@@ -137,9 +149,12 @@ export class Mempool {
     this.#meta.delete(hash);
     const nonces = this.#bySender.get(entry.sender);
     nonces?.delete(entry.nonce);
+    const run = this.#runs.get(entry.sender);
+    if (run !== undefined && entry.nonce >= run.from && entry.nonce < run.from + BigInt(run.count)) this.#runs.delete(entry.sender);
     if (nonces === undefined || nonces.size === 0) {
       this.#bySender.delete(entry.sender);
       this.#costBySender.delete(entry.sender);
+      this.#runs.delete(entry.sender);
     } else {
       this.#costBySender.set(entry.sender, (this.#costBySender.get(entry.sender) ?? 0n) - entry.cost);
     }
@@ -163,9 +178,13 @@ export class Mempool {
 
   /** How many of the sender's txs follow `nonce` without a gap: the executable run. */
   contiguousCount(sender: Hex, nonce: bigint): number {
+    const run = this.#runs.get(sender);
+    if (run?.from === nonce) return run.count;
     const nonces = this.#bySender.get(sender);
+    if (nonces === undefined) return 0;
     let count = 0;
-    while (nonces?.has(nonce + BigInt(count))) count++;
+    while (nonces.has(nonce + BigInt(count))) count++;
+    this.#runs.set(sender, { from: nonce, count });
     return count;
   }
 
@@ -191,5 +210,6 @@ export class Mempool {
     this.#slots = 0;
     this.#bySender.clear();
     this.#costBySender.clear();
+    this.#runs.clear();
   }
 }

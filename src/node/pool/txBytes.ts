@@ -1,0 +1,44 @@
+/**
+ * A pooled tx's encoded size and hash, from one encoding. @ethereumjs/tx re-encodes the whole RLP
+ * on every `serialize()` (10.1.3 caches only the hash), and a pooled tx needed it four times: its
+ * hash and size at admission, its slots when the pool checks for room and when it takes the tx.
+ * Admission encodes it once for its hash and keeps the size; the seal encodes it once more for the
+ * transactions trie. Only the size is kept, not the bytes: a full pool of large txs would
+ * otherwise hold each one twice (docs/limits.md).
+ */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+
+import { flatHex } from "../common/hex.ts";
+
+import type { TypedTransaction } from "@ethereumjs/tx";
+import type { Hex } from "../common/types.ts";
+
+const sizes = new WeakMap<TypedTransaction, number>();
+
+/** `tx.serialize().length`, encoding the tx only the first time for this tx object. */
+export function txSize(tx: TypedTransaction): number {
+  let size = sizes.get(tx);
+  if (size === undefined) {
+    size = tx.serialize().length;
+    sizes.set(tx, size);
+  }
+  return size;
+}
+
+/**
+ * A signed tx's hash as flat hex (common/hex.ts): keccak of its encoding, as `tx.hash()` computes
+ * it (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`); the encoding's size is kept
+ * for `txSize`.
+ */
+export function txHash(tx: TypedTransaction): Hex {
+  if (!tx.isSigned()) return flatHex(tx.hash());
+  const bytes = tx.serialize();
+  sizes.set(tx, bytes.length);
+  return flatHex((tx.common.customCrypto.keccak256 ?? keccak_256)(bytes));
+}
+
+/** The tx's encoding for its block's transactions trie; its kept size is dropped, the tx being sealed. */
+export function sealedTxBytes(tx: TypedTransaction): Uint8Array {
+  sizes.delete(tx);
+  return tx.serialize();
+}
