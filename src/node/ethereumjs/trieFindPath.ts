@@ -23,6 +23,8 @@ import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMP
 import { RLP } from "@ethereumjs/rlp";
 import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
+import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
+
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
 type FindPath = MerklePatriciaTrie["findPath"];
@@ -51,8 +53,9 @@ export function originalFindPath(): FindPath {
   return proto[ORIGINAL] ?? proto.findPath;
 }
 
-/** Installs the loop (once per process). */
+/** Installs the loop, and the nodes' encoder (trieNodeEncoding.ts), once per process. */
 export function installTrieFindPath(): void {
+  installTrieNodeEncoding();
   const proto = MerklePatriciaTrie.prototype as MerklePatriciaTrie & Patched;
   if (proto[ORIGINAL] !== undefined) return;
   if (typeof proto.findPath !== "function" || typeof proto.lookupNode !== "function" || typeof (proto as unknown as Partial<TrieDb>)._getDbKey !== "function") {
