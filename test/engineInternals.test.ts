@@ -106,6 +106,20 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(store.get(bytesToUnprefixedHex(ops[0]!.key))).to.equal(ops[0]!.value);
   });
 
+  it("a trie's CheckpointDB reads its MapDB's map under the key's unprefixed hex when no checkpoint or cache is in the way (the path walk reads the map itself)", async () => {
+    const store = new Map<string, Uint8Array>();
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(store), valueEncoding: ValueEncoding.Bytes });
+    await trie.put(Uint8Array.of(1), new Uint8Array(40).fill(1));
+    const db = (trie as unknown as { _db: { checkpoints: unknown[]; _cache?: unknown; db: { _database: unknown }; get(key: Uint8Array): Promise<unknown> } })
+      ._db;
+    expect(db.checkpoints).to.deep.equal([]);
+    expect(db._cache).to.equal(undefined);
+    expect(db.db._database).to.equal(store);
+    expect(await db.get(trie.root())).to.equal(store.get(bytesToUnprefixedHex(trie.root())));
+    // A shallow copy (a storage trie, a view) shares the map.
+    expect((trie.shallowCopy(false) as unknown as typeof trie & { _db: typeof db })._db.db._database).to.equal(store);
+  });
+
   it("the path walk hands out nodes of their own: changing one leaves the trie's next walk as it was", async () => {
     installTrieFindPath();
     const trie = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });

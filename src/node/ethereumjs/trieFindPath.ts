@@ -21,7 +21,7 @@
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { bytesToUnprefixedHex, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
 import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
 
@@ -98,7 +98,9 @@ function nibblesOf(key: Uint8Array): number[] {
 async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]): Promise<MPTNode | null> {
   if (isRawMPTNode(ref)) return decodeRawMPTNode(ref);
   const db = trie as unknown as TrieDb;
-  const stored = await db._db.get(db._getDbKey(ref));
+  const key = db._getDbKey(ref);
+  const nodes = nodeMapOf(db._db);
+  const stored = nodes !== undefined ? nodes.get(bytesToUnprefixedHex(key)) : await db._db.get(key);
   // A trie that stores nodes as hex (no bytes encoding): the package's own read.
   if (typeof stored === "string") return trie.lookupNode(ref);
   if (stored === undefined || stored === null) return null;
@@ -110,6 +112,26 @@ async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]
     remember(stored, decoded);
   }
   return copyOf(decoded);
+}
+
+/**
+ * The map a trie's nodes are kept in, when @ethereumjs/mpt 10.1.3's CheckpointDB (db/checkpointDB.js
+ * `get`) would only look there: no checkpoint open (whose diff it reads first), no LRU cache (a
+ * trie's `cacheSize`, 0 for every trie here), an in-memory MapDB (keyed by the key's unprefixed
+ * hex). Its `get` is two async calls and a hex conversion in each; this read is one map lookup.
+ */
+function nodeMapOf(db: TrieDb["_db"]): Map<string, Uint8Array | string> | undefined {
+  const checkpointDb = db as unknown as CheckpointDbInternals;
+  if (checkpointDb.checkpoints?.length !== 0 || checkpointDb._cache !== undefined) return undefined;
+  const nodes = checkpointDb.db?._database;
+  return nodes instanceof Map ? nodes : undefined;
+}
+
+/** What nodeMapOf reads of a CheckpointDB and its MapDB (private in 10.1.3). */
+interface CheckpointDbInternals {
+  checkpoints?: unknown[];
+  _cache?: unknown;
+  db?: { _database?: unknown };
 }
 
 /**
