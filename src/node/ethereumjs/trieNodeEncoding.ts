@@ -58,7 +58,9 @@ function write(out: Uint8Array, at: number, item: Item): number {
       return at + 1;
     }
     at = writePrefix(out, at, item.length, 0x80);
-    out.set(item, at);
+    // A hash or a short value: a loop beats `set`'s call for a few dozen bytes.
+    if (item.length <= 64) for (let i = 0; i < item.length; i++) out[at + i] = item[i]!;
+    else out.set(item, at);
     return at + item.length;
   }
   if (item === null || item === undefined) {
@@ -74,10 +76,16 @@ function write(out: Uint8Array, at: number, item: Item): number {
 
 /** The RLP encoding of a node's raw form, byte for byte `RLP.encode(raw)`. */
 export function encodeNode(raw: unknown[]): Uint8Array {
-  const length = encodedLength(raw);
-  if (length < 0) return RLP.encode(raw as NestedUint8Array);
-  const out = new Uint8Array(length);
-  write(out, 0, raw as Item[]);
+  // The node's own items measured once (an inline node below is measured again as it is written).
+  let payload = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const length = encodedLength(raw[i]);
+    if (length < 0) return RLP.encode(raw as NestedUint8Array);
+    payload += length;
+  }
+  const out = new Uint8Array(prefixLength(payload) + payload);
+  let at = writePrefix(out, 0, payload, 0xc0);
+  for (let i = 0; i < raw.length; i++) at = write(out, at, raw[i] as Item);
   return out;
 }
 
