@@ -4,16 +4,19 @@
  * fail when an upgrade changes what the overrides assume, and check that answers stay the same.
  */
 import { Common, Mainnet } from "@ethereumjs/common";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { Account, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
+import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 
@@ -86,6 +89,50 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       const hash = new Uint8Array(32).fill(100 + i);
       expect(bytesToHex(ecsign!(hash, key))).to.equal(bytesToHex(secp256k1.sign(hash, key, { format: "recovered", prehash: false, extraEntropy: false })));
     }
+  });
+
+  it("a trie node written is stored as the very bytes _formatNode queued (what the decoded-node memo is keyed by, @ethereumjs/mpt 10.1.3)", async () => {
+    const store = new Map<string, Uint8Array>();
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(store), valueEncoding: ValueEncoding.Bytes });
+    for (let i = 0; i < 20; i++) await trie.put(Uint8Array.of(i), new Uint8Array(40).fill(i + 1));
+    const internal = trie as unknown as {
+      _formatNode(node: unknown, topLevel: boolean, opStack: { type: string; key: Uint8Array; value?: Uint8Array }[]): unknown;
+    };
+    const { stack } = await trie.findPath(trie.root());
+    const ops: { type: string; key: Uint8Array; value?: Uint8Array }[] = [];
+    internal._formatNode(stack[0], true, ops);
+    expect(ops.map((op) => op.type)).to.deep.equal(["put"]);
+    await (trie as unknown as { _db: { batch(ops: unknown[]): Promise<void> } })._db.batch(ops);
+    expect(store.get(bytesToUnprefixedHex(ops[0]!.key))).to.equal(ops[0]!.value);
+  });
+
+  it("a trie's CheckpointDB reads its MapDB's map under the key's unprefixed hex when no checkpoint or cache is in the way (the path walk reads the map itself)", async () => {
+    const store = new Map<string, Uint8Array>();
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(store), valueEncoding: ValueEncoding.Bytes });
+    await trie.put(Uint8Array.of(1), new Uint8Array(40).fill(1));
+    const db = (trie as unknown as { _db: { checkpoints: unknown[]; _cache?: unknown; db: { _database: unknown }; get(key: Uint8Array): Promise<unknown> } })
+      ._db;
+    expect(db.checkpoints).to.deep.equal([]);
+    expect(db._cache).to.equal(undefined);
+    expect(db.db._database).to.equal(store);
+    expect(await db.get(trie.root())).to.equal(store.get(bytesToUnprefixedHex(trie.root())));
+    // A shallow copy (a storage trie, a view) shares the map.
+    expect((trie.shallowCopy(false) as unknown as typeof trie & { _db: typeof db })._db.db._database).to.equal(store);
+  });
+
+  it("the path walk hands out nodes of their own: changing one leaves the trie's next walk as it was", async () => {
+    installTrieFindPath();
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
+    for (let i = 0; i < 20; i++) await trie.put(Uint8Array.of(i), new Uint8Array(40).fill(i + 1));
+    const key = keccak_256(Uint8Array.of(3));
+    const before = (await trie.findPath(key)).stack.map((node) => bytesToHex(node.serialize()));
+    const { stack } = await trie.findPath(key);
+    for (const node of stack) {
+      if ("setBranch" in node) for (let i = 0; i < 16; i++) node.setBranch(i, null);
+      else node.value()?.fill(0);
+    }
+    expect((await trie.findPath(key)).stack.map((node) => bytesToHex(node.serialize()))).to.deep.equal(before);
+    expect(bytesToHex((await trie.get(Uint8Array.of(3)))!)).to.equal(bytesToHex(new Uint8Array(40).fill(4)));
   });
 
   it("the members the view storage memo uses exist", () => {

@@ -4,13 +4,15 @@
  * the package's own walk (the node found, the nibbles left, the nodes on the path), when a trie
  * built through it has another root, or when a missing node is handled otherwise.
  */
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 import fc from "fast-check";
 
 import { installTrieFindPath, originalFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
+import { encodeNode } from "../src/node/ethereumjs/trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
@@ -69,6 +71,25 @@ describe("trie path walk (trieFindPath.ts)", () => {
       ),
       { numRuns: runs(150), seed: SEED },
     );
+  });
+
+  it("encodes nodes and their items byte for byte as RLP.encode (trieNodeEncoding.ts)", () => {
+    // Byte strings of the lengths where the prefix changes (1 byte under 0x80, 55/56, 255/256), nested lists, empty slots.
+    const bytes = fc.oneof(fc.uint8Array({ maxLength: 3 }), fc.uint8Array({ minLength: 50, maxLength: 60 }), fc.uint8Array({ minLength: 250, maxLength: 300 }));
+    const { item } = fc.letrec((tie) => ({
+      item: fc.oneof({ depthSize: "small" }, bytes, fc.constant(null), fc.array(tie("item"), { maxLength: 17 })),
+    }));
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 17 }), (raw) => {
+        expect(bytesToHex(encodeNode(raw))).to.equal(bytesToHex(RLP.encode(raw as never)));
+      }),
+      { numRuns: runs(500), seed: SEED },
+    );
+    const branch = BranchMPTNode.fromArray([...new Array(16).fill(new Uint8Array()), new Uint8Array()]);
+    branch.setBranch(3, new Uint8Array(32).fill(7));
+    branch.setBranch(9, [Uint8Array.of(0x20), Uint8Array.of(1)]);
+    const nodes = [branch, new BranchMPTNode(), new LeafMPTNode([1, 2, 3], new Uint8Array(70).fill(1)), new ExtensionMPTNode([4], new Uint8Array(32))];
+    for (const node of nodes) expect(bytesToHex(node.serialize())).to.equal(bytesToHex(RLP.encode(node.raw() as never)));
   });
 
   it("ends at a missing node as the package does: the path so far, or its error when asked", async () => {

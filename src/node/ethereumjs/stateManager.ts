@@ -22,6 +22,7 @@ export function createStateManager(common: Common): MerkleStateManager {
     dropStorageTrie(stateManager, address);
   };
   writeStorageToCacheOnly(stateManager);
+  memoiseAccounts(stateManager);
   return stateManager;
 }
 
@@ -151,7 +152,8 @@ const decodedEntries = new WeakMap<object, Account>();
  * when something reads it (a flush into the trie), and a read gets a fresh Account from the entry's
  * (callers change the one they get); upstream's entries are decoded once. Writes go through the
  * cache's own bookkeeping (the value before the checkpoint's first write, kept for revert). For
- * state views (stateViews.ts); a cache in LRU mode keeps upstream's writes.
+ * the live state (createStateManager: every tx reads the sender, the callee and the fee recipient
+ * several times) and state views (stateViews.ts); a cache in LRU mode keeps upstream's writes.
  */
 export function memoiseAccounts(stateManager: MerkleStateManager): void {
   const cache = merkleInternals(stateManager)._caches?.account;

@@ -14,13 +14,16 @@
  * before decoding them (`Uint8Array.from`, element by element; the RLP decoder copies what it
  * returns anyway), and it reports a missing node by throwing, which this walk catches at every read
  * of an empty storage trie (its root is in no database). A trie whose `lookupNode` is not the
- * package's is read through its own.
+ * package's is read through its own. A node is decoded once: the walk keeps decoded nodes by the
+ * stored bytes they came from (and `_formatNode` adds each node it writes), and hands out copies.
  * test/trieFindPath.test.ts compares the two on random tries; the state roots the tests pin check
  * the writes.
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { bytesToUnprefixedHex, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+
+import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
@@ -36,22 +39,42 @@ interface TrieDb {
   _getDbKey(hash: Uint8Array): Uint8Array;
 }
 
+/** One operation `_formatNode` adds to the batch `saveStack` writes (mpt.js, 10.1.3). */
+type NodeOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
+
+/** `_formatNode` (private in 10.1.3): encodes a node, queues its write, returns its hash or, under 32 bytes, its raw form. */
+type FormatNode = (node: MPTNode, topLevel: boolean, opStack: NodeOp[], remove?: boolean) => Uint8Array | Uint8Array[];
+
+type Internal = { _formatNode: FormatNode };
+
 /** The package's own walk, for the test that compares the two. */
 export function originalFindPath(): FindPath {
   const proto = MerklePatriciaTrie.prototype as MerklePatriciaTrie & Patched;
   return proto[ORIGINAL] ?? proto.findPath;
 }
 
-/** Installs the loop (once per process). */
+/** Installs the loop, and the nodes' encoder (trieNodeEncoding.ts), once per process. */
 export function installTrieFindPath(): void {
+  installTrieNodeEncoding();
   const proto = MerklePatriciaTrie.prototype as MerklePatriciaTrie & Patched;
   if (proto[ORIGINAL] !== undefined) return;
   if (typeof proto.findPath !== "function" || typeof proto.lookupNode !== "function" || typeof (proto as unknown as Partial<TrieDb>)._getDbKey !== "function") {
     throw new Error("@ethereumjs/mpt: findPath or lookupNode changed; update src/node/ethereumjs/trieFindPath.ts");
   }
+  const formatNode = (proto as unknown as Partial<Internal>)._formatNode;
+  if (typeof formatNode !== "function") throw new Error("@ethereumjs/mpt: _formatNode changed; update src/node/ethereumjs/trieFindPath.ts");
   const original = proto.findPath;
   const lookupNode = proto.lookupNode;
   proto[ORIGINAL] = original;
+  // A node written is memoised under the bytes written (the op's value is what the database keeps,
+  // as is, for a trie storing bytes): the next put of the same flush walks the path just written.
+  (proto as unknown as Internal)._formatNode = function (this: MerklePatriciaTrie, node, topLevel, opStack, remove = false) {
+    const length = opStack.length;
+    const result = formatNode.call(this, node, topLevel, opStack, remove);
+    const op = opStack[length];
+    if (op !== undefined && op.type === "put") remember(op.value, copyOf(node));
+    return result;
+  };
   proto.findPath = function (this: MerklePatriciaTrie, key: Uint8Array, throwIfMissing = false, partialPath?: { stack: MPTNode[] }): Promise<Path> {
     if (partialPath !== undefined && partialPath.stack.length > 0) return original.call(this, key, throwIfMissing, partialPath);
     return findPath(this, key, throwIfMissing, this.lookupNode === lookupNode);
@@ -75,13 +98,67 @@ function nibblesOf(key: Uint8Array): number[] {
 async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]): Promise<MPTNode | null> {
   if (isRawMPTNode(ref)) return decodeRawMPTNode(ref);
   const db = trie as unknown as TrieDb;
-  const stored = await db._db.get(db._getDbKey(ref));
+  const key = db._getDbKey(ref);
+  const nodes = nodeMapOf(db._db);
+  const stored = nodes !== undefined ? nodes.get(bytesToUnprefixedHex(key)) : await db._db.get(key);
   // A trie that stores nodes as hex (no bytes encoding): the package's own read.
   if (typeof stored === "string") return trie.lookupNode(ref);
   if (stored === undefined || stored === null) return null;
-  const list = RLP.decode(stored);
-  if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
-  return decodeRawMPTNode(list);
+  let decoded = decodedNodes.get(stored);
+  if (decoded === undefined) {
+    const list = RLP.decode(stored);
+    if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
+    decoded = decodeRawMPTNode(list);
+    remember(stored, decoded);
+  }
+  return copyOf(decoded);
+}
+
+/**
+ * The map a trie's nodes are kept in, when @ethereumjs/mpt 10.1.3's CheckpointDB (db/checkpointDB.js
+ * `get`) would only look there: no checkpoint open (whose diff it reads first), no LRU cache (a
+ * trie's `cacheSize`, 0 for every trie here), an in-memory MapDB (keyed by the key's unprefixed
+ * hex). Its `get` is two async calls and a hex conversion in each; this read is one map lookup.
+ */
+function nodeMapOf(db: TrieDb["_db"]): Map<string, Uint8Array | string> | undefined {
+  const checkpointDb = db as unknown as CheckpointDbInternals;
+  if (checkpointDb.checkpoints?.length !== 0 || checkpointDb._cache !== undefined) return undefined;
+  const nodes = checkpointDb.db?._database;
+  return nodes instanceof Map ? nodes : undefined;
+}
+
+/** What nodeMapOf reads of a CheckpointDB and its MapDB (private in 10.1.3). */
+interface CheckpointDbInternals {
+  checkpoints?: unknown[];
+  _cache?: unknown;
+  db?: { _database?: unknown };
+}
+
+/**
+ * Nodes decoded, by the stored bytes they were decoded from. A walk reads the same nodes again and
+ * again (the root and upper branches of the account trie at every account write, the system
+ * contracts' storage tries at every block), and a node under a hash never changes: the database
+ * holds one encoding per key, and a write puts a new byte array (`_formatNode` encodes afresh), so
+ * the stored array itself is the key — no hex, no hash. Bounded: the memo is emptied when full.
+ */
+const decodedNodes = new Map<Uint8Array, MPTNode>();
+const MAX_DECODED_NODES = 4096;
+
+function remember(stored: Uint8Array, node: MPTNode): void {
+  if (decodedNodes.size >= MAX_DECODED_NODES) decodedNodes.clear();
+  decodedNodes.set(stored, node);
+}
+
+/**
+ * A node of its own for the caller: @ethereumjs/mpt 10.1.3's `_updateNode` and `_deleteNode`
+ * (mpt.js) change the nodes of the path they are given (`setBranch` writes the branch's array;
+ * `key(...)` and `value(...)` replace the leaf's or extension's fields, never change them in place),
+ * so a memoised node is never handed out itself. The value is copied too: `get` hands it to callers.
+ */
+function copyOf(node: MPTNode): MPTNode {
+  if (node instanceof BranchMPTNode) return BranchMPTNode.fromArray(node.raw() as Uint8Array[]);
+  if (node instanceof LeafMPTNode) return new LeafMPTNode(node.key(), node.value().slice());
+  return new ExtensionMPTNode(node.key(), (node as ExtensionMPTNode).value());
 }
 
 const MISSING = "Missing node in DB";
