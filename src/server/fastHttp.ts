@@ -59,6 +59,27 @@ const STATUS_TEXT: Record<number, string> = { 200: "OK", 204: "No Content", 500:
 const BAD_REQUEST = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n";
 const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
 const HEAD_END = Buffer.from("\r\n\r\n");
+/** What every head the fast path serves starts with: a POST in origin-form (RFC 9112 §3.2.1). */
+const FAST_START = Buffer.from("POST /");
+
+/**
+ * Whether `bytes`, a head still without its empty line, can still become one the fast path serves:
+ * it starts as a POST in origin-form and every line so far ends in CRLF. Anything else goes to
+ * Node's parser at once, so a bare LF or a garbled line gets Node's immediate 400, not a wait for
+ * the rest of a head that will never come (RFC 9112 §2.2 lets a server accept a bare LF; Node does not).
+ */
+function mayBecomeFastHead(bytes: Buffer): boolean {
+  const start = Math.min(bytes.length, FAST_START.length);
+  if (bytes.compare(FAST_START, 0, start, 0, start) !== 0) return false;
+  for (let index = bytes.indexOf(0x0a); index !== -1; index = bytes.indexOf(0x0a, index + 1)) {
+    if (index === 0 || bytes[index - 1] !== 0x0d) return false;
+  }
+  // A CR not followed by LF (the last byte may be a CR whose LF has not arrived yet).
+  for (let index = bytes.indexOf(0x0d); index !== -1 && index < bytes.length - 1; index = bytes.indexOf(0x0d, index + 1)) {
+    if (bytes[index + 1] !== 0x0a) return false;
+  }
+  return true;
+}
 
 /** The `Date` field (RFC 9110 §6.6.1), made once a second as Node does. */
 let dateText = "";
@@ -183,7 +204,7 @@ class Connection {
       const bytes = this.bytes();
       const end = bytes.indexOf(HEAD_END);
       if (end === -1 || end + 4 > MAX_FAST_HEAD_BYTES) {
-        if (bytes.length > MAX_FAST_HEAD_BYTES) this.handOff();
+        if (bytes.length > MAX_FAST_HEAD_BYTES || !mayBecomeFastHead(bytes)) this.handOff();
         // A head cut short by the client's FIN: Node answers 400.
         else if (this.ended) this.refuse(BAD_REQUEST);
         return;

@@ -241,8 +241,10 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
       if (turns.get(socket) === turn) turns.delete(socket);
     });
   };
-  // Node checks the two timeouts below only this often (30 s by default).
-  const checkInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout || Infinity) / 4)));
+  // Node checks the two timeouts below only this often (30 s by default); a timeout of 0 is off, so
+  // it does not count (it made the interval 10 ms, a check of every connection 100 times a second).
+  const timeoutsOn = [headersTimeout, requestTimeout].filter((timeout) => timeout > 0);
+  const checkInterval = timeoutsOn.length === 0 ? 1000 : Math.max(10, Math.min(1000, Math.floor(Math.min(...timeoutsOn) / 4)));
   const server = createServer(
     {
       headersTimeout,

@@ -20,11 +20,12 @@ export interface FastRequest {
 
 /**
  * request-line = method SP request-target SP HTTP-version (RFC 9112 §3): the method is
- * case-sensitive (§3.1, RFC 9110 §9.1), so `post` is not `POST`; the target is any run of visible
- * ASCII (§3.2; the server answers every path alike); HTTP-version is `HTTP/1.0` or `HTTP/1.1`
+ * case-sensitive (§3.1, RFC 9110 §9.1), so `post` is not `POST`; the target is in origin-form, a
+ * `/` then visible ASCII (§3.2.1; the server answers every path alike, and leaves the other forms,
+ * which Node's parser judges differently, to it); HTTP-version is `HTTP/1.0` or `HTTP/1.1`
  * (§2.3). Whitespace other than single spaces is for Node's parser to judge (§3).
  */
-const REQUEST_LINE = /^POST [\x21-\x7e]+ HTTP\/1\.([01])$/;
+const REQUEST_LINE = /^POST \/[\x21-\x7e]* HTTP\/1\.([01])$/;
 /** field-name = token (RFC 9110 §5.1, §5.6.2); whitespace before the colon is refused (RFC 9112 §5.1). */
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** field-value characters: visible ASCII, SP, HTAB, obs-text (RFC 9110 §5.5); no CR, LF or NUL. */
