@@ -3,8 +3,9 @@
  * SSTOREs into the cache only; stateViews.ts: the storage memo of sealed-state views). These tests
  * fail when an upgrade changes what the overrides assume, and check that answers stay the same.
  */
-import { Common, Mainnet } from "@ethereumjs/common";
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { createLegacyTx, paramsTx } from "@ethereumjs/tx";
 import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
@@ -12,7 +13,9 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
+import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -183,5 +186,43 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       await provider.close();
     }
+  });
+
+  describe("hardfork order from a memo (hardforkOrder.ts, @ethereumjs/common 10.1.3)", () => {
+    it("answers as the package does, for every pair of hardforks at every hardfork, and after setHardfork", () => {
+      const upstream = new Common({ chain: Mainnet });
+      const memoised = new Common({ chain: Mainnet });
+      memoiseHardforkOrder(memoised);
+      const names = upstream.hardforks().map((hf) => hf.name);
+      for (const at of names) {
+        upstream.setHardfork(at);
+        memoised.setHardfork(at);
+        for (const a of [null, ...names])
+          for (const b of [...names, "noSuchFork"]) {
+            expect(memoised.hardforkGteHardfork(a, b), `${a ?? at} >= ${b}`).to.equal(upstream.hardforkGteHardfork(a, b));
+          }
+        expect(memoised.gteHardfork(Hardfork.SpuriousDragon)).to.equal(upstream.gteHardfork(Hardfork.SpuriousDragon));
+        expect(memoised.copy().gteHardfork(Hardfork.Berlin)).to.equal(upstream.gteHardfork(Hardfork.Berlin));
+      }
+    });
+
+    it("a legacy tx built on the shared tx Common asks the memo (its EIP-155 check)", () => {
+      const shared = sharedCommon(new Common({ chain: Mainnet, hardfork: Hardfork.Prague }), paramsTx);
+      expect(Object.hasOwn(shared, "hardforkGteHardfork")).to.equal(true);
+      const memo = shared.hardforkGteHardfork;
+      let asked = 0;
+      shared.hardforkGteHardfork = (a, b) => {
+        asked++;
+        return memo.call(shared, a, b);
+      };
+      try {
+        const tx = createLegacyTx({ gasLimit: 21000n, gasPrice: 1n }, { common: shared, freeze: false });
+        // If this fails, the constructor no longer asks through hardforkGteHardfork: the memo saves nothing.
+        expect(asked).to.be.greaterThan(0);
+        expect(tx.supports(155)).to.equal(true);
+      } finally {
+        shared.hardforkGteHardfork = memo;
+      }
+    });
   });
 });
