@@ -30,12 +30,15 @@ export function positional<T extends z.ZodTypeAny[]>(...items: T): z.ZodType<Out
     }
     return parsed.data as Outputs<T>;
   });
+  // Compiled on first use, when every leaf parser has registered (withLeafParser).
+  let parsers: Parser[] | undefined;
   fastPaths.set(schema, (params) => {
     const list = params === undefined ? [] : params;
     if (!Array.isArray(list) || list.length > items.length) return undefined;
+    parsers ??= items.map(fastParserOf);
     const data: unknown[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
-      const parsed = fastParserOf(items[i]!)(list[i]);
+      const parsed = parsers[i]!(list[i]);
       if (parsed === undefined) return undefined;
       data[i] = parsed.data;
     }
@@ -191,19 +194,26 @@ function compileEffects(schema: z.ZodEffects<z.ZodTypeAny>): Parser {
   return (value) => {
     const parsed = inner(value);
     if (parsed === undefined) return undefined;
-    let clean = true;
-    const ctx: z.RefinementCtx = {
-      addIssue: () => {
-        clean = false;
-      },
-      path: [],
-    };
-    const result = effect.type === "refinement" ? effect.refinement(parsed.data, ctx) : effect.transform(parsed.data, ctx);
+    const before = effectIssues.count;
+    const result = effect.type === "refinement" ? effect.refinement(parsed.data, effectContext) : effect.transform(parsed.data, effectContext);
     if (result instanceof Promise || result === z.NEVER) return slow(value);
-    if (!clean) return undefined;
+    if (effectIssues.count !== before) return undefined;
     return effect.type === "refinement" ? parsed : parsedAs(result);
   };
 }
+
+/**
+ * The context every effect runs with: an issue only counts (the parse then fails and safeParse
+ * words it). One object for all, not one per call: a count compared before and after stays right
+ * even if an effect parses something itself.
+ */
+const effectIssues = { count: 0 };
+const effectContext: z.RefinementCtx = {
+  addIssue() {
+    effectIssues.count++;
+  },
+  path: [],
+};
 
 /** `params[0].maxFeePerGas` from zod's path `[0, "maxFeePerGas"]`. */
 export function fieldOf(path: (string | number)[]): string {

@@ -14,14 +14,19 @@ import type { Common } from "@ethereumjs/common";
 
 export function memoiseHardforkOrder(common: Common): void {
   const upstream = common.hardforkGteHardfork;
-  const answers = new Map<string, boolean>();
+  // first → second → answer: two lookups, no key string built per call.
+  const answers = new Map<string, Map<string, boolean>>();
   common.hardforkGteHardfork = function (this: Common, hardfork1: string | null, hardfork2: string): boolean {
     const first = hardfork1 ?? this.hardfork();
-    const key = `${first}\n${hardfork2}`;
-    let answer = answers.get(key);
+    let row = answers.get(first);
+    if (row === undefined) {
+      row = new Map();
+      answers.set(first, row);
+    }
+    let answer = row.get(hardfork2);
     if (answer === undefined) {
       answer = upstream.call(this, first, hardfork2);
-      answers.set(key, answer);
+      row.set(hardfork2, answer);
     }
     return answer;
   };
