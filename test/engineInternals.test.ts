@@ -6,14 +6,17 @@
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createLegacyTx, paramsTx } from "@ethereumjs/tx";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { createEVM } from "@ethereumjs/evm";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
+import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
+import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
@@ -222,6 +225,36 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
         expect(tx.supports(155)).to.equal(true);
       } finally {
         shared.hardforkGteHardfork = memo;
+      }
+    });
+  });
+
+  describe("MSTORE without setLengthLeft (wordStore.ts, @ethereumjs/evm 10.1.3)", () => {
+    it("is the MSTORE handler of a new EVM, and writes the word's 32 big-endian bytes at the offset", async () => {
+      installWordStore();
+      const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) });
+      // If this fails, the opcode table changed shape or the patch no longer reaches it.
+      expect(opcodeTableOf(evm)[0x52]?.opHandler).to.equal(mstore);
+      const words = [
+        0n,
+        1n,
+        0xffn,
+        0x100n,
+        2n ** 64n - 1n,
+        2n ** 64n,
+        2n ** 128n + 5n,
+        2n ** 255n,
+        2n ** 256n - 1n,
+        0x1234567890abcdef1122334455667788n << 100n,
+      ];
+      for (const word of words) {
+        for (const offset of [0, 5, 33]) {
+          // PUSH32 word, PUSH1 offset, MSTORE, PUSH1 32, PUSH1 offset, RETURN
+          const code = Uint8Array.of(0x7f, ...setLengthLeft(bigIntToBytes(word), 32), 0x60, offset, 0x52, 0x60, 32, 0x60, offset, 0xf3);
+          const result = await evm.runCode({ code, gasLimit: 100_000n });
+          expect(result.exceptionError, `${word} at ${offset}`).to.equal(undefined);
+          expect(bytesToHex(result.returnValue), `${word} at ${offset}`).to.equal(bytesToHex(setLengthLeft(bigIntToBytes(word), 32)));
+        }
       }
     });
   });
