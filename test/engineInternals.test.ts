@@ -5,7 +5,7 @@
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createLegacyTx, paramsTx } from "@ethereumjs/tx";
+import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
 import { Account, bigIntToBytes, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
@@ -14,6 +14,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
+import { cacheLegacyDataGas } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
@@ -256,6 +257,33 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
           expect(bytesToHex(result.returnValue), `${word} at ${offset}`).to.equal(bytesToHex(setLengthLeft(bigIntToBytes(word), 32)));
         }
       }
+    });
+  });
+
+  describe("a dry run's calldata gas counted once (dataGasCache.ts, @ethereumjs/tx 10.1.3)", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const data = Uint8Array.of(0xa9, 0x05, 0x9c, 0xbb, 0, 0, 1);
+
+    it("an unfrozen legacy tx answers from the cache, the same gas as without it", () => {
+      const plain = createLegacyTx({ gasLimit: 100_000n, data }, { common, freeze: false });
+      const cached = createLegacyTx({ gasLimit: 100_000n, data }, { common, freeze: false });
+      cacheLegacyDataGas(cached);
+      expect(cached.getDataGas()).to.equal(plain.getDataGas());
+      expect(cached.getIntrinsicGas()).to.equal(plain.getIntrinsicGas());
+      // If this fails, the package no longer reads the cache of an unfrozen tx: the patch saves nothing.
+      (cached as unknown as { cache: { dataFee: { value: bigint } } }).cache.dataFee.value = 12_345n;
+      expect(cached.getDataGas()).to.equal(12_345n);
+    });
+
+    it("leaves typed txs alone (their data gas adds the access list to the cached part)", () => {
+      const tx = createAccessList2930Tx(
+        { gasLimit: 100_000n, data, accessList: [{ address: `0x${"11".repeat(20)}`, storageKeys: [] }] },
+        { common, freeze: false },
+      );
+      const before = tx.getDataGas();
+      cacheLegacyDataGas(tx);
+      expect((tx as unknown as { cache: { dataFee?: unknown } }).cache.dataFee).to.equal(undefined);
+      expect(tx.getDataGas()).to.equal(before);
     });
   });
 });
