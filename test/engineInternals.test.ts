@@ -247,6 +247,7 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
         2n ** 255n,
         2n ** 256n - 1n,
         0x1234567890abcdef1122334455667788n << 100n,
+        7n, // a small word after large ones: the scratch bytes above it are cleared
       ];
       for (const word of words) {
         for (const offset of [0, 5, 33]) {

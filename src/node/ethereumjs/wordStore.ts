@@ -23,16 +23,29 @@ interface MstoreRunState {
   memory: { write(offset: number, size: number, value: Uint8Array): void };
 }
 
+/**
+ * The word's bytes are built in one scratch array, which `memory.write` copies into memory
+ * (`_store.set`), so no array is allocated per MSTORE. Most words stored are small (offsets,
+ * lengths, addresses): those take one or two 64-bit writes.
+ */
+const scratch = new Uint8Array(32);
+const view = new DataView(scratch.buffer);
+
 /** The package's MSTORE (functions.js, 0x52), with the 32 bytes written as four 64-bit words. */
 export function mstore(runState: MstoreRunState): void {
   const [offset, word] = runState.stack.popN(2) as [bigint, bigint];
-  const bytes = new Uint8Array(32);
-  const view = new DataView(bytes.buffer);
-  view.setBigUint64(0, word >> 192n);
-  view.setBigUint64(8, (word >> 128n) & MASK_64);
-  view.setBigUint64(16, (word >> 64n) & MASK_64);
-  view.setBigUint64(24, word & MASK_64);
-  runState.memory.write(Number(offset), 32, bytes);
+  if (word <= MASK_64) {
+    view.setBigUint64(0, 0n);
+    view.setBigUint64(8, 0n);
+    view.setBigUint64(16, 0n);
+    view.setBigUint64(24, word);
+  } else {
+    view.setBigUint64(0, word >> 192n);
+    view.setBigUint64(8, (word >> 128n) & MASK_64);
+    view.setBigUint64(16, (word >> 64n) & MASK_64);
+    view.setBigUint64(24, word & MASK_64);
+  }
+  runState.memory.write(Number(offset), 32, scratch);
 }
 
 let installed = false;
