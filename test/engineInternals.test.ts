@@ -3,10 +3,11 @@
  * SSTOREs into the cache only; stateViews.ts: the storage memo of sealed-state views). These tests
  * fail when an upgrade changes what the overrides assume, and check that answers stay the same.
  */
-import { Common, Mainnet } from "@ethereumjs/common";
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
+import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
+import { Account, bigIntToBytes, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
 import { expect } from "chai";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
@@ -14,7 +15,13 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { createEVM } from "@ethereumjs/evm";
+import { cacheLegacyDataGas } from "../src/node/ethereumjs/dataGasCache.ts";
+import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
+import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
+import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
+import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
@@ -230,5 +237,101 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       await provider.close();
     }
+  });
+
+  describe("hardfork order from a memo (hardforkOrder.ts, @ethereumjs/common 10.1.3)", () => {
+    it("answers as the package does, for every pair of hardforks at every hardfork, and after setHardfork", () => {
+      const upstream = new Common({ chain: Mainnet });
+      const memoised = new Common({ chain: Mainnet });
+      memoiseHardforkOrder(memoised);
+      const names = upstream.hardforks().map((hf) => hf.name);
+      for (const at of names) {
+        upstream.setHardfork(at);
+        memoised.setHardfork(at);
+        for (const a of [null, ...names])
+          for (const b of [...names, "noSuchFork"]) {
+            expect(memoised.hardforkGteHardfork(a, b), `${a ?? at} >= ${b}`).to.equal(upstream.hardforkGteHardfork(a, b));
+          }
+        expect(memoised.gteHardfork(Hardfork.SpuriousDragon)).to.equal(upstream.gteHardfork(Hardfork.SpuriousDragon));
+        expect(memoised.copy().gteHardfork(Hardfork.Berlin)).to.equal(upstream.gteHardfork(Hardfork.Berlin));
+      }
+    });
+
+    it("a legacy tx built on the shared tx Common asks the memo (its EIP-155 check)", () => {
+      const shared = sharedCommon(new Common({ chain: Mainnet, hardfork: Hardfork.Prague }), paramsTx);
+      expect(Object.hasOwn(shared, "hardforkGteHardfork")).to.equal(true);
+      const memo = shared.hardforkGteHardfork;
+      let asked = 0;
+      shared.hardforkGteHardfork = (a, b) => {
+        asked++;
+        return memo.call(shared, a, b);
+      };
+      try {
+        const tx = createLegacyTx({ gasLimit: 21000n, gasPrice: 1n }, { common: shared, freeze: false });
+        // If this fails, the constructor no longer asks through hardforkGteHardfork: the memo saves nothing.
+        expect(asked).to.be.greaterThan(0);
+        expect(tx.supports(155)).to.equal(true);
+      } finally {
+        shared.hardforkGteHardfork = memo;
+      }
+    });
+  });
+
+  describe("MSTORE without setLengthLeft (wordStore.ts, @ethereumjs/evm 10.1.3)", () => {
+    it("is the MSTORE handler of a new EVM, and writes the word's 32 big-endian bytes at the offset", async () => {
+      installWordStore();
+      const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) });
+      // If this fails, the opcode table changed shape or the patch no longer reaches it.
+      expect(opcodeTableOf(evm)[0x52]?.opHandler).to.equal(mstore);
+      const words = [
+        0n,
+        1n,
+        0xffn,
+        0x100n,
+        2n ** 64n - 1n,
+        2n ** 64n,
+        2n ** 128n + 5n,
+        2n ** 255n,
+        2n ** 256n - 1n,
+        0x1234567890abcdef1122334455667788n << 100n,
+        7n, // a small word after large ones: the scratch bytes above it are cleared
+      ];
+      for (const word of words) {
+        for (const offset of [0, 5, 33]) {
+          // PUSH32 word, PUSH1 offset, MSTORE, PUSH1 32, PUSH1 offset, RETURN
+          const code = Uint8Array.of(0x7f, ...setLengthLeft(bigIntToBytes(word), 32), 0x60, offset, 0x52, 0x60, 32, 0x60, offset, 0xf3);
+          const result = await evm.runCode({ code, gasLimit: 100_000n });
+          expect(result.exceptionError, `${word} at ${offset}`).to.equal(undefined);
+          expect(bytesToHex(result.returnValue), `${word} at ${offset}`).to.equal(bytesToHex(setLengthLeft(bigIntToBytes(word), 32)));
+        }
+      }
+    });
+  });
+
+  describe("a dry run's calldata gas counted once (dataGasCache.ts, @ethereumjs/tx 10.1.3)", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const data = Uint8Array.of(0xa9, 0x05, 0x9c, 0xbb, 0, 0, 1);
+
+    it("an unfrozen legacy tx answers from the cache, the same gas as without it", () => {
+      const plain = createLegacyTx({ gasLimit: 100_000n, data }, { common, freeze: false });
+      const cached = createLegacyTx({ gasLimit: 100_000n, data }, { common, freeze: false });
+      cacheLegacyDataGas(cached);
+      expect(cached.getDataGas()).to.equal(plain.getDataGas());
+      expect(cached.getIntrinsicGas()).to.equal(plain.getIntrinsicGas());
+      // If this fails, the package no longer reads the cache of an unfrozen tx: the patch saves nothing.
+      (cached as unknown as { cache: { dataFee: { value: bigint } } }).cache.dataFee.value = 12_345n;
+      expect(cached.getDataGas()).to.equal(12_345n);
+    });
+
+    it("leaves typed txs alone (their data gas adds the access list to the cached part)", () => {
+      const tx = createAccessList2930Tx(
+        { gasLimit: 100_000n, data, accessList: [{ address: `0x${"11".repeat(20)}`, storageKeys: [] }] },
+        { common, freeze: false },
+      );
+      const before = tx.getDataGas();
+      cacheLegacyDataGas(tx);
+      expect((tx as unknown as { cache: { dataFee?: unknown } }).cache.dataFee).to.equal(undefined);
+      expect(tx.getDataGas()).to.equal(before);
+    });
   });
 });

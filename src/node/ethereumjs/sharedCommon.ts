@@ -10,6 +10,8 @@
  * their constructors; the shared Common answers both with itself. test/ethereumjs.test.ts fails if
  * a tx stops building on the Common it is given this way.
  */
+import { memoiseHardforkOrder } from "./hardforkOrder.ts";
+
 import type { Common, ParamsDict } from "@ethereumjs/common";
 
 const shared = new WeakMap<Common, Map<ParamsDict, Common>>();
@@ -26,6 +28,7 @@ export function sharedCommon(common: Common, params: ParamsDict): Common {
     fresh.updateParams(params);
     // Whatever builds on it asks for its own copy and params: hand back this one.
     copy = Object.assign(fresh, { copy: () => fresh, updateParams: () => fresh });
+    memoiseHardforkOrder(copy);
     byParams.set(params, copy);
   }
   return copy;

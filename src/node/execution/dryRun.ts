@@ -11,6 +11,7 @@ import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress }
 import { txCommonOf } from "../pool/admission.ts";
 import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
+import { cacheLegacyDataGas } from "../ethereumjs/dataGasCache.ts";
 import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
@@ -131,6 +132,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionFailure(error);
   }
+  cacheLegacyDataGas(tx);
   const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
   return assertSender(tx, sender);

@@ -251,6 +251,22 @@ const EOF_MAGIC = 0xef;
  */
 export function mayReadGas(code: Uint8Array | ((...args: never[]) => unknown) | undefined): boolean {
   if (!(code instanceof Uint8Array)) return true;
+  let answer = readsGas.get(code);
+  if (answer === undefined) {
+    answer = scanForGas(code);
+    readsGas.set(code, answer);
+  }
+  return answer;
+}
+
+/**
+ * mayReadGas per code array: the state manager's code cache hands out the same Uint8Array for an
+ * account's code while it holds it (as jumpAnalysis.ts relies on), so repeated estimates against a
+ * contract scan its code once. Code arrays are never written in place.
+ */
+const readsGas = new WeakMap<Uint8Array, boolean>();
+
+function scanForGas(code: Uint8Array): boolean {
   if (code[0] === EOF_MAGIC) return true;
   for (let i = 0; i < code.length; i++) {
     const op = code[i]!;

@@ -1,6 +1,8 @@
 /** The VM of a chain: ethereumjs' over the chain's state and blocks, with the chain's own precompiles (an OP chain's: opstack/precompiles.ts). */
 import { createVM } from "@ethereumjs/vm";
 
+import { installWordStore } from "../ethereumjs/wordStore.ts";
+
 import type { Blockchain } from "@ethereumjs/blockchain";
 import type { Common, StateManagerInterface } from "@ethereumjs/common";
 import type { CustomPrecompile } from "@ethereumjs/evm";
@@ -13,5 +15,6 @@ export function createChainVm(
   blockchain: Blockchain,
   precompiles: CustomPrecompile[] | undefined,
 ): Promise<VM> {
+  installWordStore();
   return createVM({ common, stateManager, blockchain, ...(precompiles !== undefined && { evmOpts: { customPrecompiles: precompiles } }) });
 }
