@@ -133,6 +133,8 @@ describe("the server's HTTP/1.1 fast path", () => {
         "HTTP/2.0": ["POST / HTTP/2.0", ...base.slice(1)],
         "HTTP/0.9 form": ["POST /"],
         "two spaces": ["POST  / HTTP/1.1", ...base.slice(1)],
+        "a target not in origin-form": ["POST abc HTTP/1.1", ...base.slice(1)],
+        "an absolute-form target": ["POST http://127.0.0.1/ HTTP/1.1", ...base.slice(1)],
         "leading empty line": ["", ...base],
         chunked: [...base.slice(0, 3), "Transfer-Encoding: chunked"],
         "both framings": [...base, "Transfer-Encoding: chunked"],
@@ -336,6 +338,23 @@ describe("the server's HTTP/1.1 fast path", () => {
       // keepAliveTimeout plus Node's 1 s buffer, checked on the interval.
       expect(Date.now() - answered).to.be.within(1000, 3000);
       await start();
+    });
+
+    it("a head that cannot be a fast one gets Node's 400 at once, not a wait for its end", async () => {
+      const heads = [
+        "POST / HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\nContent-Length: 2\n\n{}",
+        "HELLO\r\n",
+        "POST abc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+      ];
+      for (const bytes of heads) {
+        const client = await open(server);
+        const started = Date.now();
+        client.socket.write(bytes);
+        const answer = await client.next();
+        expect(answer.head, JSON.stringify(bytes)).to.equal("HTTP/1.1 400 Bad Request\r\nConnection: close");
+        expect(Date.now() - started, JSON.stringify(bytes)).to.be.lessThan(1000);
+        await client.untilClosed();
+      }
     });
 
     it("survives garbage and keeps serving others", async () => {
