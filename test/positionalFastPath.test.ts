@@ -111,6 +111,9 @@ function generator(seed: number) {
     if (next() < 0.1) object.accessList = pick([[], [{ address: `0x${hex(40)}`, storageKeys: [`0x${hex(64)}`] }], [{}], "x"]);
     if (next() < 0.1) object.extra = value(depth);
     if (next() < 0.05) Object.setPrototypeOf(object, { to: "0x00" });
+    // zod calls an object with `then` and `catch` methods a promise, and refuses it.
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is the case under test.
+    if (next() < 0.03) Object.assign(object, { then: () => undefined, catch: () => undefined });
     return object;
   };
   const selectorObject = (depth = 0): unknown =>

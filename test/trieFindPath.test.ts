@@ -73,6 +73,27 @@ describe("trie path walk (trieFindPath.ts)", () => {
     );
   });
 
+  it("keeps no array of a caller's: a put's value or a value got, changed afterwards, changes nothing stored", async () => {
+    // Short unhashed keys and values keep the leaves embedded in their branch (under 32 bytes),
+    // where a memoised node once shared its arrays with the caller.
+    const ours = new MerklePatriciaTrie();
+    const theirs = new MerklePatriciaTrie();
+    theirs.findPath = originalFindPath().bind(theirs);
+    const reused = Uint8Array.of(1, 2, 3);
+    for (const trie of [ours, theirs]) {
+      await trie.put(Uint8Array.of(0x11), Uint8Array.of(1));
+      await trie.put(Uint8Array.of(0x12), Uint8Array.of(9));
+      await trie.put(Uint8Array.of(0x13), reused);
+    }
+    reused[0] = 0xff;
+    (await ours.get(Uint8Array.of(0x11)))![0] = 0xee;
+    (await theirs.get(Uint8Array.of(0x11)))![0] = 0xee;
+    for (const trie of [ours, theirs]) await trie.put(Uint8Array.of(0x14), Uint8Array.of(4));
+    expect(bytesToHex((await ours.get(Uint8Array.of(0x13)))!)).to.equal("0x010203");
+    expect(bytesToHex((await ours.get(Uint8Array.of(0x11)))!)).to.equal("0x01");
+    expect(bytesToHex(ours.root())).to.equal(bytesToHex(theirs.root()));
+  });
+
   it("encodes nodes and their items byte for byte as RLP.encode (trieNodeEncoding.ts)", () => {
     // Byte strings of the lengths where the prefix changes (1 byte under 0x80, 55/56, 255/256), nested lists, empty slots.
     const bytes = fc.oneof(fc.uint8Array({ maxLength: 3 }), fc.uint8Array({ minLength: 50, maxLength: 60 }), fc.uint8Array({ minLength: 250, maxLength: 300 }));

@@ -169,6 +169,8 @@ function compileObject(schema: z.ZodObject<z.ZodRawShape>): Parser {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return slow(value);
     const input = value as Record<string, unknown>;
+    // zod's type detection (getParsedType) calls an object with `then` and `catch` methods a promise.
+    if (typeof input.then === "function" && typeof input.catch === "function") return slow(value);
     if (strict) for (const key in input) if (!known.has(key)) return undefined;
     const data: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {

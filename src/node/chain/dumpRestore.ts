@@ -122,7 +122,7 @@ export async function restoreState(
   const pool = dump.pool.map((entry, i) => {
     const tx = decodeTx(entry.raw, common, `pool[${i}].raw`, entry.from);
     const { feeCap, tipCap } = feesOf(tx);
-    return { tx, hash: bytesToHex(tx.hash()), sender: entry.from, nonce: tx.nonce, feeCap, tipCap, cost: txCost(tx) };
+    return { tx, hash: flatHex(tx.hash()), sender: entry.from, nonce: tx.nonce, feeCap, tipCap, cost: txCost(tx) };
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).

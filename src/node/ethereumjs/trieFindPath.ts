@@ -153,12 +153,32 @@ function remember(stored: Uint8Array, node: MPTNode): void {
  * A node of its own for the caller: @ethereumjs/mpt 10.1.3's `_updateNode` and `_deleteNode`
  * (mpt.js) change the nodes of the path they are given (`setBranch` writes the branch's array;
  * `key(...)` and `value(...)` replace the leaf's or extension's fields, never change them in place),
- * so a memoised node is never handed out itself. The value is copied too: `get` hands it to callers.
+ * so a memoised node is never handed out itself. Values are copied too, and so is every node
+ * embedded in this one (a child under 32 bytes is kept inline, its leaf's value with it): `get`
+ * hands values to callers, and a `put`'s value array is the caller's, which it may reuse.
+ * Children referred to by hash are shared: nothing writes into a hash.
  */
 function copyOf(node: MPTNode): MPTNode {
-  if (node instanceof BranchMPTNode) return BranchMPTNode.fromArray(node.raw() as Uint8Array[]);
+  if (node instanceof BranchMPTNode) {
+    const raw = node.raw() as (Uint8Array | NestedBytes | null)[];
+    for (let i = 0; i < 16; i++) {
+      const child = raw[i];
+      if (Array.isArray(child)) raw[i] = deepCopy(child);
+    }
+    const value = raw[16];
+    if (value instanceof Uint8Array) raw[16] = value.slice();
+    return BranchMPTNode.fromArray(raw as Uint8Array[]);
+  }
   if (node instanceof LeafMPTNode) return new LeafMPTNode(node.key(), node.value().slice());
-  return new ExtensionMPTNode(node.key(), (node as ExtensionMPTNode).value());
+  const child = (node as ExtensionMPTNode).value() as Uint8Array | NestedBytes;
+  return new ExtensionMPTNode(node.key(), (Array.isArray(child) ? deepCopy(child) : child) as Uint8Array);
+}
+
+/** An embedded node's raw form: byte strings and lists of them (null: an empty child of a branch not yet encoded). */
+type NestedBytes = (Uint8Array | NestedBytes | null)[];
+
+function deepCopy(items: NestedBytes): NestedBytes {
+  return items.map((item) => (item === null ? null : item instanceof Uint8Array ? item.slice() : deepCopy(item)));
 }
 
 const MISSING = "Missing node in DB";
