@@ -57,7 +57,7 @@ export interface Admitted {
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
   const tx = decode(raw, ctx.common);
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, raw.length, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, raw, () => recoverSender(tx), ctx);
 }
 
 /**
@@ -81,13 +81,13 @@ export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: Admissio
   return admitDecoded(tx, undefined, () => sender, ctx);
 }
 
-/** `rawSize`: the size of the bytes the tx came as; undefined: its encoding's, read after its hash encoded it (txBytes.ts). */
-async function admitDecoded(tx: TypedTransaction, rawSize: number | undefined, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
-  const hash = txHash(tx);
+/** `raw`: the bytes the tx came as, if it came as bytes (its hash and size are theirs: txBytes.ts). */
+async function admitDecoded(tx: TypedTransaction, raw: Uint8Array | undefined, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
+  const hash = txHash(tx, raw);
   if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
-  const size = rawSize ?? txSize(tx);
+  const size = raw?.length ?? txSize(tx);
   if (size > MAX_TX_SIZE) {
     throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }

@@ -28,11 +28,13 @@ export function txSize(tx: TypedTransaction): number {
 /**
  * A signed tx's hash as flat hex (common/hex.ts): keccak of its encoding, as `tx.hash()` computes
  * it (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`); the encoding's size is kept
- * for `txSize`.
+ * for `txSize`. `encoding`: the bytes the tx was decoded from, when it came as bytes; they are its
+ * encoding (@ethereumjs' decoding refuses non-canonical RLP and integers with leading zeros), so
+ * they are not encoded again.
  */
-export function txHash(tx: TypedTransaction): Hex {
+export function txHash(tx: TypedTransaction, encoding?: Uint8Array): Hex {
   if (!tx.isSigned()) return flatHex(tx.hash());
-  const bytes = tx.serialize();
+  const bytes = encoding ?? tx.serialize();
   sizes.set(tx, bytes.length);
   return flatHex((tx.common.customCrypto.keccak256 ?? keccak_256)(bytes));
 }
