@@ -11,7 +11,7 @@ import { bytesToHex } from "@ethereumjs/util";
 
 import { revertReasonOf } from "../common/errors.ts";
 import { gethErrorText } from "./vmErrors.ts";
-import { forwardedGas, hexOf, memorySlice, quantityOf, stepCost } from "./trace.ts";
+import { forwardedGas, hexOf, listenTo, memorySlice, quantityOf, stepCost } from "./trace.ts";
 
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { Tracer } from "./trace.ts";
@@ -151,17 +151,7 @@ export function callTracer(config: { onlyTopCall?: boolean | undefined } = {}): 
   };
 
   return {
-    attach(vm) {
-      const events = vm.evm.events!;
-      events.on("step", onStep);
-      events.on("beforeMessage", onBefore);
-      events.on("afterMessage", onAfter);
-      return () => {
-        events.off("step", onStep);
-        events.off("beforeMessage", onBefore);
-        events.off("afterMessage", onAfter);
-      };
-    },
+    attach: (vm) => listenTo(vm, { step: onStep, beforeMessage: onBefore, afterMessage: onAfter }),
     result({ from, gasLimit, gasUsed, result }) {
       const top = root ?? { type: "CALL", from, gas: "0x0", gasUsed: "0x0", input: "0x" };
       // The top frame is the tx: its sender, its gas limit and the gas it used (intrinsic included).

@@ -16,7 +16,7 @@
 import { bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
 
 import { gethErrorText } from "./vmErrors.ts";
-import { hexOf, reportedCost } from "./trace.ts";
+import { hexOf, listenTo, reportedCost } from "./trace.ts";
 
 import type { EVMResult, InterpreterStep } from "@ethereumjs/evm";
 import type { Tracer } from "./trace.ts";
@@ -163,17 +163,7 @@ export function structLogger(options: StructLoggerOptions = {}, format: TraceFor
   };
 
   return {
-    attach(vm) {
-      const events = vm.evm.events!;
-      events.on("step", onStep);
-      events.on("beforeMessage", onBefore);
-      events.on("afterMessage", onAfter);
-      return () => {
-        events.off("step", onStep);
-        events.off("beforeMessage", onBefore);
-        events.off("afterMessage", onAfter);
-      };
-    },
+    attach: (vm) => listenTo(vm, { step: onStep, beforeMessage: onBefore, afterMessage: onAfter }),
     result({ gasUsed, result }) {
       const error = result.exceptionError?.error;
       // The return data, or the revert data; nothing for other failures.

@@ -3,7 +3,7 @@
  * every tracer shares. The tracers are go-ethereum's: the default struct logger (structLogger.ts,
  * eth/tracers/logger/logger.go) and the native call tracer (callTracer.ts, eth/tracers/native/call.go).
  */
-import type { EVMResult, InterpreterStep } from "@ethereumjs/evm";
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 
 /** What a traced run returns: the tx's outcome, for the result's top-level fields. */
@@ -18,6 +18,26 @@ export interface TracedOutcome {
 export interface Tracer<T> {
   attach(vm: VM): () => void;
   result(outcome: TracedOutcome): T;
+}
+
+/** What a tracer hears of a run: every step (awaited when it takes `resolve`), and each message's start and end. */
+export interface TraceListeners {
+  step(step: InterpreterStep, resolve?: () => void): void | Promise<void>;
+  beforeMessage(message: Message): void;
+  afterMessage(result: EVMResult): void;
+}
+
+/** `Tracer.attach` for tracers that listen to the EVM's events: starts listening, returns how to stop. */
+export function listenTo(vm: VM, listeners: TraceListeners): () => void {
+  const events = vm.evm.events!;
+  events.on("step", listeners.step);
+  events.on("beforeMessage", listeners.beforeMessage);
+  events.on("afterMessage", listeners.afterMessage);
+  return () => {
+    events.off("step", listeners.step);
+    events.off("beforeMessage", listeners.beforeMessage);
+    events.off("afterMessage", listeners.afterMessage);
+  };
 }
 
 /** The opcodes that open a call frame with the gas their first stack item asks for. */
