@@ -1,0 +1,79 @@
+/**
+ * Work a dry run does not redo: the call's tx built once and reused by the same call sent again
+ * (src/node/execution/dryRun.ts, idle call txs). Answers must not change.
+ */
+import { expect } from "chai";
+import { encodeFunctionData, getContractAddress, parseEther } from "viem";
+
+import { callTxReuse } from "../src/node/execution/dryRun.ts";
+import { createTestChain, viemClients } from "./helpers/chain.ts";
+import { Token } from "./helpers/contracts.ts";
+
+import type { Address, Hex } from "viem";
+import type { PreconfProvider } from "../src/index.ts";
+
+/** Init code whose deployed code is its own address (ADDRESS; PUSH0; MSTORE; PUSH1 32; PUSH0; RETURN): an eth_call of it answers the address a create from the sender gets, which its nonce decides. */
+const RETURNS_OWN_ADDRESS = "0x305f5260205ff3" as Hex;
+
+describe("dry runs: reused txs", () => {
+  let provider: PreconfProvider;
+  let clients: ReturnType<typeof viemClients>;
+  let sender: Address;
+  let token: Address;
+
+  beforeEach(async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0 }));
+    clients = viemClients(provider);
+    sender = clients.account.address;
+    const hash = await clients.walletClient.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", parseEther("1000")] });
+    await provider.preconf.advance();
+    token = (await clients.publicClient.getTransactionReceipt({ hash })).contractAddress!;
+  });
+  afterEach(() => provider.close());
+
+  const call = (tx: Record<string, unknown>, block = "pending") => provider.request({ method: "eth_call", params: [tx, block] }) as Promise<Hex>;
+  const balanceOf = (who: Address) => ({ to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [who] }) });
+  const transfer = (to: Address, amount: bigint) => ({
+    from: sender,
+    to: token,
+    data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [to, amount] }),
+  });
+
+  it("builds a call's tx once and runs it again for the same call, with the same answers", async () => {
+    const other = provider.accounts[1]!.address;
+    const before = { ...callTxReuse };
+    const first = await call(balanceOf(sender));
+    expect(await call(balanceOf(sender))).to.equal(first);
+    expect(await call(balanceOf(sender))).to.equal(first);
+    expect(callTxReuse.built - before.built, "built").to.equal(1);
+    expect(callTxReuse.reused - before.reused, "reused").to.equal(2);
+    // Another call (other calldata) is another tx, and answers for itself.
+    expect(BigInt(await call(balanceOf(other)))).to.equal(0n);
+    expect(callTxReuse.built - before.built, "built").to.equal(2);
+    // Estimates reuse theirs too, with the same answer.
+    const estimate = () => provider.request({ method: "eth_estimateGas", params: [transfer(other, 1n)] });
+    const gas = await estimate();
+    expect(await estimate()).to.equal(gas);
+    expect(callTxReuse.reused - before.reused, "reused").to.equal(3);
+  });
+
+  it("gives two calls running at once a tx each", async () => {
+    const before = { ...callTxReuse };
+    const answers = await Promise.all([call(balanceOf(sender)), call(balanceOf(sender)), call(balanceOf(sender))]);
+    expect(new Set(answers).size).to.equal(1);
+    expect(BigInt(answers[0]!)).to.equal(parseEther("1000"));
+    // None was idle while another ran: each built its own.
+    expect(callTxReuse.built - before.built).to.equal(3);
+    expect(callTxReuse.reused - before.reused).to.equal(0);
+  });
+
+  it("keys a reused tx by the sender's nonce: a create from the sender answers its next address", async () => {
+    const create = { from: sender, data: RETURNS_OWN_ADDRESS };
+    const addressAt = async () => `0x${(await call(create)).slice(-40)}`;
+    const nonce = await clients.publicClient.getTransactionCount({ address: sender, blockTag: "pending" });
+    expect(await addressAt()).to.equal(getContractAddress({ from: sender, nonce: BigInt(nonce) }).toLowerCase());
+    await clients.walletClient.sendTransaction({ to: provider.accounts[1]!.address, value: 1n });
+    await provider.preconf.advance();
+    expect(await addressAt()).to.equal(getContractAddress({ from: sender, nonce: BigInt(nonce + 1) }).toLowerCase());
+  });
+});
