@@ -1,11 +1,13 @@
 /**
  * Work a dry run does not redo: the call's tx built once and reused by the same call sent again
- * (src/node/execution/dryRun.ts, idle call txs). Answers must not change.
+ * (src/node/execution/dryRun.ts, idle call txs), and no logs bloom or receipt logs for a run whose
+ * answer is its execution result (src/node/ethereumjs/dryRunLogs.ts). Answers must not change.
  */
+import { Bloom } from "@ethereumjs/vm";
 import { expect } from "chai";
 import { encodeFunctionData, getContractAddress, parseEther } from "viem";
 
-import { callTxReuse } from "../src/node/execution/dryRun.ts";
+import { callBlock, callTxReuse, dryRun } from "../src/node/execution/dryRun.ts";
 import { createTestChain, viemClients } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
 
@@ -15,7 +17,7 @@ import type { PreconfProvider } from "../src/index.ts";
 /** Init code whose deployed code is its own address (ADDRESS; PUSH0; MSTORE; PUSH1 32; PUSH0; RETURN): an eth_call of it answers the address a create from the sender gets, which its nonce decides. */
 const RETURNS_OWN_ADDRESS = "0x305f5260205ff3" as Hex;
 
-describe("dry runs: reused txs", () => {
+describe("dry runs: reused txs, no bloom", () => {
   let provider: PreconfProvider;
   let clients: ReturnType<typeof viemClients>;
   let sender: Address;
@@ -75,5 +77,45 @@ describe("dry runs: reused txs", () => {
     await clients.walletClient.sendTransaction({ to: provider.accounts[1]!.address, value: 1n });
     await provider.preconf.advance();
     expect(await addressAt()).to.equal(getContractAddress({ from: sender, nonce: BigInt(nonce + 1) }).toLowerCase());
+  });
+
+  it("keeps a dry run's logs out of a bloom, and on its result", async () => {
+    const other = provider.accounts[1]!.address;
+    const request = {
+      from: sender.toLowerCase() as Hex,
+      to: token.toLowerCase() as Hex,
+      data: Buffer.from(transfer(other, 5n).data.slice(2), "hex"),
+    };
+    await provider.preconf.seal();
+    const resolved = provider.chain.resolve({ kind: "tag", tag: "latest" })!;
+    const upstream = Bloom.prototype.add;
+    let added = 0;
+    Bloom.prototype.add = function (this: Bloom, entry: Uint8Array) {
+      added++;
+      return upstream.call(this, entry);
+    };
+    try {
+      const run = await provider.chain.withState(resolved, (vm) => {
+        const block = callBlock(resolved.kind === "sealed" ? resolved.sealed.block : resolved.open.executionBlock, request);
+        return dryRun(vm, request, block, 100_000n);
+      });
+      expect(added, "bloom entries hashed by the dry run").to.equal(0);
+      const logs = run.result.execResult.logs!;
+      expect(logs).to.have.length(1);
+      expect(Buffer.from(logs[0]![0]).toString("hex")).to.equal(token.slice(2).toLowerCase());
+      // Transfer(from, to, value): the event's topic, the two addresses, the amount as data.
+      expect(logs[0]![1]).to.have.length(3);
+      expect(BigInt(`0x${Buffer.from(logs[0]![2]).toString("hex")}`)).to.equal(5n);
+
+      // A tx the chain executes still gets its bloom.
+      const hash = await clients.walletClient.writeContract({ address: token, abi: Token.abi, functionName: "transfer", args: [other, 5n] });
+      await provider.preconf.advance();
+      const receipt = await clients.publicClient.getTransactionReceipt({ hash });
+      expect(added, "bloom entries hashed by the sent tx").to.equal(4);
+      expect(receipt.logsBloom).to.not.equal(`0x${"00".repeat(256)}`);
+      expect(receipt.logs).to.have.length(1);
+    } finally {
+      Bloom.prototype.add = upstream;
+    }
   });
 });

@@ -12,6 +12,7 @@ import { txCommonOf } from "../pool/admission.ts";
 import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
 import { cacheLegacyDataGas } from "../ethereumjs/dataGasCache.ts";
+import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
 import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
@@ -282,14 +283,17 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
 async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {
   await vm.evm.journal.checkpoint();
   try {
-    const result = await runTxAllowingAssertedSender(vm, {
-      tx,
-      block,
-      skipNonce: true,
-      skipBalance: !withFees,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-    });
+    // The answer is the execution result: no bloom or receipt (ethereumjs/dryRunLogs.ts).
+    const result = await runTxWithoutBloom(vm, () =>
+      runTxAllowingAssertedSender(vm, {
+        tx,
+        block,
+        skipNonce: true,
+        skipBalance: !withFees,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      }),
+    );
     return { result, gasLimit: tx.gasLimit, peakGasUsed: peakGasUsed(tx, result) };
   } catch (error) {
     throw dryRunError(error, balance, tx);
