@@ -211,9 +211,12 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
  * after defaults, calldata), and the memo is per shared tx Common (sharedCommon.ts: one per chain
  * Common and hardfork), whose hardfork is in the key too. A run changes only the tx's gasLimit,
  * which taking it resets. Nothing else of a dry run keeps the tx: its answer is the result.
- * Bound: `callTxReuse.capacity` (64) txs per shared Common, the oldest put back dropped first.
+ * Bound: `callTxReuse.capacity` (64) txs per shared Common, the oldest put back dropped first, and
+ * only calls with at most 4 KiB of calldata (a key holds its hex): at most ~1 MB per Common.
  */
 const idleTxs = new WeakMap<Common, Map<string, TypedTransaction>>();
+
+const MAX_REUSED_CALLDATA = 4096;
 
 /** The bound, and counters of txs built and reused by dry runs (the tests read them). */
 export const callTxReuse = { capacity: 64, built: 0, reused: 0 };
@@ -223,6 +226,7 @@ function idleTxKey(request: CallRequest, block: Block, common: Common, nonce: bi
   if (callTxReuse.capacity <= 0) return undefined;
   if (request.authorizationList !== undefined || request.blobVersionedHashes !== undefined || request.accessList !== undefined) return undefined;
   const data = request.data ?? request.input;
+  if (data !== undefined && data.length > MAX_REUSED_CALLDATA) return undefined;
   // The fee fields as callTransaction fills them: a legacy tx's gasPrice, or an EIP-1559 tx's tip and cap.
   const fees =
     request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined
