@@ -24,6 +24,7 @@ import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
+import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -238,6 +239,48 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       await provider.close();
     }
+  });
+
+  it("trie keys are hashed once (trieKeyHashes.ts, @ethereumjs/mpt 10.1.3): the same hashes and roots as the package's, each caller's its own copy", async () => {
+    const proto = MerklePatriciaTrie.prototype as unknown as { appliedKey(key: Uint8Array): Uint8Array };
+    installTrieKeyHashes();
+    const packageAppliedKey = originalAppliedKey();
+    expect(packageAppliedKey).to.not.equal(proto.appliedKey);
+    const tries = [
+      new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes }),
+      new MerklePatriciaTrie({
+        useKeyHashing: true,
+        common: new Common({ chain: Mainnet, customCrypto: nativeCrypto() }),
+        db: new MapDB<string, Uint8Array>(),
+        valueEncoding: ValueEncoding.Bytes,
+      }),
+      new MerklePatriciaTrie({ db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes }),
+    ];
+    const keys = Array.from({ length: 40 }, (_, i) => setLengthLeft(Uint8Array.of(i % 20), i < 20 ? 32 : 20));
+    for (const trie of tries) {
+      const original = (key: Uint8Array) => bytesToHex(packageAppliedKey.call(trie, key));
+      for (const key of keys) {
+        const first = (trie as unknown as typeof proto).appliedKey(key);
+        expect(bytesToHex(first)).to.equal(original(key));
+        // A trie without key hashing hands the key back, as the package's does.
+        if (first === key) continue;
+        first.fill(0);
+        expect(bytesToHex((trie as unknown as typeof proto).appliedKey(key))).to.equal(original(key));
+      }
+    }
+    const before = { ...trieKeyHashCounts };
+    const trie = tries[0]!;
+    const reference = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
+    (reference as unknown as typeof proto).appliedKey = packageAppliedKey;
+    for (const [index, key] of keys.entries()) {
+      await trie.put(key, Uint8Array.of(index + 1));
+      await reference.put(key, Uint8Array.of(index + 1));
+    }
+    expect(bytesToHex(trie.root())).to.equal(bytesToHex(reference.root()));
+    expect(bytesToHex((await trie.get(keys[3]!))!)).to.equal("0x04");
+    // Every key was hashed above: the puts and the get hash none again.
+    expect(trieKeyHashCounts.hashed).to.equal(before.hashed);
+    expect(trieKeyHashCounts.memoised - before.memoised).to.equal(keys.length + 1);
   });
 
   describe("storage-trie objects reused across revert and setStateRoot (storageTries.ts, @ethereumjs/statemanager 10.1.3)", () => {
