@@ -23,6 +23,8 @@ import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
+import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
+import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
@@ -237,6 +239,122 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       await provider.close();
     }
+  });
+
+  it("trie keys are hashed once (trieKeyHashes.ts, @ethereumjs/mpt 10.1.3): the same hashes and roots as the package's, each caller's its own copy", async () => {
+    const proto = MerklePatriciaTrie.prototype as unknown as { appliedKey(key: Uint8Array): Uint8Array };
+    installTrieKeyHashes();
+    const packageAppliedKey = originalAppliedKey();
+    expect(packageAppliedKey).to.not.equal(proto.appliedKey);
+    const tries = [
+      new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes }),
+      new MerklePatriciaTrie({
+        useKeyHashing: true,
+        common: new Common({ chain: Mainnet, customCrypto: nativeCrypto() }),
+        db: new MapDB<string, Uint8Array>(),
+        valueEncoding: ValueEncoding.Bytes,
+      }),
+      new MerklePatriciaTrie({ db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes }),
+    ];
+    const keys = Array.from({ length: 40 }, (_, i) => setLengthLeft(Uint8Array.of(i % 20), i < 20 ? 32 : 20));
+    for (const trie of tries) {
+      const original = (key: Uint8Array) => bytesToHex(packageAppliedKey.call(trie, key));
+      for (const key of keys) {
+        const first = (trie as unknown as typeof proto).appliedKey(key);
+        expect(bytesToHex(first)).to.equal(original(key));
+        // A trie without key hashing hands the key back, as the package's does.
+        if (first === key) continue;
+        first.fill(0);
+        expect(bytesToHex((trie as unknown as typeof proto).appliedKey(key))).to.equal(original(key));
+      }
+    }
+    const before = { ...trieKeyHashCounts };
+    const trie = tries[0]!;
+    const reference = new MerklePatriciaTrie({ useKeyHashing: true, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
+    (reference as unknown as typeof proto).appliedKey = packageAppliedKey;
+    for (const [index, key] of keys.entries()) {
+      await trie.put(key, Uint8Array.of(index + 1));
+      await reference.put(key, Uint8Array.of(index + 1));
+    }
+    expect(bytesToHex(trie.root())).to.equal(bytesToHex(reference.root()));
+    expect(bytesToHex((await trie.get(keys[3]!))!)).to.equal("0x04");
+    // Every key was hashed above: the puts and the get hash none again.
+    expect(trieKeyHashCounts.hashed).to.equal(before.hashed);
+    expect(trieKeyHashCounts.memoised - before.memoised).to.equal(keys.length + 1);
+  });
+
+  describe("storage-trie objects reused across revert and setStateRoot (storageTries.ts, @ethereumjs/statemanager 10.1.3)", () => {
+    const OTHER = createAddressFromString("0x00000000000000000000000000000000000000bb");
+    /** The same edits on both: slots written, a state root taken, reverted checkpoints, a snapshot restored. */
+    async function edits(stateManager: MerkleStateManager): Promise<string[]> {
+      const seen: string[] = [];
+      await writeSlots(stateManager);
+      const snapshot = await stateManager.getStateRoot();
+      for (let round = 0; round < 3; round++) {
+        await stateManager.checkpoint();
+        await stateManager.putStorage(ADDRESS, slot(1), Uint8Array.of(round + 20));
+        await stateManager.putAccount(OTHER, new Account(0n, 1n));
+        await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(round + 1));
+        // A state root inside the checkpoint writes the storage tries; the revert drops them.
+        seen.push(bytesToHex(await stateManager.getStateRoot()));
+        await stateManager.revert();
+        seen.push(bytesToHex(await stateManager.getStorage(ADDRESS, slot(1))), bytesToHex(await stateManager.getStorage(OTHER, slot(3))));
+        await stateManager.checkpoint();
+        await stateManager.putStorage(ADDRESS, slot(2), Uint8Array.of(round + 40));
+        await stateManager.commit();
+        seen.push(bytesToHex(await stateManager.getStateRoot()));
+        await stateManager.setStateRoot(snapshot);
+        seen.push(bytesToHex(await stateManager.getStorage(ADDRESS, slot(2))));
+      }
+      return seen;
+    }
+
+    it("upstream empties _storageTries on revert and setStateRoot (what the spares stand in for)", async () => {
+      const upstream = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
+      const tries = () => Object.keys(merkleInternals(upstream)._storageTries).length;
+      await writeSlots(upstream);
+      const root = await upstream.getStateRoot();
+      expect(tries()).to.not.equal(0);
+      await upstream.setStateRoot(root);
+      expect(tries()).to.equal(0);
+      await upstream.checkpoint();
+      await upstream.getStorage(ADDRESS, slot(1));
+      expect(tries()).to.equal(1);
+      await upstream.revert();
+      expect(tries()).to.equal(0);
+    });
+
+    it("reads and roots are upstream's, and a snapshot restored reuses the tries instead of copying the account trie again", async () => {
+      const common = new Common({ chain: Mainnet });
+      const upstream = new MerkleStateManager({ common, caches: new Caches() });
+      const ours = createStateManager(common);
+      const upstreamSeen = await edits(upstream);
+      let copies = 0;
+      const shallowCopy = MerklePatriciaTrie.prototype.shallowCopy;
+      MerklePatriciaTrie.prototype.shallowCopy = function (this: MerklePatriciaTrie, ...args: Parameters<typeof shallowCopy>) {
+        copies++;
+        return shallowCopy.apply(this, args);
+      };
+      let oursSeen: string[];
+      try {
+        oursSeen = await edits(ours);
+      } finally {
+        MerklePatriciaTrie.prototype.shallowCopy = shallowCopy;
+      }
+      expect(oursSeen).to.deep.equal(upstreamSeen);
+      // An account deleted and created again reads the empty storage its reused trie is re-pointed at
+      // (upstream still reads its old trie: createStateManager's deleteAccount drops it).
+      await ours.deleteAccount(ADDRESS);
+      await ours.putAccount(ADDRESS, new Account(2n, 0n));
+      expect(bytesToHex(await ours.getStorage(ADDRESS, slot(1)))).to.equal("0x");
+      const fresh = new MerkleStateManager({ common, caches: new Caches() });
+      await fresh.putAccount(ADDRESS, new Account(2n, 0n));
+      expect(bytesToHex(await ours.getStateRoot())).to.equal(bytesToHex(await fresh.getStateRoot()));
+      // One trie per account (ADDRESS, OTHER); upstream builds one after each revert and restore.
+      expect(copies).to.equal(2);
+      expect(storageTrieCounts(ours)).to.deep.include({ built: 2 });
+      expect(storageTrieCounts(ours)!.reused).to.be.greaterThan(5);
+    });
   });
 
   describe("hardfork order from a memo (hardforkOrder.ts, @ethereumjs/common 10.1.3)", () => {

@@ -10,6 +10,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { flatHex } from "../common/hex.ts";
 import { merkleInternals } from "./internals.ts";
+import { reuseStorageTries } from "./storageTries.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { Address } from "@ethereumjs/util";
@@ -23,6 +24,7 @@ export function createStateManager(common: Common): MerkleStateManager {
   };
   writeStorageToCacheOnly(stateManager);
   memoiseAccounts(stateManager);
+  reuseStorageTries(stateManager);
   return stateManager;
 }
 

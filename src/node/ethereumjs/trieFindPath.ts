@@ -23,6 +23,7 @@ import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMP
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToUnprefixedHex, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
+import { installTrieKeyHashes } from "./trieKeyHashes.ts";
 import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
@@ -53,9 +54,10 @@ export function originalFindPath(): FindPath {
   return proto[ORIGINAL] ?? proto.findPath;
 }
 
-/** Installs the loop, and the nodes' encoder (trieNodeEncoding.ts), once per process. */
+/** Installs the loop, the nodes' encoder (trieNodeEncoding.ts) and the key-hash memo (trieKeyHashes.ts), once per process. */
 export function installTrieFindPath(): void {
   installTrieNodeEncoding();
+  installTrieKeyHashes();
   const proto = MerklePatriciaTrie.prototype as MerklePatriciaTrie & Patched;
   if (proto[ORIGINAL] !== undefined) return;
   if (typeof proto.findPath !== "function" || typeof proto.lookupNode !== "function" || typeof (proto as unknown as Partial<TrieDb>)._getDbKey !== "function") {

@@ -28,6 +28,7 @@ import { bytesToHex } from "@ethereumjs/util";
 import { SerialQueue } from "../common/serialQueue.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
 import { memoiseAccounts, memoiseStorage, writeStorageToCacheOnly } from "../ethereumjs/stateManager.ts";
+import { reuseStorageTries } from "../ethereumjs/storageTries.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
@@ -193,6 +194,7 @@ export class StateViews {
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
     memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
     memoiseAccounts(vm.stateManager as MerkleStateManager);
+    reuseStorageTries(vm.stateManager as MerkleStateManager);
     // Each dry run's journal cleanup and receipt ask the hardfork order (hardforkOrder.ts).
     for (const common of new Set([vm.common, vm.evm.common])) memoiseHardforkOrder(common);
     return vm;
