@@ -55,6 +55,9 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     const own = plain.filter((url) => url.startsWith(new URL("../dist/", import.meta.url).href));
     expect(own.length, own.join("\n")).to.be.within(1, 20);
     for (const name of ["viem", "ox", "abitype"]) expect(fromPackage(plain, name), name).to.deep.equal([]);
+    // The default accounts are precomputed and the secp256k1 addon loads on the first signature or
+    // recovery (src/node/common/accounts.ts, crypto.ts).
+    expect(fromPackage(plain, "secp256k1")).to.deep.equal([]);
     // The engine runs on @ethereumjs' ES module builds; their CommonJS twins (~60 modules) are
     // patched only if something else loads them (src/node/ethereumjs/jumpAnalysis.ts).
     expect(plain.filter((url) => url.includes("/node_modules/@ethereumjs/") && url.includes("/dist/cjs/"))).to.deep.equal([]);
