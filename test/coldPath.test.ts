@@ -70,6 +70,30 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
   });
 
+  it("signs and recovers the same without the secp256k1 addon (it loads on first use, so its absence shows only then)", async () => {
+    const script = (hide: boolean) => `const { default: Module } = await import("node:module");
+if (${hide}) {
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    if (request === "secp256k1") throw new Error("no addon");
+    return resolve.call(this, request, ...rest);
+  };
+}
+const { createPreconfProvider } = await import(entry);
+const provider = await createPreconfProvider({ mining: "auto" });
+const [from, to] = await provider.request({ method: "eth_accounts" });
+const fees = { gas: "0x5208", maxFeePerGas: "0x3b9aca00", maxPriorityFeePerGas: "0x1" };
+const hash = await provider.request({ method: "eth_sendTransaction", params: [{ from, to, value: "0x1", ...fees }] });
+const { r, s, yParity } = await provider.request({ method: "eth_getTransactionByHash", params: [hash] });
+const addon = loaded().some((url) => url.includes("/node_modules/secp256k1/"));
+await provider.close();
+process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
+    const native = await run<{ hash: string; addon: boolean }>(script(false));
+    const pureJs = await run<{ hash: string; addon: boolean }>(script(true));
+    expect([native.addon, pureJs.addon]).to.deep.equal([true, false]);
+    expect({ ...pureJs, addon: true }).to.deep.equal(native);
+  });
+
   it("loads what it loads lazily in an ES module process that has a global require (node -e, the REPL)", async () => {
     // `node -e` without --input-type=module puts a `require` resolving from the working directory
     // beside the package's ES modules: the lazy loads must still take the package's own (src/node/common/moduleSystem.ts).
