@@ -106,13 +106,15 @@ process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
   await server.close();
   await provider.close();
   const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/preconfirm-then-seal.json", import.meta.url)))});
+  // It deploys from fixtures/artifacts/, which the bundled runner finds from its own URL (scripts/bundle.mjs).
+  const { passed: deployed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/dependent-tx-estimate-on-pending.json", import.meta.url)))});
   const imported = await createPreconfProvider({
     genesis: JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL("genesis.json", chainDir)))}, "utf8")),
     chain: new Uint8Array(readFileSync(${JSON.stringify(fileURLToPath(new URL("chain.rlp", chainDir)))})),
   });
   const head = await imported.request({ method: "eth_blockNumber" });
   await imported.close();
-  process.stdout.write(JSON.stringify({ passed, head }));
+  process.stdout.write(JSON.stringify({ passed: passed && deployed, head }));
 })().catch((error) => { console.error(error); process.exit(1); });`;
     const { passed, head } = await new Promise<{ passed: boolean; head: string }>((resolve, reject) => {
       // From a directory outside the repository, as a user's REPL would be.
