@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 
 import { createPreconfProvider, InvalidOptionsError } from "../src/index.ts";
-import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
+import { accountFromPrivateKey, accountsFromMnemonic, DEFAULT_MNEMONIC, deriveAccounts } from "../src/node/common/accounts.ts";
 
 describe("dev accounts", () => {
   it("the Hardhat mnemonic gives Hardhat's well-known account 0", () => {
@@ -11,6 +11,14 @@ describe("dev accounts", () => {
     expect(first).to.deep.equal({
       address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
       privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    });
+  });
+
+  it("the default mnemonic's 20 precomputed accounts are what the derivation gives, and the 21st onwards are derived", () => {
+    expect(accountsFromMnemonic(DEFAULT_MNEMONIC, 20)).to.deep.equal(deriveAccounts(DEFAULT_MNEMONIC, 0, 20));
+    expect(accountsFromMnemonic(DEFAULT_MNEMONIC, 22).slice(20)).to.deep.equal(deriveAccounts(DEFAULT_MNEMONIC, 20, 22));
+    deriveAccounts(DEFAULT_MNEMONIC, 0, 22).forEach((account, addressIndex) => {
+      expect(account.address).to.equal(mnemonicToAccount(DEFAULT_MNEMONIC, { addressIndex }).address.toLowerCase());
     });
   });
 

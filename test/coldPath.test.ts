@@ -2,8 +2,8 @@
  * The cold path (docs/benchmarks.md): importing the package and getting a provider's first answer
  * loads what that needs and nothing else. viem (with ox and abitype, ~430 modules) loads only when
  * something asks for it (src/lazyViem.ts): a chain definition, a wallet signature, a scenario.
- * Runs the compiled package (`npm test` builds dist/ first) in a fresh Node process and lists every
- * module it loads.
+ * Runs the compiled package (`npm test` builds dist/ first, bundled: scripts/bundle.mjs) in a fresh
+ * Node process and lists every module it loads.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -50,11 +50,14 @@ await provider.close();
 const plain = loaded();
 if (preconfChains.dev.id !== 31337) throw new Error("wrong chain");
 process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
-    expect(
-      plain.some((url) => url.endsWith("/dist/node/chain/chain.js")),
-      "the engine loaded",
-    ).to.equal(true);
+    expect(fromPackage(plain, "@ethereumjs/vm"), "the engine loaded").to.not.deep.equal([]);
+    // The package's own code loads as a few bundled files, not its ~160 modules (scripts/bundle.mjs).
+    const own = plain.filter((url) => url.startsWith(new URL("../dist/", import.meta.url).href));
+    expect(own.length, own.join("\n")).to.be.within(1, 20);
     for (const name of ["viem", "ox", "abitype"]) expect(fromPackage(plain, name), name).to.deep.equal([]);
+    // The default accounts are precomputed and the secp256k1 addon loads on the first signature or
+    // recovery (src/node/common/accounts.ts, crypto.ts).
+    expect(fromPackage(plain, "secp256k1")).to.deep.equal([]);
     // The engine runs on @ethereumjs' ES module builds; their CommonJS twins (~60 modules) are
     // patched only if something else loads them (src/node/ethereumjs/jumpAnalysis.ts).
     expect(plain.filter((url) => url.includes("/node_modules/@ethereumjs/") && url.includes("/dist/cjs/"))).to.deep.equal([]);
@@ -65,6 +68,30 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // A new chain needs none of @ethereumjs/blockchain (src/node/chain/lightBlockchain.ts); an imported chain loads it.
     expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
     expect(fromPackage(withChain, "viem")).to.not.deep.equal([]);
+  });
+
+  it("signs and recovers the same without the secp256k1 addon (it loads on first use, so its absence shows only then)", async () => {
+    const script = (hide: boolean) => `const { default: Module } = await import("node:module");
+if (${hide}) {
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    if (request === "secp256k1") throw new Error("no addon");
+    return resolve.call(this, request, ...rest);
+  };
+}
+const { createPreconfProvider } = await import(entry);
+const provider = await createPreconfProvider({ mining: "auto" });
+const [from, to] = await provider.request({ method: "eth_accounts" });
+const fees = { gas: "0x5208", maxFeePerGas: "0x3b9aca00", maxPriorityFeePerGas: "0x1" };
+const hash = await provider.request({ method: "eth_sendTransaction", params: [{ from, to, value: "0x1", ...fees }] });
+const { r, s, yParity } = await provider.request({ method: "eth_getTransactionByHash", params: [hash] });
+const addon = loaded().some((url) => url.includes("/node_modules/secp256k1/"));
+await provider.close();
+process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
+    const native = await run<{ hash: string; addon: boolean }>(script(false));
+    const pureJs = await run<{ hash: string; addon: boolean }>(script(true));
+    expect([native.addon, pureJs.addon]).to.deep.equal([true, false]);
+    expect({ ...pureJs, addon: true }).to.deep.equal(native);
   });
 
   it("loads what it loads lazily in an ES module process that has a global require (node -e, the REPL)", async () => {
@@ -79,13 +106,15 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
   await server.close();
   await provider.close();
   const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/preconfirm-then-seal.json", import.meta.url)))});
+  // It deploys from fixtures/artifacts/, which the bundled runner finds from its own URL (scripts/bundle.mjs).
+  const { passed: deployed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/dependent-tx-estimate-on-pending.json", import.meta.url)))});
   const imported = await createPreconfProvider({
     genesis: JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL("genesis.json", chainDir)))}, "utf8")),
     chain: new Uint8Array(readFileSync(${JSON.stringify(fileURLToPath(new URL("chain.rlp", chainDir)))})),
   });
   const head = await imported.request({ method: "eth_blockNumber" });
   await imported.close();
-  process.stdout.write(JSON.stringify({ passed, head }));
+  process.stdout.write(JSON.stringify({ passed: passed && deployed, head }));
 })().catch((error) => { console.error(error); process.exit(1); });`;
     const { passed, head } = await new Promise<{ passed: boolean; head: string }>((resolve, reject) => {
       // From a directory outside the repository, as a user's REPL would be.

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 
+import { ecrecover } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
@@ -106,28 +107,33 @@ let cached: CustomCrypto | undefined;
 export function nativeCrypto(): CustomCrypto {
   if (cached !== undefined) return cached;
   const crypto: CustomCrypto = {};
-  const secp = nativeSecp256k1();
-  if (secp !== undefined) {
-    crypto.ecrecover = (msgHash, v, r, s, chainId) => {
-      const recid = recoveryId(v, chainId);
-      if (recid !== 0 && recid !== 1) throw new Error("invalid signature v value");
-      const signature = new Uint8Array(64);
-      signature.set(leftPad32(r), 0);
-      signature.set(leftPad32(s), 32);
-      // ethereumjs expects the 64-byte public key without the 0x04 prefix.
-      return secp.ecdsaRecover(signature, recid, msgHash, false).slice(1);
-    };
-    // eth_sendTransaction's signing (tx.sign): ~1 ms in pure JS, ~0.05 ms native. @ethereumjs/tx
-    // 10.1.3 reads noble's "recovered" layout, recovery byte then r and s, which this returns; the
-    // signature is RFC 6979 deterministic and low-s, as Hardhat's and geth's dev signers make it.
-    crypto.ecsign = ((msgHash: Uint8Array, privateKey: Uint8Array) => {
-      const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-      const recovered = new Uint8Array(65);
-      recovered[0] = recid;
-      recovered.set(signature, 1);
-      return recovered;
-    }) as unknown as CustomCrypto["ecsign"];
-  }
+  // The secp256k1 addon loads on the first recovery or signature, not with the chain: loading it
+  // is ~20 ms of CPU that a first answer does not need (row W6d). Without the addon each call is
+  // what @ethereumjs does when these are unset (@ethereumjs/tx 10.1.3, capabilities/legacy.ts:
+  // util's `ecrecover`, noble's `secp256k1.sign`), so the answers are the same either way.
+  crypto.ecrecover = (msgHash, v, r, s, chainId) => {
+    const secp = nativeSecp256k1();
+    if (secp === undefined) return ecrecover(msgHash, v, r, s, chainId);
+    const recid = recoveryId(v, chainId);
+    if (recid !== 0 && recid !== 1) throw new Error("invalid signature v value");
+    const signature = new Uint8Array(64);
+    signature.set(leftPad32(r), 0);
+    signature.set(leftPad32(s), 32);
+    // ethereumjs expects the 64-byte public key without the 0x04 prefix.
+    return secp.ecdsaRecover(signature, recid, msgHash, false).slice(1);
+  };
+  // eth_sendTransaction's signing (tx.sign): ~1 ms in pure JS, ~0.05 ms native. @ethereumjs/tx
+  // 10.1.3 reads noble's "recovered" layout, recovery byte then r and s, which this returns; the
+  // signature is RFC 6979 deterministic and low-s, as Hardhat's and geth's dev signers make it.
+  crypto.ecsign = ((msgHash: Uint8Array, privateKey: Uint8Array, options?: Parameters<typeof secp256k1.sign>[2]) => {
+    const secp = nativeSecp256k1();
+    if (secp === undefined) return secp256k1.sign(msgHash, privateKey, options);
+    const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
+    const recovered = new Uint8Array(65);
+    recovered[0] = recid;
+    recovered.set(signature, 1);
+    return recovered;
+  }) as unknown as CustomCrypto["ecsign"];
   const keccak256 = nativeKeccak256();
   if (keccak256 !== undefined) crypto.keccak256 = keccak256;
   cached = crypto;
