@@ -4,7 +4,9 @@
  * through `merkleInternals`; test/ethereumjs.test.ts asserts each exists with the shape used here,
  * so an upgrade that renames or reshapes one fails there first.
  */
-import type { MerkleStateManager, MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import { MerkleStateManager } from "@ethereumjs/statemanager";
+
+import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
 import type { Account, Address } from "@ethereumjs/util";
 
 /** MapDB's store: unprefixed hex key → node (bytes, or hex where a trie copy encodes strings). */
@@ -78,3 +80,6 @@ export function nodeStoreOf(stateManager: MerkleStateManager): NodeStore | undef
 export function openStorageRoots(stateManager: MerkleStateManager): Uint8Array[] {
   return Object.values(merkleInternals(stateManager)._storageTries).map((trie) => trie.root());
 }
+
+/** Whether `stateManager` is @ethereumjs' own class, not a subclass with its own reads and writes. */
+export const isPlainMerkleStateManager = (stateManager: unknown): boolean => Object.getPrototypeOf(stateManager) === MerkleStateManager.prototype;

@@ -9,7 +9,7 @@ import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes,
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
 import { flatHex } from "../common/hex.ts";
-import { merkleInternals } from "./internals.ts";
+import { isPlainMerkleStateManager, merkleInternals } from "./internals.ts";
 import { reuseStorageTries } from "./storageTries.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -39,9 +39,6 @@ export function createStateManager(common: Common): MerkleStateManager {
 function bytesTrie(common: Common): MerklePatriciaTrie {
   return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
 }
-
-/** Whether `stateManager` is @ethereumjs' own class, not a subclass with its own reads and writes. */
-export const isPlainMerkleStateManager = (stateManager: unknown): boolean => Object.getPrototypeOf(stateManager) === MerkleStateManager.prototype;
 
 /**
  * Patch (@ethereumjs/statemanager 10.1.3, `deleteAccount`): the package keeps a storage trie per

@@ -25,8 +25,7 @@
  */
 import { bytesToUnprefixedHex } from "@ethereumjs/util";
 
-import { isPlainMerkleStateManager } from "./stateManager.ts";
-import { merkleInternals } from "./internals.ts";
+import { isPlainMerkleStateManager, merkleInternals } from "./internals.ts";
 
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { Address } from "@ethereumjs/util";

@@ -14,7 +14,7 @@ import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, create
 import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
-import { isPlainMerkleStateManager } from "../ethereumjs/stateManager.ts";
+import { isPlainMerkleStateManager } from "../ethereumjs/internals.ts";
 import { onStateWrites } from "../ethereumjs/stateWrites.ts";
 import {
   BEACON_ROOTS_ADDRESS,
