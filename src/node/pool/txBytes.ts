@@ -10,6 +10,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { flatHex } from "../common/hex.ts";
 
+import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../common/types.ts";
 
@@ -36,7 +37,17 @@ export function txHash(tx: TypedTransaction, encoding?: Uint8Array): Hex {
   if (!tx.isSigned()) return flatHex(tx.hash());
   const bytes = encoding ?? tx.serialize();
   sizes.set(tx, bytes.length);
-  return flatHex((tx.common.customCrypto.keccak256 ?? keccak_256)(bytes));
+  return encodingHash(bytes, tx.common);
+}
+
+/** The hash of a signed tx encoded as `bytes`, before it is decoded: keccak256 with `common`'s keccak, as `txHash`. */
+export function encodingHash(bytes: Uint8Array, common: Common): Hex {
+  return flatHex((common.customCrypto.keccak256 ?? keccak_256)(bytes));
+}
+
+/** Keeps `bytes`' length as the size of `tx`, decoded from them (as `txHash` does with its encoding). */
+export function keepEncodedSize(tx: TypedTransaction, bytes: Uint8Array): void {
+  sizes.set(tx, bytes.length);
 }
 
 /** The tx's encoding for its block's transactions trie; its kept size is dropped, the tx being sealed. */
