@@ -1,8 +1,9 @@
 /**
  * Replayed txs (a test file reverting to a snapshot and sending the same txs again, as
  * `loadFixture` does): a raw tx admitted before is neither decoded nor its sender recovered again
- * (pool/decodedTxs.ts); every pool rule still runs, and a new provider pays in full. Counted on
- * the native signer's ecrecover and ecsign (common/crypto.ts).
+ * (pool/decodedTxs.ts), a payload the wallet signed before is not signed again
+ * (ethereumjs/preparedSigner.ts `SignedTxs`); every pool rule still runs, and a new provider
+ * pays in full. Counted on the native signer's ecrecover and ecsign (common/crypto.ts).
  */
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createTx } from "@ethereumjs/tx";
@@ -102,6 +103,32 @@ describe("admission of replayed txs", () => {
     const poor = await rpcError(provider, "eth_sendRawTransaction", [raw]);
     expect(poor).to.deep.include({ code: -32000, message: "insufficient funds for gas * price + value" });
     expect(counts.recoveries).to.equal(1);
+  });
+
+  it("signs an eth_sendTransaction payload once over 10 replays, to the same tx a new provider signs", async () => {
+    const from = provider.accounts[0]!.address;
+    const request = { from, to: provider.accounts[1]!.address, value: "0x1", gas: "0x5208" };
+    let snapshot = await call<Hex>(provider, "evm_snapshot");
+    const hashes = new Set<Hex>();
+    for (let round = 0; round < 10; round++) {
+      await call(provider, "evm_revert", [snapshot]);
+      snapshot = await call<Hex>(provider, "evm_snapshot");
+      hashes.add(await call<Hex>(provider, "eth_sendTransaction", [request]));
+    }
+    expect(counts.signatures).to.equal(1);
+    expect(hashes.size).to.equal(1);
+    // Another payload is signed.
+    await call<Hex>(provider, "eth_sendTransaction", [{ ...request, value: "0x2" }]);
+    expect(counts.signatures).to.equal(2);
+
+    const { provider: fresh } = await createTestChain({ mining: "auto" });
+    try {
+      expect(await call<Hex>(fresh, "eth_sendTransaction", [request])).to.equal([...hashes][0]);
+      expect(counts.signatures).to.equal(3);
+    } finally {
+      await fresh.close();
+    }
+    expect(counts.recoveries).to.equal(0);
   });
 });
 
