@@ -8,6 +8,7 @@ import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereu
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt } from "@ethereumjs/util";
 
+import { installSenderAddresses } from "../ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { encodingHash, keepEncodedSize, txHash, txSize } from "./txBytes.ts";
 import { flatHex } from "../common/hex.ts";
@@ -32,6 +33,9 @@ import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
 export const MAX_TX_SIZE = 4 * 32 * 1024;
 /** Minimum fee bump of a replacement, in percent (go-ethereum's default PriceBump). */
 export const PRICE_BUMP_PERCENT = 10n;
+
+// A sender's address derived once per tx, natively (admission asks for it, then runTx).
+installSenderAddresses();
 
 export interface AdmissionContext {
   common: Common;
