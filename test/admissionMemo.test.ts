@@ -5,6 +5,7 @@
  * (ethereumjs/preparedSigner.ts `SignedTxs`); every pool rule still runs, and a new provider
  * pays in full. Counted on the native signer's ecrecover and ecsign (common/crypto.ts).
  */
+import { genTransactionsTrieRoot } from "@ethereumjs/block";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createTx } from "@ethereumjs/tx";
 import { expect } from "chai";
@@ -13,6 +14,7 @@ import { keccak256, toHex } from "viem";
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { LruMemo } from "../src/node/common/lruMemo.ts";
 import { DecodedTxs } from "../src/node/pool/decodedTxs.ts";
+import { encodingKept, MAX_KEPT_ENCODING } from "../src/node/pool/txBytes.ts";
 import { txCommonOf } from "../src/node/pool/admission.ts";
 import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
@@ -129,6 +131,27 @@ describe("admission of replayed txs", () => {
       await fresh.close();
     }
     expect(counts.recoveries).to.equal(0);
+  });
+});
+
+describe("the seal and a raw tx's own bytes (txBytes.ts)", () => {
+  it("takes a small raw tx's bytes for the transactions trie instead of encoding it again, and encodes a large one", async () => {
+    const { provider } = await createTestChain({ mining: "manual" });
+    try {
+      const small = await signTx(provider, 0, { nonce: 0 });
+      const large = await signTx(provider, 0, { nonce: 1, gas: 1_000_000n, data: toHex(new Uint8Array(MAX_KEPT_ENCODING)) });
+      await send(provider, small);
+      await send(provider, large);
+      const txs = [...provider.chain.pool.all()].map((entry) => entry.tx);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false]);
+      await provider.preconf.seal();
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false]);
+      const block = await call<{ transactions: Hex[]; transactionsRoot: Hex }>(provider, "eth_getBlockByNumber", ["latest", false]);
+      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large)]);
+      expect(block.transactionsRoot).to.equal(toHex(await genTransactionsTrieRoot(txs)));
+    } finally {
+      await provider.close();
+    }
   });
 });
 

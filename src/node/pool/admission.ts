@@ -10,7 +10,7 @@ import { bytesToBigInt } from "@ethereumjs/util";
 
 import { installSenderAddresses } from "../ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
-import { encodingHash, keepEncodedSize, txHash, txSize } from "./txBytes.ts";
+import { encodingHash, keepEncoding, txHash, txSize } from "./txBytes.ts";
 import { flatHex } from "../common/hex.ts";
 
 import {
@@ -71,12 +71,12 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
   const known = ctx.decoded?.get(hash, txCommonOf(ctx.common));
   if (known !== undefined) {
     refuseUnprotected(known.tx, ctx);
-    keepEncodedSize(known.tx, raw);
+    keepEncoding(known.tx, raw);
     return admitDecoded(known.tx, hash, raw.length, () => known.sender, ctx);
   }
   const tx = decode(raw, ctx.common);
   refuseUnprotected(tx, ctx);
-  keepEncodedSize(tx, raw);
+  keepEncoding(tx, raw);
   const senderOf = () => {
     const sender = recoverSender(tx);
     ctx.decoded?.remember(hash, tx, sender, raw.length);
