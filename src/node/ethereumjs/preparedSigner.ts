@@ -57,15 +57,12 @@ export const MAX_SIGNED_TX_DATA_BYTES = 8 * 1024 * 1024;
  */
 export class SignedTxs {
   readonly #memo = new LruMemo<string, TypedTransaction>(MAX_SIGNED_TXS, MAX_SIGNED_TX_DATA_BYTES);
-  /** Signatures made (a hit makes none): what the memo saves shows here. */
-  signatures = 0;
 
   sign<T extends TypedTransaction>(unsigned: T, key: PreparedKey): T {
     const id = `${key.id}:${flatHex(unsigned.getHashedMessageToSign())}`;
     const known = this.#memo.get(id);
     if (known !== undefined && known.common === unsigned.common && known.type === unsigned.type) return known as T;
     const signed = signWithPreparedKey(unsigned, key);
-    this.signatures++;
     this.#memo.set(id, signed, signed.data.length);
     return signed;
   }

@@ -36,18 +36,20 @@ export function txSize(tx: TypedTransaction): number {
 /**
  * A signed tx's hash as flat hex (common/hex.ts): keccak of its encoding, as `tx.hash()` computes
  * it (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`); the encoding's size is kept
- * for `txSize`. `encoding`: the bytes the tx was decoded from, when it came as bytes; they are its
- * encoding (@ethereumjs' decoding refuses non-canonical RLP and integers with leading zeros), so
- * they are not encoded again.
+ * for `txSize`. A tx that came as bytes is hashed from them instead (`encodingHash`).
  */
-export function txHash(tx: TypedTransaction, encoding?: Uint8Array): Hex {
+export function txHash(tx: TypedTransaction): Hex {
   if (!tx.isSigned()) return flatHex(tx.hash());
-  const bytes = encoding ?? tx.serialize();
+  const bytes = tx.serialize();
   sizes.set(tx, bytes.length);
   return encodingHash(bytes, tx.common);
 }
 
-/** The hash of a signed tx encoded as `bytes`, before it is decoded: keccak256 with `common`'s keccak, as `txHash`. */
+/**
+ * The hash of a signed tx encoded as `bytes`, before it is decoded: keccak256 with `common`'s
+ * keccak, as `txHash`. The bytes a tx is decoded from are its encoding (@ethereumjs' decoding
+ * refuses non-canonical RLP and integers with leading zeros), so this is the decoded tx's hash.
+ */
 export function encodingHash(bytes: Uint8Array, common: Common): Hex {
   return flatHex((common.customCrypto.keccak256 ?? keccak_256)(bytes));
 }
