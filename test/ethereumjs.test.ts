@@ -10,9 +10,10 @@ import { createBlockchain } from "@ethereumjs/blockchain";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createTx, createTxFromRLP, paramsTx } from "@ethereumjs/tx";
-import { Account, bytesToUnprefixedHex, createAddressFromString, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
+import { Blob4844Tx, createTx, createTxFromRLP, paramsTx } from "@ethereumjs/tx";
+import { Account, bytesToUnprefixedHex, createAddressFromString, eoaCode7702SignAuthorization, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
 import { createVM, runTx } from "@ethereumjs/vm";
+import { keccak_256 as keccak256Of } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
 import { assertSender, runTxAllowingAssertedSender } from "../src/node/ethereumjs/assertedSender.ts";
@@ -24,6 +25,7 @@ import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStora
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
+import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
@@ -385,6 +387,48 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(createTxFromRLP(signed.serialize(), { common: mainnet() }).getSenderAddress().toString()).to.equal(sender);
       // Without the prepared key the same tx's sender is recovered (the cache is the patch's only lever).
       expect(() => createTx(fields, { common: noRecovery }).sign(key.secret).getSenderAddress()).to.throw();
+    });
+  });
+
+  describe("sender addresses derived once per tx (senderAddress.ts)", () => {
+    it("every signed tx type answers the package's own address through the patched method, kept for a frozen tx only", () => {
+      installSenderAddresses();
+      const key = preparedKey("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+      const sender = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+      const base = { nonce: 1n, to: OTHER.toString(), value: 1n, gasLimit: 100_000n, chainId: 1n };
+      const txs = [
+        createTx({ ...base, type: 0, gasPrice: 10n }, { common: mainnet() }),
+        createTx({ ...base, type: 1, gasPrice: 10n }, { common: mainnet() }),
+        createTx({ ...base, type: 2, maxFeePerGas: 10n }, { common: mainnet() }),
+        createTx(
+          {
+            ...base,
+            type: 4,
+            maxFeePerGas: 10n,
+            authorizationList: [eoaCode7702SignAuthorization([Uint8Array.of(1), OTHER.bytes, Uint8Array.of()], key.secret)],
+          },
+          { common: mainnet() },
+        ),
+      ].map((unsigned) => createTxFromRLP(unsigned.sign(key.secret).serialize(), { common: mainnet() }));
+      for (const tx of txs) {
+        // Kept once asked: the patched method answered.
+        expect(senderAddressKept(tx), `type ${tx.type}`).to.equal(false);
+        const first = tx.getSenderAddress();
+        expect(first.toString()).to.equal(sender);
+        // The package's own derivation, for comparison: the last 20 bytes of keccak256 of the public key.
+        expect(bytesToUnprefixedHex(keccak256Of(tx.getSenderPublicKey()).subarray(-20))).to.equal(sender.slice(2));
+        expect(senderAddressKept(tx), `type ${tx.type}`).to.equal(true);
+        const second = tx.getSenderAddress();
+        expect(second).to.not.equal(first);
+        expect(second.toString()).to.equal(sender);
+      }
+      // Blob4844Tx is patched too (its txs need KZG to build, which admission does not take yet).
+      expect(Object.hasOwn(Blob4844Tx.prototype, "getSenderAddress")).to.equal(true);
+      // A tx that is not frozen is not kept: its fields could still change.
+      const loose = createTx({ ...base, type: 2, maxFeePerGas: 10n }, { common: mainnet(), freeze: false }).sign(key.secret);
+      expect(Object.isFrozen(loose)).to.equal(false);
+      expect(loose.getSenderAddress().toString()).to.equal(sender);
+      expect(senderAddressKept(loose)).to.equal(false);
     });
   });
 

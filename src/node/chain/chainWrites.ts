@@ -8,6 +8,7 @@ import { feesOf, txCost } from "../pool/admission.ts";
 import { automineNow, executeFragment, reopenIfEmpty, seal } from "./chainCore.ts";
 import { flatHex } from "../common/hex.ts";
 import { DEFAULT_POOL_LIMITS } from "../pool/mempool.ts";
+import { DecodedTxs } from "../pool/decodedTxs.ts";
 import { OpenBlock } from "../execution/openBlock.ts";
 import { AlreadyKnownError, AutomineFeeTooLowError, AutomineNonceTooHighError } from "../common/errors.ts";
 import { pendingNonce } from "./chainReads.ts";
@@ -25,6 +26,18 @@ import type { TxRecord } from "./records.ts";
 const DEPOSIT_TYPE = 0x7e;
 /** hardhat_mine builds runs shorter than this block by block (EDR: 6). */
 const MIN_RESERVED_BLOCKS = 6n;
+
+/** Each chain's raw txs already decoded (pool/decodedTxs.ts): per chain, so a new provider pays in full. */
+const decodedTxs = new WeakMap<ChainCore, DecodedTxs>();
+
+function decodedTxsOf(core: ChainCore): DecodedTxs {
+  let decoded = decodedTxs.get(core);
+  if (decoded === undefined) {
+    decoded = new DecodedTxs();
+    decodedTxs.set(core, decoded);
+  }
+  return decoded;
+}
 
 /** Admits the tx that `admit` checks into the pool (automine: and mines it). */
 export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => Promise<Admitted>): Promise<Hex> {
@@ -47,6 +60,7 @@ export async function admit(core: ChainCore, check: (ctx: AdmissionContext) => P
       read = { address, nonce };
       return { nonce, balance: account?.balance ?? 0n };
     },
+    decoded: decodedTxsOf(core),
   });
   if (core.automine) await checkMinesAtOnce(core, entry, read?.address === entry.sender ? read.nonce : undefined);
   for (const evicted of evicts) {

@@ -11,10 +11,14 @@
 import { hexToBytes } from "@ethereumjs/util";
 
 import { publicKeyOf } from "../common/crypto.ts";
+import { flatHex } from "../common/hex.ts";
+import { LruMemo } from "../common/lruMemo.ts";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
 
 export interface PreparedKey {
+  /** Tells prepared keys apart in a memo of signed txs (one per key in this process). */
+  readonly id: number;
   readonly secret: Uint8Array;
   /** The uncompressed public key without its 0x04 prefix (64 bytes), as ethereumjs caches it. */
   readonly publicKey: Uint8Array;
@@ -28,10 +32,40 @@ export function preparedKey(privateKey: `0x${string}`): PreparedKey {
   let key = prepared.get(id);
   if (key === undefined) {
     const secret = hexToBytes(privateKey);
-    key = { secret, publicKey: publicKeyOf(secret, false).subarray(1) };
+    key = { id: prepared.size, secret, publicKey: publicKeyOf(secret, false).subarray(1) };
     prepared.set(id, key);
   }
   return key;
+}
+
+export const MAX_SIGNED_TXS = 1024;
+export const MAX_SIGNED_TX_DATA_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Txs one chain's wallet signed, by key and by the hash of the message signed: a test suite that
+ * reverts to a snapshot (`loadFixture`) asks for the same txs again (same nonce, fees, gas and
+ * data), and the same key signing the same message gives the same signature (RFC 6979: @ethereumjs
+ * signs without extra entropy, as our native signer; nativeCrypto in common/crypto.ts), so the
+ * signed tx is handed out again instead of signed and built again.
+ *
+ * Correct by construction: the message is the whole unsigned tx (its type, chain id and every
+ * field); what else the signed tx depends on is its `Common`, and an entry is used only with the
+ * very Common it was signed on (the chain's shared tx Common: sharedCommon.ts builds a new one when
+ * the hardfork moves). Signed txs are frozen; nothing of ours writes to one but its `cache`, which
+ * holds for the same tx and Common. Per chain (the caller holds one per chain), so a new provider
+ * signs in full. Bounded: the 1,024 most recently signed txs and 8 MiB of their data.
+ */
+export class SignedTxs {
+  readonly #memo = new LruMemo<string, TypedTransaction>(MAX_SIGNED_TXS, MAX_SIGNED_TX_DATA_BYTES);
+
+  sign<T extends TypedTransaction>(unsigned: T, key: PreparedKey): T {
+    const id = `${key.id}:${flatHex(unsigned.getHashedMessageToSign())}`;
+    const known = this.#memo.get(id);
+    if (known !== undefined && known.common === unsigned.common && known.type === unsigned.type) return known as T;
+    const signed = signWithPreparedKey(unsigned, key);
+    this.#memo.set(id, signed, signed.data.length);
+    return signed;
+  }
 }
 
 /** Signs `unsigned` (ethereumjs' own `sign`) and hands the signed tx its sender's public key. */

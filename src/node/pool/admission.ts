@@ -8,8 +8,9 @@ import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereu
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt } from "@ethereumjs/util";
 
+import { installSenderAddresses } from "../ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
-import { txHash, txSize } from "./txBytes.ts";
+import { encodingHash, keepEncoding, txHash, txSize } from "./txBytes.ts";
 import { flatHex } from "../common/hex.ts";
 
 import {
@@ -25,12 +26,16 @@ import {
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Hex } from "../common/types.ts";
+import type { DecodedTxs } from "./decodedTxs.ts";
 import type { Mempool, PoolLimits, PooledTx } from "./mempool.ts";
 
 /** go-ethereum's txMaxSize: four 32 KiB slots (core/txpool/legacypool). */
 export const MAX_TX_SIZE = 4 * 32 * 1024;
 /** Minimum fee bump of a replacement, in percent (go-ethereum's default PriceBump). */
 export const PRICE_BUMP_PERCENT = 10n;
+
+// A sender's address derived once per tx, natively (admission asks for it, then runTx).
+installSenderAddresses();
 
 export interface AdmissionContext {
   common: Common;
@@ -44,6 +49,8 @@ export interface AdmissionContext {
   limits: PoolLimits;
   /** Nonce and balance of an account in the pre-confirmed state. */
   account(address: Hex): Promise<{ nonce: bigint; balance: bigint }>;
+  /** The chain's raw txs already decoded, with their senders (decodedTxs.ts). */
+  decoded?: DecodedTxs | undefined;
 }
 
 export interface Admitted {
@@ -54,10 +61,28 @@ export interface Admitted {
   evicts: PooledTx[];
 }
 
+/**
+ * Admission of a raw tx. Bytes this chain decoded before on the same Common are not decoded nor
+ * their sender recovered again (decodedTxs.ts); every check from `refuseUnprotected` on runs all
+ * the same. The hash of the bytes is the tx's hash (txBytes.ts).
+ */
 export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): Promise<Admitted> {
+  const hash = encodingHash(raw, ctx.common);
+  const known = ctx.decoded?.get(hash, txCommonOf(ctx.common));
+  if (known !== undefined) {
+    refuseUnprotected(known.tx, ctx);
+    keepEncoding(known.tx, raw);
+    return admitDecoded(known.tx, hash, raw.length, () => known.sender, ctx);
+  }
   const tx = decode(raw, ctx.common);
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, raw, () => recoverSender(tx), ctx);
+  keepEncoding(tx, raw);
+  const senderOf = () => {
+    const sender = recoverSender(tx);
+    ctx.decoded?.remember(hash, tx, sender, raw.length);
+    return sender;
+  };
+  return admitDecoded(tx, hash, raw.length, senderOf, ctx);
 }
 
 /**
@@ -66,7 +91,7 @@ export async function admitTransaction(raw: Uint8Array, ctx: AdmissionContext): 
  */
 export async function admitSigned(tx: TypedTransaction, ctx: AdmissionContext): Promise<Admitted> {
   refuseUnprotected(tx, ctx);
-  return admitDecoded(tx, undefined, () => recoverSender(tx), ctx);
+  return admitDecoded(tx, txHash(tx), txSize(tx), () => recoverSender(tx), ctx);
 }
 
 /** internal/ethapi: unprotected legacy txs are refused before they reach the pool. */
@@ -78,16 +103,14 @@ function refuseUnprotected(tx: TypedTransaction, ctx: AdmissionContext): void {
 
 /** Admission of a tx whose sender is asserted rather than recovered (impersonation). */
 export function admitWithSender(tx: TypedTransaction, sender: Hex, ctx: AdmissionContext): Promise<Admitted> {
-  return admitDecoded(tx, undefined, () => sender, ctx);
+  return admitDecoded(tx, txHash(tx), txSize(tx), () => sender, ctx);
 }
 
-/** `raw`: the bytes the tx came as, if it came as bytes (its hash and size are theirs: txBytes.ts). */
-async function admitDecoded(tx: TypedTransaction, raw: Uint8Array | undefined, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
-  const hash = txHash(tx, raw);
+/** `hash` and `size`: the tx's (of the bytes it came as, if it came as bytes: txBytes.ts). */
+async function admitDecoded(tx: TypedTransaction, hash: Hex, size: number, senderOf: () => Hex, ctx: AdmissionContext): Promise<Admitted> {
   if (ctx.pool.get(hash) !== undefined) throw new AlreadyKnownError();
 
   // ValidateTransaction (stateless).
-  const size = raw?.length ?? txSize(tx);
   if (size > MAX_TX_SIZE) {
     throw new TxRejectedError(AdmissionMessage.oversizedData, { size, limit: MAX_TX_SIZE });
   }

@@ -11,7 +11,7 @@ import { admitSigned, admitWithSender, txCommonOf } from "../../node/pool/admiss
 import { callGasCap } from "../../node/execution/dryRun.ts";
 import { EIP7825_MAX_TX_GAS, SUGGESTED_TIP } from "../../node/common/defaults.ts";
 import { ExecutionFailedError, ExecutionRevertedError } from "../../node/common/errors.ts";
-import { preparedKey, signWithPreparedKey } from "../../node/ethereumjs/preparedSigner.ts";
+import { preparedKey, SignedTxs } from "../../node/ethereumjs/preparedSigner.ts";
 import { impersonatedTransaction, isImpersonated } from "../../node/pool/impersonation.ts";
 import { suggestOptimismPriorityFee } from "../../node/opstack/gasPrice.ts";
 import { admissionError, invalidParams, txConstructionError } from "../errors.ts";
@@ -69,6 +69,18 @@ export function checkSendRequest(ctx: NodeContext, request: SendTransactionReque
   if (gas * fee > MAX_UINT256) throw invalidParams("params[0]", "gas limit × fee per gas exceeds 2^256 - 1");
 }
 
+/** Each chain's txs signed by its wallet (preparedSigner.ts): per chain, so a new provider signs in full. */
+const signedTxs = new WeakMap<Chain, SignedTxs>();
+
+export function signedTxsOf(chain: Chain): SignedTxs {
+  let signed = signedTxs.get(chain);
+  if (signed === undefined) {
+    signed = new SignedTxs();
+    signedTxs.set(chain, signed);
+  }
+  return signed;
+}
+
 /** Who signs a send: nobody for an impersonated sender (its tx is admitted unsigned), or a key. */
 export type Signer = { kind: "impersonated" } | { kind: "key"; privateKey: Hex };
 
@@ -104,11 +116,12 @@ export async function signAndSend(ctx: NodeContext, request: SendTransactionRequ
       }
       return ctx.chain.sendTransaction((admission) => admitWithSender(tx, request.from, admission));
     }
-    // Signed with the key prepared once, on the chain's shared tx Common; the signed tx itself goes to
-    // admission (no serialize, decode and sender recovery in between).
+    // Signed with the key prepared once, on the chain's shared tx Common (the same payload signed
+    // before is not signed again); the signed tx itself goes to admission (no serialize, decode and
+    // sender recovery in between).
     let signed: TypedTransaction;
     try {
-      signed = signWithPreparedKey(createTx({ type, ...fields }, { common: txCommonOf(ctx.chain.common) }), preparedKey(signer.privateKey));
+      signed = signedTxsOf(ctx.chain).sign(createTx({ type, ...fields }, { common: txCommonOf(ctx.chain.common) }), preparedKey(signer.privateKey));
     } catch (error) {
       throw txConstructionError(error);
     }
@@ -253,9 +266,8 @@ export function sendBatchTransaction(ctx: NodeContext, batch: BatchTransaction):
     };
     let signed: Uint8Array;
     try {
-      signed = createTx({ type: authorizationList === undefined ? 2 : 4, ...fields }, { common: chain.common })
-        .sign(hexToBytes(batch.privateKey))
-        .serialize();
+      const unsigned = createTx({ type: authorizationList === undefined ? 2 : 4, ...fields }, { common: txCommonOf(chain.common) });
+      signed = signedTxsOf(chain).sign(unsigned, preparedKey(batch.privateKey)).serialize();
     } catch (error) {
       throw txConstructionError(error);
     }

@@ -1,0 +1,182 @@
+/**
+ * Replayed txs (a test file reverting to a snapshot and sending the same txs again, as
+ * `loadFixture` does): a raw tx admitted before is neither decoded nor its sender recovered again
+ * (pool/decodedTxs.ts), a payload the wallet signed before is not signed again
+ * (ethereumjs/preparedSigner.ts `SignedTxs`); every pool rule still runs, and a new provider
+ * pays in full. Counted on the native signer's ecrecover and ecsign (common/crypto.ts).
+ */
+import { genTransactionsTrieRoot } from "@ethereumjs/block";
+import { Common, Mainnet } from "@ethereumjs/common";
+import { createTx } from "@ethereumjs/tx";
+import { expect } from "chai";
+import { keccak256, toHex } from "viem";
+
+import { nativeCrypto } from "../src/node/common/crypto.ts";
+import { LruMemo } from "../src/node/common/lruMemo.ts";
+import { DecodedTxs } from "../src/node/pool/decodedTxs.ts";
+import { encodingKept, MAX_KEPT_ENCODING } from "../src/node/pool/txBytes.ts";
+import { txCommonOf } from "../src/node/pool/admission.ts";
+import { createTestChain, rpcError } from "./helpers/chain.ts";
+import { send, signTx } from "./helpers/sign.ts";
+
+import type { CustomCrypto } from "@ethereumjs/common";
+import type { PreconfProvider } from "../src/index.ts";
+import type { Hex } from "viem";
+
+/** Counts the ecrecover and ecsign calls of the providers created from now on (their Common copies nativeCrypto()'s functions). */
+function countSignatureWork(): { recoveries: number; signatures: number; restore(): void } {
+  const crypto = nativeCrypto();
+  const { ecrecover, ecsign } = crypto;
+  if (ecrecover === undefined || ecsign === undefined) throw new Error("the native secp256k1 addon did not load");
+  const counts = {
+    recoveries: 0,
+    signatures: 0,
+    restore() {
+      Object.assign(crypto, { ecrecover, ecsign });
+    },
+  };
+  crypto.ecrecover = (...args: Parameters<NonNullable<CustomCrypto["ecrecover"]>>) => {
+    counts.recoveries++;
+    return ecrecover(...args);
+  };
+  crypto.ecsign = ((...args: Parameters<NonNullable<CustomCrypto["ecsign"]>>) => {
+    counts.signatures++;
+    return ecsign(...args);
+  }) as CustomCrypto["ecsign"];
+  return counts;
+}
+
+const call = <T>(provider: PreconfProvider, method: string, params: unknown[] = []) => provider.request({ method, params }) as Promise<T>;
+
+describe("admission of replayed txs", () => {
+  let provider: PreconfProvider;
+  let counts: ReturnType<typeof countSignatureWork>;
+
+  beforeEach(async () => {
+    counts = countSignatureWork();
+    ({ provider } = await createTestChain({ mining: "auto" }));
+  });
+  afterEach(async () => {
+    counts.restore();
+    await provider.close();
+  });
+
+  /** `rounds` × (revert to a snapshot, send `raws`): the hashes of each round. */
+  async function replay(target: PreconfProvider, raws: Hex[], rounds: number): Promise<Hex[][]> {
+    let snapshot = await call<Hex>(target, "evm_snapshot");
+    const hashes: Hex[][] = [];
+    for (let round = 0; round < rounds; round++) {
+      await call(target, "evm_revert", [snapshot]);
+      snapshot = await call<Hex>(target, "evm_snapshot");
+      const sent: Hex[] = [];
+      for (const raw of raws) sent.push(await send(target, raw));
+      hashes.push(sent);
+    }
+    return hashes;
+  }
+
+  it("recovers each raw tx's sender once over 10 replays (30 sends: 3 recoveries, not 30); a new provider recovers again", async () => {
+    const raws = await Promise.all([0, 1, 2].map((nonce) => signTx(provider, 0, { nonce })));
+    const hashes = await replay(provider, raws, 10);
+    expect(counts.recoveries).to.equal(3);
+    for (const round of hashes) expect(round).to.deep.equal(raws.map((raw) => keccak256(raw)));
+    const receipt = await call<{ status: Hex; from: Hex }>(provider, "eth_getTransactionReceipt", [hashes[9]![2]]);
+    expect(receipt).to.include({ status: "0x1", from: provider.accounts[0]!.address.toLowerCase() });
+
+    const { provider: fresh } = await createTestChain({ mining: "auto" });
+    try {
+      await replay(fresh, raws, 2);
+      expect(counts.recoveries).to.equal(6);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("runs every pool rule on a replayed tx: nonce too low once mined, insufficient funds after the balance changed", async () => {
+    const raw = await signTx(provider, 0, { nonce: 0, value: 10n ** 18n });
+    const snapshot = await call<Hex>(provider, "evm_snapshot");
+    await send(provider, raw);
+    const tooLow = await rpcError(provider, "eth_sendRawTransaction", [raw]);
+    expect(tooLow).to.deep.include({ code: -32000, message: "nonce too low" });
+
+    await call(provider, "evm_revert", [snapshot]);
+    const sender = provider.accounts[0]!.address;
+    await call(provider, "hardhat_setBalance", [sender, toHex(10n ** 18n)]);
+    const poor = await rpcError(provider, "eth_sendRawTransaction", [raw]);
+    expect(poor).to.deep.include({ code: -32000, message: "insufficient funds for gas * price + value" });
+    expect(counts.recoveries).to.equal(1);
+  });
+
+  it("signs an eth_sendTransaction payload once over 10 replays, to the same tx a new provider signs", async () => {
+    const from = provider.accounts[0]!.address;
+    const request = { from, to: provider.accounts[1]!.address, value: "0x1", gas: "0x5208" };
+    let snapshot = await call<Hex>(provider, "evm_snapshot");
+    const hashes = new Set<Hex>();
+    for (let round = 0; round < 10; round++) {
+      await call(provider, "evm_revert", [snapshot]);
+      snapshot = await call<Hex>(provider, "evm_snapshot");
+      hashes.add(await call<Hex>(provider, "eth_sendTransaction", [request]));
+    }
+    expect(counts.signatures).to.equal(1);
+    expect(hashes.size).to.equal(1);
+    // Another payload is signed.
+    await call<Hex>(provider, "eth_sendTransaction", [{ ...request, value: "0x2" }]);
+    expect(counts.signatures).to.equal(2);
+
+    const { provider: fresh } = await createTestChain({ mining: "auto" });
+    try {
+      expect(await call<Hex>(fresh, "eth_sendTransaction", [request])).to.equal([...hashes][0]);
+      expect(counts.signatures).to.equal(3);
+    } finally {
+      await fresh.close();
+    }
+    expect(counts.recoveries).to.equal(0);
+  });
+});
+
+describe("the seal and a raw tx's own bytes (txBytes.ts)", () => {
+  it("takes a small raw tx's bytes for the transactions trie instead of encoding it again, and encodes a large one", async () => {
+    const { provider } = await createTestChain({ mining: "manual" });
+    try {
+      const small = await signTx(provider, 0, { nonce: 0 });
+      const large = await signTx(provider, 0, { nonce: 1, gas: 1_000_000n, data: toHex(new Uint8Array(MAX_KEPT_ENCODING)) });
+      await send(provider, small);
+      await send(provider, large);
+      const txs = [...provider.chain.pool.all()].map((entry) => entry.tx);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false]);
+      await provider.preconf.seal();
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false]);
+      const block = await call<{ transactions: Hex[]; transactionsRoot: Hex }>(provider, "eth_getBlockByNumber", ["latest", false]);
+      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large)]);
+      expect(block.transactionsRoot).to.equal(toHex(await genTransactionsTrieRoot(txs)));
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
+describe("the memos' bounds and keys", () => {
+  it("LruMemo forgets the least recently used entry past its entry and weight bounds", () => {
+    const memo = new LruMemo<string, number>(3, 10);
+    memo.set("a", 1, 4);
+    memo.set("b", 2, 4);
+    memo.set("c", 3, 1);
+    expect(memo.get("a")).to.equal(1); // a is now the most recent
+    memo.set("d", 4, 1); // 4 entries: b goes
+    expect([memo.get("b"), memo.size]).to.deep.equal([undefined, 3]);
+    memo.set("e", 5, 6); // 4 entries, then weight 4 + 1 + 6 = 11 > 10: c, then a go
+    expect([memo.get("c"), memo.get("a"), memo.get("d"), memo.get("e")]).to.deep.equal([undefined, undefined, 4, 5]);
+    memo.set("huge", 6, 11); // heavier than the bound: not kept
+    expect([memo.get("huge"), memo.size]).to.deep.equal([undefined, 2]);
+  });
+
+  it("DecodedTxs answers a tx only for the Common it was decoded on", () => {
+    const common = txCommonOf(new Common({ chain: Mainnet, hardfork: "prague" }));
+    const other = txCommonOf(new Common({ chain: Mainnet, hardfork: "prague" }));
+    const tx = createTx({ type: 2, gasLimit: 21000n, maxFeePerGas: 1n, v: 0n, r: 1n, s: 1n }, { common });
+    const decoded = new DecodedTxs();
+    decoded.remember("0x01", tx, "0x00000000000000000000000000000000000000aa", 100);
+    expect(decoded.get("0x01", common)?.tx).to.equal(tx);
+    expect(decoded.get("0x01", other)).to.equal(undefined);
+  });
+});
