@@ -5,7 +5,7 @@
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
 import { Block, createBlock, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
-import { bigIntToHex, bytesToHex, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
+import { bigIntToBytes, bigIntToHex, bytesToHex, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
@@ -15,11 +15,13 @@ import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
 import { sealedTxBytes } from "../pool/txBytes.ts";
 import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
+import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
+import type { TxReceipt } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
 import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "../chain/records.ts";
 import type { ActiveFork } from "../profiles/forkSchedule.ts";
@@ -243,7 +245,7 @@ export class OpenBlock {
     const receiptTrie = orderedTrieRoot(
       // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
       this.#transactions.map((record) =>
-        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce),
+        record.depositNonce === undefined ? receiptBytes(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce),
       ),
       keccak256,
     );
@@ -329,6 +331,33 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
   if (common.isActivatedEIP(4788))
     data.parentBeaconBlockRoot = header.parentBeaconBlockRoot === undefined ? new Uint8Array(32) : hexToBytes(header.parentBeaconBlockRoot);
   return data;
+}
+
+const STATUS_SUCCESS = Uint8Array.of(1);
+const STATUS_FAILURE = new Uint8Array();
+
+/**
+ * A receipt's encoding in its block's receipts trie: `encodeReceipt` of @ethereumjs/vm 10.1.3
+ * (runBlock.js) byte for byte, EIP-2718's `tx-type || rlp([status, cumulativeGasUsed, bloom,
+ * logs])`, the list written in one pass (ethereumjs/trieNodeEncoding.ts) where the package's RLP
+ * makes an array per item and per prefix and concatenates them (a receipt's 256-byte bloom and
+ * its logs copied at each level). test/orderedTrie.test.ts compares the two.
+ */
+export function receiptBytes(receipt: TxReceipt, type: TypedTransaction["type"]): Uint8Array {
+  // A type is one byte below 0x80 (EIP-2718); anything else as the package encodes it.
+  if (!Number.isInteger(type) || type < 0 || type >= 0x80) return encodeReceipt(receipt, type);
+  const pre = receipt as { stateRoot?: Uint8Array; status?: 0 | 1 };
+  const body = encodeNode([
+    pre.stateRoot ?? (pre.status === 0 ? STATUS_FAILURE : STATUS_SUCCESS),
+    bigIntToBytes(receipt.cumulativeBlockGasUsed),
+    receipt.bitvector,
+    receipt.logs,
+  ]);
+  if (type === 0) return body;
+  const typed = new Uint8Array(body.length + 1);
+  typed[0] = type;
+  typed.set(body, 1);
+  return typed;
 }
 
 export const hexOfBigInt = (value: bigint) => bigIntToHex(value);
