@@ -5,8 +5,8 @@
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
 import { Block, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
-import { bigIntToBytes, bigIntToHex, bytesToHex, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
-import { Bloom, encodeReceipt } from "@ethereumjs/vm";
+import { bigIntToBytes, bigIntToHex, bytesToHex, EthereumJSErrorWithoutCode, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
+import { encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { encodeDepositReceipt } from "../opstack/deposit.ts";
@@ -224,10 +224,9 @@ export class OpenBlock {
     return fragment;
   }
 
+  /** The block's logs bloom: its txs' blooms OR-ed together. */
   logsBloom(): Uint8Array {
-    const bloom = new Bloom(undefined, this.#common);
-    for (const record of this.#transactions) bloom.or(new Bloom(record.logsBloom, this.#common));
-    return bloom.bitvector;
+    return orBlooms(this.#transactions.map((record) => record.logsBloom));
   }
 
   /**
@@ -341,6 +340,22 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
   if (common.isActivatedEIP(4788))
     data.parentBeaconBlockRoot = header.parentBeaconBlockRoot === undefined ? new Uint8Array(32) : hexToBytes(header.parentBeaconBlockRoot);
   return data;
+}
+
+/** A logs bloom's size: 2048 bits (Yellow Paper, 4.3.1). */
+const BLOOM_BYTES = 256;
+
+/**
+ * `blooms` OR-ed together, as @ethereumjs/vm 10.1.3's `Bloom.or` over a Bloom per item gives it
+ * (its error for a bloom of another size included), without the Bloom objects.
+ */
+export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
+  const bloom = new Uint8Array(BLOOM_BYTES);
+  for (const bits of blooms) {
+    if (bits.length !== BLOOM_BYTES) throw EthereumJSErrorWithoutCode("bitvectors must be 2048 bits long");
+    for (let i = 0; i < BLOOM_BYTES; i++) bloom[i]! |= bits[i]!;
+  }
+  return bloom;
 }
 
 const STATUS_SUCCESS = Uint8Array.of(1);
