@@ -5,8 +5,11 @@
 import { createBlockHeader, paramsBlock } from "@ethereumjs/block";
 import { bytesToHex } from "@ethereumjs/util";
 import { Bloom } from "@ethereumjs/vm";
+import FakeTimers from "@sinonjs/fake-timers";
 import { expect } from "chai";
 
+import { createPreconfProvider } from "../src/index.ts";
+import { requestQueueChecks } from "../src/node/execution/systemCalls.ts";
 import { nextExcessBlobGas } from "../src/node/chain/nextBlock.ts";
 import { orBlooms } from "../src/node/execution/openBlock.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
@@ -64,5 +67,23 @@ describe("sealing a block", () => {
       expect(bytesToHex(orBlooms(blooms)), `${count} blooms`).to.equal(bytesToHex(expected.bitvector));
     }
     expect(() => orBlooms([new Uint8Array(255)])).to.throw("bitvectors must be 2048 bits long");
+  });
+});
+
+describe("evm_revert and the end-of-block request queues", () => {
+  it("keeps what the reverted-to state is known to hold: the queues are not read again at the next block's end", async () => {
+    const provider = await createPreconfProvider({ clock: FakeTimers.createClock(1_700_000_000_000), mining: "auto" });
+    const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
+    // The queues are known idle from the second block on.
+    await request("evm_mine");
+    await request("evm_mine");
+    const snapshot = await request("evm_snapshot");
+    await request("evm_mine");
+    const before = requestQueueChecks.count;
+    await request("evm_revert", [snapshot]);
+    await request("evm_mine");
+    await request("evm_mine");
+    expect(requestQueueChecks.count - before).to.equal(0);
+    await provider.close();
   });
 });
