@@ -7,11 +7,15 @@
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, KECCAK256_RLP } from "@ethereumjs/util";
+import { encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
 import { keccak256 } from "../src/node/common/crypto.ts";
-import { orderedTrieRoot } from "../src/node/execution/orderedTrie.ts";
+import { keyNibbles, orderedTrieRoot } from "../src/node/execution/orderedTrie.ts";
+import { receiptBytes } from "../src/node/execution/openBlock.ts";
+
+import type { TxReceipt } from "@ethereumjs/vm";
 
 /** A deterministic byte string of `length` bytes (xorshift), so failures reproduce. */
 function bytes(seed: number, length: number): Uint8Array {
@@ -54,5 +58,41 @@ describe("orderedTrieRoot (transactions and receipts trie roots)", () => {
   it("gives the same root with the pure-JS keccak", () => {
     const values = Array.from({ length: 40 }, (_, i) => bytes(i, 120));
     expect(bytesToHex(orderedTrieRoot(values, keccak_256))).to.equal(bytesToHex(orderedTrieRoot(values, keccak256)));
+  });
+
+  it("keys item i by the nibbles of RLP(i), across every length of RLP(i)", () => {
+    for (const index of [0, 1, 15, 16, 127, 128, 255, 256, 4095, 65535, 65536, 0xffffff, 0x1000000, 0x7fffffff]) {
+      const key = RLP.encode(index);
+      const nibbles = [...key].flatMap((byte) => [byte >> 4, byte & 0x0f]);
+      expect([...keyNibbles(index)], `key of ${index}`).to.deep.equal(nibbles);
+    }
+  });
+});
+
+describe("receiptBytes (a receipt in the receipts trie)", () => {
+  it("is @ethereumjs/vm's encodeReceipt byte for byte: every tx type, status, pre-Byzantium state roots, logs and gas", () => {
+    let seed = 1;
+    for (const type of [0, 1, 2, 3, 4] as const) {
+      for (const cumulativeBlockGasUsed of [0n, 1n, 21_000n, 0x80n, 30_000_000n, (1n << 64n) - 1n]) {
+        for (let logCount = 0; logCount < 4; logCount++) {
+          const logs = Array.from({ length: logCount }, (_, i) => [
+            bytes(seed++, 20),
+            Array.from({ length: i + (logCount % 2) * 2 }, () => bytes(seed++, 32)),
+            bytes(seed++, (i * 29) % 70),
+          ]) as TxReceipt["logs"];
+          const bitvector = bytes(seed++, 256);
+          const receipts: TxReceipt[] = [
+            { status: 1, cumulativeBlockGasUsed, bitvector, logs },
+            { status: 0, cumulativeBlockGasUsed, bitvector, logs },
+            { stateRoot: bytes(seed++, 32), cumulativeBlockGasUsed, bitvector, logs },
+          ];
+          for (const receipt of receipts) {
+            expect(bytesToHex(receiptBytes(receipt, type)), `type ${type}, gas ${cumulativeBlockGasUsed}, ${logCount} logs`).to.equal(
+              bytesToHex(encodeReceipt(receipt, type)),
+            );
+          }
+        }
+      }
+    }
   });
 });

@@ -22,6 +22,7 @@ import { commonFromGenesis } from "../state/genesis.ts";
 // Before any VM exists: every EVM's interpreter yields to the event loop (evmBudget.ts).
 import "../execution/evmBudget.ts";
 import { FragmentRunner } from "../execution/fragmentRunner.ts";
+import { captureIdleQueues } from "../execution/systemCalls.ts";
 import { installInterpreterLoop } from "../ethereumjs/interpreterLoop.ts";
 import { installTrieFindPath } from "../ethereumjs/trieFindPath.ts";
 import { installJumpAnalysisCache } from "../ethereumjs/jumpAnalysis.ts";
@@ -125,6 +126,16 @@ export class Chain extends EventEmitter<ChainEvents> {
       emit: this.emit.bind(this) as ChainCore["emit"],
     } as ChainCore;
     this.#core = core;
+    // What the live state is known to hold (systemCalls.ts) holds again when a revert returns to it.
+    core.snapshots.addPart({
+      capture: () => {
+        const state = core.vm.stateManager;
+        const restore = captureIdleQueues(state);
+        return () => {
+          if (core.vm.stateManager === state) restore();
+        };
+      },
+    });
     // A block history never drops the head a live evm_snapshot returns to.
     core.store.pin(() => {
       let pinned: number | undefined;

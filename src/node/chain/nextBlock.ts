@@ -242,7 +242,7 @@ export class NextBlock {
         // Reproducible "randomness": the hash of the parent's hash.
         prevRandao: fields.prevRandao ?? flatHex(keccak256(parentHash)),
         // OP chains have no blobs: the excess stays 0 though `blobGasUsed` holds the DA footprint (Jovian).
-        excessBlobGas: !this.#common.isActivatedEIP(4844) ? undefined : op ? 0n : parentHeader.calcNextExcessBlobGas(this.#common),
+        excessBlobGas: !this.#common.isActivatedEIP(4844) ? undefined : op ? 0n : nextExcessBlobGas(parentHeader, this.#common),
         millisPart,
         // Jovian's fee parameters for the block after this one (opstack/feeParams.ts).
         extraData: op && effective.feeParams !== undefined ? encodeFeeParams(effective.feeParams) : undefined,
@@ -295,6 +295,34 @@ function scaleDefaults(defaults: Defaults, scale: NonNullable<ReturnType<ForkSch
     gasLimit: scaled.gasLimit,
     ...(fee !== undefined && scaled.eip1559 !== undefined && { feeParams: { ...fee, denominator: scaled.eip1559.denominator } }),
   };
+}
+
+/**
+ * Per Common and hardfork, EIP-4844's target blob gas per block (`getBlobGasSchedule`): it depends
+ * on the hardfork and the Common's params, which a chain's Common never changes after it is made.
+ * Bounded by the hardforks a Common has.
+ */
+const blobTargets = new WeakMap<Common, Map<string, bigint>>();
+
+/**
+ * `parent.calcNextExcessBlobGas(common)` (@ethereumjs/block 10.1.3), with the package's own early
+ * exit (below the target: zero, every block of a chain without blobs) taken without looking the
+ * schedule up again each block (a fork comparison and three param look-ups).
+ */
+export function nextExcessBlobGas(parent: BlockHeader, common: Common): bigint {
+  let targets = blobTargets.get(common);
+  if (targets === undefined) {
+    targets = new Map();
+    blobTargets.set(common, targets);
+  }
+  const hardfork = common.hardfork();
+  let target = targets.get(hardfork);
+  if (target === undefined) {
+    target = common.getBlobGasSchedule().targetBlobGasPerBlock;
+    targets.set(hardfork, target);
+  }
+  if ((parent.excessBlobGas ?? 0n) + (parent.blobGasUsed ?? 0n) < target) return 0n;
+  return parent.calcNextExcessBlobGas(common);
 }
 
 function dropUndefined<T extends object>(value: T): Partial<T> {

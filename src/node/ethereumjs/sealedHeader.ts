@@ -8,11 +8,15 @@
  * Patch (@ethereumjs/block 10.1.3, BlockHeader): a header is a frozen object of own fields, plus
  * `common`, `keccakFunction` and a `cache` of its hash; every method reads only those. The copy
  * gets the same own fields, a fresh `cache`, the sealed values (fresh byte arrays, as the
- * constructor copies its inputs), and is frozen as the constructor freezes it.
+ * constructor copies its inputs), and is frozen as the constructor freezes it. Its hash, which the
+ * seal asks for at once, is put in the cache as `hash()` computes it (keccak of the RLP of `raw()`),
+ * the RLP written in one pass (trieNodeEncoding.ts) instead of an array per field concatenated.
  * test/ethereumjs.test.ts fails if a copy stops being equal, field for field and in its hash and
  * encoding, to the header the constructor builds from the same data.
  */
 import { BlockHeader } from "@ethereumjs/block";
+
+import { encodeNode } from "./trieNodeEncoding.ts";
 
 /** What executing a block's txs decides of its header. */
 export interface SealedFields {
@@ -44,6 +48,8 @@ export function sealedHeader(executed: BlockHeader, sealed: SealedFields): Block
     ...(sealed.requestsHash !== undefined && { requestsHash: sealed.requestsHash.slice() }),
     ...(sealed.withdrawalsRoot !== undefined && { withdrawalsRoot: sealed.withdrawalsRoot.slice() }),
   });
+  const own = header as unknown as { cache: { hash?: Uint8Array }; keccakFunction: (data: Uint8Array) => Uint8Array };
+  own.cache.hash = own.keccakFunction(encodeNode(header.raw()));
   Object.freeze(header);
   return header;
 }

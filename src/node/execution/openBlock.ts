@@ -4,9 +4,9 @@
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
-import { Block, createBlock, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
-import { bigIntToHex, bytesToHex, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
-import { Bloom, encodeReceipt } from "@ethereumjs/vm";
+import { Block, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
+import { bigIntToBytes, bigIntToHex, bytesToHex, EthereumJSErrorWithoutCode, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
+import { encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { encodeDepositReceipt } from "../opstack/deposit.ts";
@@ -15,11 +15,14 @@ import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
 import { sealedTxBytes } from "../pool/txBytes.ts";
 import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
+import { openedHeader } from "../ethereumjs/openedHeader.ts";
+import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
+import type { TxReceipt } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
 import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "../chain/records.ts";
 import type { ActiveFork } from "../profiles/forkSchedule.ts";
@@ -99,7 +102,7 @@ export class OpenBlock {
     this.#common = common;
     this.header = header;
     this.fork = fork;
-    this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
+    this.executionBlock = executionBlock ?? executionBlockOf(common, this.#headerData());
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
     this.payloadId = `0x${rebuild === 0 ? id : (BigInt(`0x${id}`) ^ BigInt(rebuild)).toString(16).padStart(16, "0")}` as Hex;
@@ -221,10 +224,9 @@ export class OpenBlock {
     return fragment;
   }
 
+  /** The block's logs bloom: its txs' blooms OR-ed together. */
   logsBloom(): Uint8Array {
-    const bloom = new Bloom(undefined, this.#common);
-    for (const record of this.#transactions) bloom.or(new Bloom(record.logsBloom, this.#common));
-    return bloom.bitvector;
+    return orBlooms(this.#transactions.map((record) => record.logsBloom));
   }
 
   /**
@@ -243,7 +245,7 @@ export class OpenBlock {
     const receiptTrie = orderedTrieRoot(
       // OP-stack deposits' receipts carry their depositNonce (opstack/deposit.ts).
       this.#transactions.map((record) =>
-        record.depositNonce === undefined ? encodeReceipt(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce),
+        record.depositNonce === undefined ? receiptBytes(record.receipt, record.tx.type) : encodeDepositReceipt(record.receipt, record.depositNonce),
       ),
       keccak256,
     );
@@ -302,6 +304,15 @@ function buildBlock(
   return blockOf(common, createBlockHeader(header, opts), txs, withdrawals?.list);
 }
 
+/**
+ * The block the open block's txs execute against: `createBlock({ header: data })` of an empty
+ * block, its header copied from the last one opened on the same Common (ethereumjs/openedHeader.ts).
+ */
+function executionBlockOf(common: Common, data: HeaderData): Block {
+  const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true } as const;
+  return new Block(openedHeader(data, opts), [], [], undefined, opts);
+}
+
 /** The block of `header` and `txs`. */
 function blockOf(common: Common, header: BlockHeader, txs: TypedTransaction[], withdrawals: Withdrawal[] | undefined): Block {
   // The executed tx objects as they are: createBlock would rebuild each one from its fields
@@ -329,6 +340,49 @@ function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
   if (common.isActivatedEIP(4788))
     data.parentBeaconBlockRoot = header.parentBeaconBlockRoot === undefined ? new Uint8Array(32) : hexToBytes(header.parentBeaconBlockRoot);
   return data;
+}
+
+/** A logs bloom's size: 2048 bits (Yellow Paper, 4.3.1). */
+const BLOOM_BYTES = 256;
+
+/**
+ * `blooms` OR-ed together, as @ethereumjs/vm 10.1.3's `Bloom.or` over a Bloom per item gives it
+ * (its error for a bloom of another size included), without the Bloom objects.
+ */
+export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
+  const bloom = new Uint8Array(BLOOM_BYTES);
+  for (const bits of blooms) {
+    if (bits.length !== BLOOM_BYTES) throw EthereumJSErrorWithoutCode("bitvectors must be 2048 bits long");
+    for (let i = 0; i < BLOOM_BYTES; i++) bloom[i]! |= bits[i]!;
+  }
+  return bloom;
+}
+
+const STATUS_SUCCESS = Uint8Array.of(1);
+const STATUS_FAILURE = new Uint8Array();
+
+/**
+ * A receipt's encoding in its block's receipts trie: `encodeReceipt` of @ethereumjs/vm 10.1.3
+ * (runBlock.js) byte for byte, EIP-2718's `tx-type || rlp([status, cumulativeGasUsed, bloom,
+ * logs])`, the list written in one pass (ethereumjs/trieNodeEncoding.ts) where the package's RLP
+ * makes an array per item and per prefix and concatenates them (a receipt's 256-byte bloom and
+ * its logs copied at each level). test/orderedTrie.test.ts compares the two.
+ */
+export function receiptBytes(receipt: TxReceipt, type: TypedTransaction["type"]): Uint8Array {
+  // A type is one byte below 0x80 (EIP-2718); anything else as the package encodes it.
+  if (!Number.isInteger(type) || type < 0 || type >= 0x80) return encodeReceipt(receipt, type);
+  const pre = receipt as { stateRoot?: Uint8Array; status?: 0 | 1 };
+  const body = encodeNode([
+    pre.stateRoot ?? (pre.status === 0 ? STATUS_FAILURE : STATUS_SUCCESS),
+    bigIntToBytes(receipt.cumulativeBlockGasUsed),
+    receipt.bitvector,
+    receipt.logs,
+  ]);
+  if (type === 0) return body;
+  const typed = new Uint8Array(body.length + 1);
+  typed[0] = type;
+  typed.set(body, 1);
+  return typed;
 }
 
 export const hexOfBigInt = (value: bigint) => bigIntToHex(value);

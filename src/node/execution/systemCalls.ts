@@ -10,7 +10,7 @@
  *   neither, specs/protocol/isthmus/exec-engine.md): EIP-7002's and EIP-7251's queues are dequeued
  *   into the block's withdrawal and consolidation requests.
  */
-import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
@@ -43,7 +43,16 @@ const REQUEST_QUEUES = [
   { type: CLRequestType.Consolidation, address: createAddressFromString(CONSOLIDATION_QUEUE_ADDRESS) },
 ];
 
-const slot = (value: bigint) => setLengthLeft(bigIntToBytes(value), 32);
+/**
+ * The 32-byte big-endian storage key of `value` (< 2^256), as `setLengthLeft(bigIntToBytes(value), 32)`
+ * gives it, written directly: util's setLength pads by spreading both arrays into a new one, three
+ * times per block here.
+ */
+function slot(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 31, rest = value; i >= 0 && rest > 0n; i--, rest >>= 8n) out[i] = Number(rest & 0xffn);
+  return out;
+}
 
 /** What the start-of-block calls read of the block being built. */
 export interface BlockStart {
@@ -105,7 +114,11 @@ export async function endBlockRequests(vm: VM, block: Block): Promise<CLRequest<
   return requests;
 }
 
+/** Queues whose control slots were read (test/blockOpening.test.ts counts the reads an evm_revert saves). */
+export const requestQueueChecks = { count: 0 };
+
 async function isIdle(state: StateManagerInterface, queue: CLRequestQueueAddress): Promise<boolean> {
+  requestQueueChecks.count++;
   for (let control = 0n; control < 4n; control++) if (bytesToBigInt(await state.getStorage(queue, slot(control))) !== 0n) return false;
   return true;
 }
@@ -129,6 +142,21 @@ function idleQueuesOf(state: StateManagerInterface): Set<string> | undefined {
   idle = known;
   idleQueues.set(state, idle);
   return idle;
+}
+
+/**
+ * The idle queues known for `state` now, and what puts them back once `state` is again at this
+ * moment's state root (evm_revert to a snapshot taken now: chain/chainSnapshots.ts). Setting the
+ * root forgets every fact, yet the facts were true of that very state, so they hold again: test
+ * files revert before each test, and each revert would re-read the queues' two codes and eight
+ * slots at the next block's end.
+ */
+export function captureIdleQueues(state: StateManagerInterface): () => void {
+  const facts = [...(idleQueues.get(state) ?? [])];
+  return () => {
+    const idle = idleQueues.get(state);
+    for (const fact of facts) idle?.add(fact);
+  };
 }
 
 /** sha256 of nothing: the requests hash of a block without requests, most blocks' (computed once). */
