@@ -119,3 +119,40 @@ describe("dry runs: reused txs, no bloom", () => {
     }
   });
 });
+
+describe("dry runs: the idle call txs' bound", () => {
+  let provider: PreconfProvider;
+  let capacity: number;
+
+  beforeEach(async () => {
+    capacity = callTxReuse.capacity;
+    ({ provider } = await createTestChain());
+  });
+  afterEach(() => {
+    callTxReuse.capacity = capacity;
+    return provider.close();
+  });
+
+  it("holds at most `capacity` idle txs in all, whichever state views the calls ran on", async () => {
+    // Each state view's VM has a Common (and so a shared tx Common) of its own: a bound per Common
+    // would let every view and lane of the chain hold `capacity` txs.
+    callTxReuse.capacity = 2;
+    const [a, b] = [provider.accounts[1]!.address, provider.accounts[2]!.address];
+    await provider.preconf.seal();
+    const first = await provider.request({ method: "eth_blockNumber" });
+    await provider.preconf.seal();
+    const second = await provider.request({ method: "eth_blockNumber" });
+    expect(first).to.not.equal(second);
+    const call = (to: Address, block: unknown) => provider.request({ method: "eth_call", params: [{ from: a, to, value: "0x0" }, block] });
+    await call(a, first);
+    await call(a, first);
+    const before = { ...callTxReuse };
+    // Two other calls on another block's view: the first block's idle tx is the oldest of three.
+    await call(a, second);
+    await call(b, second);
+    expect(callTxReuse.built - before.built, "built on the second view").to.equal(2);
+    await call(a, first);
+    expect(callTxReuse.reused - before.reused, "reused after the bound dropped it").to.equal(0);
+    expect(callTxReuse.built - before.built, "built again").to.equal(3);
+  });
+});
