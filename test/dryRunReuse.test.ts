@@ -118,6 +118,24 @@ describe("dry runs: reused txs, no bloom", () => {
       Bloom.prototype.add = upstream;
     }
   });
+  it("puts runTx's EVM back as it was after a dry run that throws", async () => {
+    const other = provider.accounts[1]!.address;
+    const request = { from: sender.toLowerCase() as Hex, to: token.toLowerCase() as Hex, data: Buffer.from(transfer(other, 5n).data.slice(2), "hex") };
+    await provider.preconf.seal();
+    const resolved = provider.chain.resolve({ kind: "tag", tag: "latest" })!;
+    await provider.chain.withState(resolved, async (vm) => {
+      const block = callBlock(resolved.kind === "sealed" ? resolved.sealed.block : resolved.open.executionBlock, request);
+      const runCall = vm.evm.runCall;
+      // Below the intrinsic gas: runTx throws before the EVM runs.
+      let thrown: unknown;
+      await dryRun(vm, request, block, 21_000n).catch((error: unknown) => (thrown = error));
+      expect(thrown).to.be.instanceOf(Error);
+      expect(Object.hasOwn(vm.evm, "runCall"), "an own runCall left on the EVM").to.equal(false);
+      expect(vm.evm.runCall).to.equal(runCall);
+      // And the next dry run on this VM still answers with its logs.
+      expect((await dryRun(vm, request, block, 100_000n)).result.execResult.logs).to.have.length(1);
+    });
+  });
 });
 
 describe("dry runs: the idle call txs' bound", () => {
