@@ -202,7 +202,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
 /**
  * Idle call txs, by what they were built from: the same eth_call or estimate sent again (a dapp
  * polling a balance, a wallet re-estimating) runs the tx the last one built instead of building
- * it again (~30-40 µs of validation and conversions, ~5 % of a small eth_call). A tx is taken out
+ * it again (~5 µs of validation and conversions: prepareCall 12 → 7 µs, ~2-3 % of a small eth_call). A tx is taken out
  * while a call runs it and put back when the call is done (`release`), so no two runs share one;
  * a call that never releases (debug_traceCall) just leaves nothing to reuse.
  *
