@@ -174,3 +174,36 @@ describe("dry runs: the idle call txs' bound", () => {
     expect(callTxReuse.built - before.built, "built again").to.equal(3);
   });
 });
+
+describe("dry runs: reused txs across a fork", () => {
+  it("runs a call under the fork of the block it reads, before and after the fork activates by time", async () => {
+    // Genesis at 1700000000 (the test chain's); Osaka from 1700000010 on, reached by time travel.
+    const { provider } = await createTestChain({ hardfork: "prague", forkSchedule: { osaka: { timestamp: 1_700_000_010n } } });
+    try {
+      const probe = "0x00000000000000000000000000000000000c0de1";
+      // Returns CLZ of its input (Osaka's opcode 0x1e; an invalid opcode before).
+      const clz = (block: string) =>
+        provider
+          .request({ method: "eth_call", params: [{ to: probe, data: `0x${"00".repeat(31)}01` }, block, { [probe]: { code: "0x5f351e5f5260205ff3" } }] })
+          .then(
+            (answer) => `ok ${BigInt(answer as Hex)}`,
+            (error: Error) => error.message,
+          );
+      await provider.preconf.seal();
+      const prague = await provider.request({ method: "eth_blockNumber" });
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      await provider.request({ method: "evm_setNextBlockTimestamp", params: ["0x6553f10a"] });
+      await provider.preconf.seal();
+      const before = { ...callTxReuse };
+      expect(await clz("latest")).to.equal("ok 255");
+      expect(await clz("latest")).to.equal("ok 255");
+      expect(callTxReuse.built - before.built, "built under Osaka").to.equal(1);
+      // The older block still answers under Prague, its tx reused.
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      expect(callTxReuse.reused - before.reused, "reused").to.equal(2);
+    } finally {
+      await provider.close();
+    }
+  });
+});
