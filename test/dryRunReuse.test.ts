@@ -118,4 +118,92 @@ describe("dry runs: reused txs, no bloom", () => {
       Bloom.prototype.add = upstream;
     }
   });
+  it("puts runTx's EVM back as it was after a dry run that throws", async () => {
+    const other = provider.accounts[1]!.address;
+    const request = { from: sender.toLowerCase() as Hex, to: token.toLowerCase() as Hex, data: Buffer.from(transfer(other, 5n).data.slice(2), "hex") };
+    await provider.preconf.seal();
+    const resolved = provider.chain.resolve({ kind: "tag", tag: "latest" })!;
+    await provider.chain.withState(resolved, async (vm) => {
+      const block = callBlock(resolved.kind === "sealed" ? resolved.sealed.block : resolved.open.executionBlock, request);
+      const runCall = vm.evm.runCall;
+      // Below the intrinsic gas: runTx throws before the EVM runs.
+      let thrown: unknown;
+      await dryRun(vm, request, block, 21_000n).catch((error: unknown) => (thrown = error));
+      expect(thrown).to.be.instanceOf(Error);
+      expect(Object.hasOwn(vm.evm, "runCall"), "an own runCall left on the EVM").to.equal(false);
+      expect(vm.evm.runCall).to.equal(runCall);
+      // And the next dry run on this VM still answers with its logs.
+      expect((await dryRun(vm, request, block, 100_000n)).result.execResult.logs).to.have.length(1);
+    });
+  });
+});
+
+describe("dry runs: the idle call txs' bound", () => {
+  let provider: PreconfProvider;
+  let capacity: number;
+
+  beforeEach(async () => {
+    capacity = callTxReuse.capacity;
+    ({ provider } = await createTestChain());
+  });
+  afterEach(() => {
+    callTxReuse.capacity = capacity;
+    return provider.close();
+  });
+
+  it("holds at most `capacity` idle txs in all, whichever state views the calls ran on", async () => {
+    // Each state view's VM has a Common (and so a shared tx Common) of its own: a bound per Common
+    // would let every view and lane of the chain hold `capacity` txs.
+    callTxReuse.capacity = 2;
+    const [a, b] = [provider.accounts[1]!.address, provider.accounts[2]!.address];
+    await provider.preconf.seal();
+    const first = await provider.request({ method: "eth_blockNumber" });
+    await provider.preconf.seal();
+    const second = await provider.request({ method: "eth_blockNumber" });
+    expect(first).to.not.equal(second);
+    const call = (to: Address, block: unknown) => provider.request({ method: "eth_call", params: [{ from: a, to, value: "0x0" }, block] });
+    await call(a, first);
+    await call(a, first);
+    const before = { ...callTxReuse };
+    // Two other calls on another block's view: the first block's idle tx is the oldest of three.
+    await call(a, second);
+    await call(b, second);
+    expect(callTxReuse.built - before.built, "built on the second view").to.equal(2);
+    await call(a, first);
+    expect(callTxReuse.reused - before.reused, "reused after the bound dropped it").to.equal(0);
+    expect(callTxReuse.built - before.built, "built again").to.equal(3);
+  });
+});
+
+describe("dry runs: reused txs across a fork", () => {
+  it("runs a call under the fork of the block it reads, before and after the fork activates by time", async () => {
+    // Genesis at 1700000000 (the test chain's); Osaka from 1700000010 on, reached by time travel.
+    const { provider } = await createTestChain({ hardfork: "prague", forkSchedule: { osaka: { timestamp: 1_700_000_010n } } });
+    try {
+      const probe = "0x00000000000000000000000000000000000c0de1";
+      // Returns CLZ of its input (Osaka's opcode 0x1e; an invalid opcode before).
+      const clz = (block: string) =>
+        provider
+          .request({ method: "eth_call", params: [{ to: probe, data: `0x${"00".repeat(31)}01` }, block, { [probe]: { code: "0x5f351e5f5260205ff3" } }] })
+          .then(
+            (answer) => `ok ${BigInt(answer as Hex)}`,
+            (error: Error) => error.message,
+          );
+      await provider.preconf.seal();
+      const prague = await provider.request({ method: "eth_blockNumber" });
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      await provider.request({ method: "evm_setNextBlockTimestamp", params: ["0x6553f10a"] });
+      await provider.preconf.seal();
+      const before = { ...callTxReuse };
+      expect(await clz("latest")).to.equal("ok 255");
+      expect(await clz("latest")).to.equal("ok 255");
+      expect(callTxReuse.built - before.built, "built under Osaka").to.equal(1);
+      // The older block still answers under Prague, its tx reused.
+      expect(await clz(prague as string)).to.match(/invalid opcode/);
+      expect(callTxReuse.reused - before.reused, "reused").to.equal(2);
+    } finally {
+      await provider.close();
+    }
+  });
 });

@@ -174,7 +174,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
   const gasCap = callGasCap(block);
   const common = txCommonOf(vm.common);
   const key = idleTxKey(request, block, common, nonce, gasCap);
-  const tx = takeIdleTx(common, key, gasCap) ?? callTransaction(vm, request, block, nonce, gasCap);
+  const tx = takeIdleTx(key, gasCap) ?? callTransaction(vm, request, block, nonce, gasCap);
   await warmCaches(vm, tx, block);
   const intrinsic = tx.getIntrinsicGas();
   const floor = tx.getMinimumGasLimit();
@@ -194,7 +194,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
     release: () => {
       if (released) return;
       released = true;
-      putIdleTx(common, key, tx);
+      putIdleTx(key, tx);
     },
   };
 }
@@ -202,19 +202,35 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
 /**
  * Idle call txs, by what they were built from: the same eth_call or estimate sent again (a dapp
  * polling a balance, a wallet re-estimating) runs the tx the last one built instead of building
- * it again (~30-40 µs of validation and conversions, ~5 % of a small eth_call). A tx is taken out
+ * it again (~5 µs of validation and conversions: prepareCall 12 → 7 µs, ~2-3 % of a small eth_call). A tx is taken out
  * while a call runs it and put back when the call is done (`release`), so no two runs share one;
  * a call that never releases (debug_traceCall) just leaves nothing to reuse.
  *
  * Correct by construction: the key holds every input of callTransaction for the tx types it
  * covers (legacy and EIP-1559: the type, sender, nonce, gas cap, recipient, value, fee fields
- * after defaults, calldata), and the memo is per shared tx Common (sharedCommon.ts: one per chain
- * Common and hardfork), whose hardfork is in the key too. A run changes only the tx's gasLimit,
- * which taking it resets. Nothing else of a dry run keeps the tx: its answer is the result.
- * Bound: `callTxReuse.capacity` (64) txs per shared Common, the oldest put back dropped first, and
- * only calls with at most 4 KiB of calldata (a key holds its hex): at most ~1 MB per Common.
+ * after defaults, calldata) and the shared tx Common it was built on (sharedCommon.ts: one per
+ * VM Common and hardfork, never moved to another fork), by identity, with its hardfork. A run
+ * changes only the tx's gasLimit, which taking it resets. Nothing else of a dry run keeps the tx:
+ * its answer is the result.
+ * Bound: `callTxReuse.capacity` (64) txs in all, the oldest put back dropped first, and only calls
+ * with at most 4 KiB of calldata (a key holds its hex): at most ~1 MB per process. One map for
+ * every Common, not one per Common: each state view's VM (up to 4 lanes for each of 8 views, and
+ * spares: stateViews.ts) has a Common of its own, so a bound per Common would hold ~40 times it.
  */
-const idleTxs = new WeakMap<Common, Map<string, TypedTransaction>>();
+const idleTxs = new Map<string, TypedTransaction>();
+
+/** A number per shared tx Common, for the keys (its identity: a key never matches another Common's tx). */
+const commonIds = new WeakMap<Common, number>();
+let nextCommonId = 0;
+
+function commonIdOf(common: Common): number {
+  let id = commonIds.get(common);
+  if (id === undefined) {
+    id = nextCommonId++;
+    commonIds.set(common, id);
+  }
+  return id;
+}
 
 const MAX_REUSED_CALLDATA = 4096;
 
@@ -233,34 +249,28 @@ function idleTxKey(request: CallRequest, block: Block, common: Common, nonce: bi
       ? `1559:${request.maxPriorityFeePerGas ?? 0n}:${feeCapOf(request, block)}`
       : `legacy:${request.gasPrice ?? 0n}`;
   const calldata = data === undefined ? "" : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("hex");
-  return `${common.hardfork()}|${request.from}|${nonce}|${gasCap}|${request.to}|${request.value ?? 0n}|${fees}|${calldata}`;
+  return `${commonIdOf(common)}|${common.hardfork()}|${request.from}|${nonce}|${gasCap}|${request.to}|${request.value ?? 0n}|${fees}|${calldata}`;
 }
 
-function takeIdleTx(common: Common, key: string | undefined, gasCap: bigint): TypedTransaction | undefined {
+function takeIdleTx(key: string | undefined, gasCap: bigint): TypedTransaction | undefined {
   if (key === undefined) return undefined;
-  const idle = idleTxs.get(common);
-  const tx = idle?.get(key);
+  const tx = idleTxs.get(key);
   if (tx === undefined) {
     callTxReuse.built++;
     return undefined;
   }
-  idle!.delete(key);
+  idleTxs.delete(key);
   callTxReuse.reused++;
   Object.assign(tx, { gasLimit: gasCap });
   return tx;
 }
 
-function putIdleTx(common: Common, key: string | undefined, tx: TypedTransaction): void {
+function putIdleTx(key: string | undefined, tx: TypedTransaction): void {
   if (key === undefined) return;
-  let idle = idleTxs.get(common);
-  if (idle === undefined) {
-    idle = new Map();
-    idleTxs.set(common, idle);
-  }
-  idle.delete(key);
-  idle.set(key, tx);
+  idleTxs.delete(key);
+  idleTxs.set(key, tx);
   // Map order is insertion order: the first key is the one put back longest ago.
-  while (idle.size > callTxReuse.capacity) idle.delete(idle.keys().next().value!);
+  while (idleTxs.size > callTxReuse.capacity) idleTxs.delete(idleTxs.keys().next().value!);
 }
 
 /**
