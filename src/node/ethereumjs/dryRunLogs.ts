@@ -10,7 +10,7 @@
  * empty bloom and a receipt without logs, and the logs are put back on the result it returns,
  * followed by any runTx appended itself (EIP-7708's burn logs, processSelfdestructs), the order
  * runTx gives them. It relies on runTx calling `vm.evm.runCall` once and reading the logs only
- * from that result after it; test/dryRunReuse.test.ts fails if a dry run builds a bloom again or
+ * from that result after it; test/dryRunLogs.test.ts fails if a dry run builds a bloom again or
  * its logs change.
  *
  * A VM runs one thing at a time (a state view's lane, the live VM's queue), so the override is

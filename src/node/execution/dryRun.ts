@@ -24,7 +24,6 @@ import {
 } from "../common/errors.ts";
 
 import type { Block } from "@ethereumjs/block";
-import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
@@ -160,25 +159,19 @@ export interface PreparedCall {
 /**
  * Checks the sender and builds the call's tx once. Building a tx copies Common and rebuilds its
  * params cache, which costs more than executing a small call: an estimate runs one tx at each
- * of its gas limits instead of building one per run. `release` hands the tx back for the next
- * dry run that would build the same one (idle call txs, below).
+ * of its gas limits instead of building one per run.
  */
-export async function prepareCall(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<PreparedCall & { release(): void }> {
+export async function prepareCall(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<PreparedCall> {
   const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
   // Without balance checks the run tops the sender up to what it needs (runTx's skipBalance).
   const withFees = hasFeeFields(request) && options.ignoreBalance !== true;
   if (!withFees && options.ignoreBalance !== true && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
-  const nonce = request.nonce ?? account?.nonce ?? 0n;
-  const gasCap = callGasCap(block);
-  const common = txCommonOf(vm.common);
-  const key = idleTxKey(request, block, common, nonce, gasCap);
-  const tx = takeIdleTx(key, gasCap) ?? callTransaction(vm, request, block, nonce, gasCap);
+  const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
   await warmCaches(vm, tx, block);
   const intrinsic = tx.getIntrinsicGas();
   const floor = tx.getMinimumGasLimit();
-  let released = false;
   return {
     minimumGasLimit: floor > intrinsic ? floor : intrinsic,
     // The sender buys its gas whenever the call names a fee, balance checks or not (runTx's
@@ -186,91 +179,11 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
     // run depends on the gas limit.
     payer: hasFeeFields(request) && feeCapOf(request, block) > 0n ? bytesToBigInt(from.bytes) : undefined,
     run: async (gasLimit) => {
-      if (released) throw new Error("internal error: a released call ran again");
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });
       return execute(vm, tx, block, withFees, balance);
     },
-    release: () => {
-      if (released) return;
-      released = true;
-      putIdleTx(key, tx);
-    },
   };
-}
-
-/**
- * Idle call txs, by what they were built from: the same eth_call or estimate sent again (a dapp
- * polling a balance, a wallet re-estimating) runs the tx the last one built instead of building
- * it again (~5 µs of validation and conversions: prepareCall 12 → 7 µs, ~2-3 % of a small eth_call). A tx is taken out
- * while a call runs it and put back when the call is done (`release`), so no two runs share one;
- * a call that never releases (debug_traceCall) just leaves nothing to reuse.
- *
- * Correct by construction: the key holds every input of callTransaction for the tx types it
- * covers (legacy and EIP-1559: the type, sender, nonce, gas cap, recipient, value, fee fields
- * after defaults, calldata) and the shared tx Common it was built on (sharedCommon.ts: one per
- * VM Common and hardfork, never moved to another fork), by identity, with its hardfork. A run
- * changes only the tx's gasLimit, which taking it resets. Nothing else of a dry run keeps the tx:
- * its answer is the result.
- * Bound: `callTxReuse.capacity` (64) txs in all, the oldest put back dropped first, and only calls
- * with at most 4 KiB of calldata (a key holds its hex): at most ~1 MB per process. One map for
- * every Common, not one per Common: each state view's VM (up to 4 lanes for each of 8 views, and
- * spares: stateViews.ts) has a Common of its own, so a bound per Common would hold ~40 times it.
- */
-const idleTxs = new Map<string, TypedTransaction>();
-
-/** A number per shared tx Common, for the keys (its identity: a key never matches another Common's tx). */
-const commonIds = new WeakMap<Common, number>();
-let nextCommonId = 0;
-
-function commonIdOf(common: Common): number {
-  let id = commonIds.get(common);
-  if (id === undefined) {
-    id = nextCommonId++;
-    commonIds.set(common, id);
-  }
-  return id;
-}
-
-const MAX_REUSED_CALLDATA = 4096;
-
-/** The bound, and counters of txs built and reused by dry runs (the tests read them). */
-export const callTxReuse = { capacity: 64, built: 0, reused: 0 };
-
-/** The key of the tx `callTransaction` would build, or undefined for the types not kept (access lists, blobs, authorizations). */
-function idleTxKey(request: CallRequest, block: Block, common: Common, nonce: bigint, gasCap: bigint): string | undefined {
-  if (callTxReuse.capacity <= 0) return undefined;
-  if (request.authorizationList !== undefined || request.blobVersionedHashes !== undefined || request.accessList !== undefined) return undefined;
-  const data = request.data ?? request.input;
-  if (data !== undefined && data.length > MAX_REUSED_CALLDATA) return undefined;
-  // The fee fields as callTransaction fills them: a legacy tx's gasPrice, or an EIP-1559 tx's tip and cap.
-  const fees =
-    request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined
-      ? `1559:${request.maxPriorityFeePerGas ?? 0n}:${feeCapOf(request, block)}`
-      : `legacy:${request.gasPrice ?? 0n}`;
-  const calldata = data === undefined ? "" : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("hex");
-  return `${commonIdOf(common)}|${common.hardfork()}|${request.from}|${nonce}|${gasCap}|${request.to}|${request.value ?? 0n}|${fees}|${calldata}`;
-}
-
-function takeIdleTx(key: string | undefined, gasCap: bigint): TypedTransaction | undefined {
-  if (key === undefined) return undefined;
-  const tx = idleTxs.get(key);
-  if (tx === undefined) {
-    callTxReuse.built++;
-    return undefined;
-  }
-  idleTxs.delete(key);
-  callTxReuse.reused++;
-  Object.assign(tx, { gasLimit: gasCap });
-  return tx;
-}
-
-function putIdleTx(key: string | undefined, tx: TypedTransaction): void {
-  if (key === undefined) return;
-  idleTxs.delete(key);
-  idleTxs.set(key, tx);
-  // Map order is insertion order: the first key is the one put back longest ago.
-  while (idleTxs.size > callTxReuse.capacity) idleTxs.delete(idleTxs.keys().next().value!);
 }
 
 /**
@@ -286,12 +199,7 @@ async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<v
 
 /** Runs the call once on `vm`'s current state and reverts every change (eth_call). */
 export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimit: bigint, options?: DryRunOptions): Promise<DryRun> {
-  const call = await prepareCall(vm, request, block, options);
-  try {
-    return await call.run(gasLimit);
-  } finally {
-    call.release();
-  }
+  return (await prepareCall(vm, request, block, options)).run(gasLimit);
 }
 
 async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {

@@ -158,12 +158,10 @@ class Prober {
 export async function estimateGas(vm: VM, request: CallRequest, block: Block, options: EstimateOptions = {}): Promise<Estimate> {
   // Without balance checks (Hardhat's), nothing caps the bound by what the sender can pay.
   const cap = options.ignoreBalance === true ? gasBound(vm, request, block) : await upperBound(vm, request, block);
-  const call = await prepareCall(vm, request, block, options);
-  const prober = new Prober(call, options.onePass ?? true);
+  const prober = new Prober(await prepareCall(vm, request, block, options), options.onePass ?? true);
   try {
     return { gas: await search(vm, request, cap, prober), executions: prober.executions };
   } finally {
-    call.release();
     estimateStats.estimates++;
     estimateStats.executions += prober.executions;
     estimateStats.lastExecutions = prober.executions;

@@ -1,23 +1,20 @@
 /**
- * Work a dry run does not redo: the call's tx built once and reused by the same call sent again
- * (src/node/execution/dryRun.ts, idle call txs), and no logs bloom or receipt logs for a run whose
- * answer is its execution result (src/node/ethereumjs/dryRunLogs.ts). Answers must not change.
+ * Dry runs build no logs bloom or receipt logs, since their answer is the execution result
+ * (src/node/ethereumjs/dryRunLogs.ts), and run under the fork of the block they read. Answers
+ * must not change.
  */
 import { Bloom } from "@ethereumjs/vm";
 import { expect } from "chai";
-import { encodeFunctionData, getContractAddress, parseEther } from "viem";
+import { encodeFunctionData, parseEther } from "viem";
 
-import { callBlock, callTxReuse, dryRun } from "../src/node/execution/dryRun.ts";
+import { callBlock, dryRun } from "../src/node/execution/dryRun.ts";
 import { createTestChain, viemClients } from "./helpers/chain.ts";
 import { Token } from "./helpers/contracts.ts";
 
 import type { Address, Hex } from "viem";
 import type { PreconfProvider } from "../src/index.ts";
 
-/** Init code whose deployed code is its own address (ADDRESS; PUSH0; MSTORE; PUSH1 32; PUSH0; RETURN): an eth_call of it answers the address a create from the sender gets, which its nonce decides. */
-const RETURNS_OWN_ADDRESS = "0x305f5260205ff3" as Hex;
-
-describe("dry runs: reused txs, no bloom", () => {
+describe("dry runs: no bloom", () => {
   let provider: PreconfProvider;
   let clients: ReturnType<typeof viemClients>;
   let sender: Address;
@@ -33,50 +30,10 @@ describe("dry runs: reused txs, no bloom", () => {
   });
   afterEach(() => provider.close());
 
-  const call = (tx: Record<string, unknown>, block = "pending") => provider.request({ method: "eth_call", params: [tx, block] }) as Promise<Hex>;
-  const balanceOf = (who: Address) => ({ to: token, data: encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [who] }) });
   const transfer = (to: Address, amount: bigint) => ({
     from: sender,
     to: token,
     data: encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [to, amount] }),
-  });
-
-  it("builds a call's tx once and runs it again for the same call, with the same answers", async () => {
-    const other = provider.accounts[1]!.address;
-    const before = { ...callTxReuse };
-    const first = await call(balanceOf(sender));
-    expect(await call(balanceOf(sender))).to.equal(first);
-    expect(await call(balanceOf(sender))).to.equal(first);
-    expect(callTxReuse.built - before.built, "built").to.equal(1);
-    expect(callTxReuse.reused - before.reused, "reused").to.equal(2);
-    // Another call (other calldata) is another tx, and answers for itself.
-    expect(BigInt(await call(balanceOf(other)))).to.equal(0n);
-    expect(callTxReuse.built - before.built, "built").to.equal(2);
-    // Estimates reuse theirs too, with the same answer.
-    const estimate = () => provider.request({ method: "eth_estimateGas", params: [transfer(other, 1n)] });
-    const gas = await estimate();
-    expect(await estimate()).to.equal(gas);
-    expect(callTxReuse.reused - before.reused, "reused").to.equal(3);
-  });
-
-  it("gives two calls running at once a tx each", async () => {
-    const before = { ...callTxReuse };
-    const answers = await Promise.all([call(balanceOf(sender)), call(balanceOf(sender)), call(balanceOf(sender))]);
-    expect(new Set(answers).size).to.equal(1);
-    expect(BigInt(answers[0]!)).to.equal(parseEther("1000"));
-    // None was idle while another ran: each built its own.
-    expect(callTxReuse.built - before.built).to.equal(3);
-    expect(callTxReuse.reused - before.reused).to.equal(0);
-  });
-
-  it("keys a reused tx by the sender's nonce: a create from the sender answers its next address", async () => {
-    const create = { from: sender, data: RETURNS_OWN_ADDRESS };
-    const addressAt = async () => `0x${(await call(create)).slice(-40)}`;
-    const nonce = await clients.publicClient.getTransactionCount({ address: sender, blockTag: "pending" });
-    expect(await addressAt()).to.equal(getContractAddress({ from: sender, nonce: BigInt(nonce) }).toLowerCase());
-    await clients.walletClient.sendTransaction({ to: provider.accounts[1]!.address, value: 1n });
-    await provider.preconf.advance();
-    expect(await addressAt()).to.equal(getContractAddress({ from: sender, nonce: BigInt(nonce + 1) }).toLowerCase());
   });
 
   it("keeps a dry run's logs out of a bloom, and on its result", async () => {
@@ -138,44 +95,7 @@ describe("dry runs: reused txs, no bloom", () => {
   });
 });
 
-describe("dry runs: the idle call txs' bound", () => {
-  let provider: PreconfProvider;
-  let capacity: number;
-
-  beforeEach(async () => {
-    capacity = callTxReuse.capacity;
-    ({ provider } = await createTestChain());
-  });
-  afterEach(() => {
-    callTxReuse.capacity = capacity;
-    return provider.close();
-  });
-
-  it("holds at most `capacity` idle txs in all, whichever state views the calls ran on", async () => {
-    // Each state view's VM has a Common (and so a shared tx Common) of its own: a bound per Common
-    // would let every view and lane of the chain hold `capacity` txs.
-    callTxReuse.capacity = 2;
-    const [a, b] = [provider.accounts[1]!.address, provider.accounts[2]!.address];
-    await provider.preconf.seal();
-    const first = await provider.request({ method: "eth_blockNumber" });
-    await provider.preconf.seal();
-    const second = await provider.request({ method: "eth_blockNumber" });
-    expect(first).to.not.equal(second);
-    const call = (to: Address, block: unknown) => provider.request({ method: "eth_call", params: [{ from: a, to, value: "0x0" }, block] });
-    await call(a, first);
-    await call(a, first);
-    const before = { ...callTxReuse };
-    // Two other calls on another block's view: the first block's idle tx is the oldest of three.
-    await call(a, second);
-    await call(b, second);
-    expect(callTxReuse.built - before.built, "built on the second view").to.equal(2);
-    await call(a, first);
-    expect(callTxReuse.reused - before.reused, "reused after the bound dropped it").to.equal(0);
-    expect(callTxReuse.built - before.built, "built again").to.equal(3);
-  });
-});
-
-describe("dry runs: reused txs across a fork", () => {
+describe("dry runs across a fork", () => {
   it("runs a call under the fork of the block it reads, before and after the fork activates by time", async () => {
     // Genesis at 1700000000 (the test chain's); Osaka from 1700000010 on, reached by time travel.
     const { provider } = await createTestChain({ hardfork: "prague", forkSchedule: { osaka: { timestamp: 1_700_000_010n } } });
@@ -195,13 +115,9 @@ describe("dry runs: reused txs across a fork", () => {
       expect(await clz(prague as string)).to.match(/invalid opcode/);
       await provider.request({ method: "evm_setNextBlockTimestamp", params: ["0x6553f10a"] });
       await provider.preconf.seal();
-      const before = { ...callTxReuse };
       expect(await clz("latest")).to.equal("ok 255");
-      expect(await clz("latest")).to.equal("ok 255");
-      expect(callTxReuse.built - before.built, "built under Osaka").to.equal(1);
-      // The older block still answers under Prague, its tx reused.
+      // The older block still answers under Prague.
       expect(await clz(prague as string)).to.match(/invalid opcode/);
-      expect(callTxReuse.reused - before.reused, "reused").to.equal(2);
     } finally {
       await provider.close();
     }
