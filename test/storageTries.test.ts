@@ -5,17 +5,20 @@
  * dumps and proofs, on the live state's state manager with and without the patch, comparing every
  * read, root, dump, proof, error and the roots of the storage tries each holds open.
  */
-import { Common, Mainnet } from "@ethereumjs/common";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { createVM } from "@ethereumjs/vm";
+import { Account, bytesToHex, createAddressFromString, setLengthLeft, unpadBytes } from "@ethereumjs/util";
 import { expect } from "chai";
 
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
-import { createStateManager, memoiseStorage } from "../src/node/ethereumjs/stateManager.ts";
-import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
+import { createStateManager, memoiseStorage, writeStorageToCacheOnly } from "../src/node/ethereumjs/stateManager.ts";
+import { reuseStorageTries, storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { proveAccount } from "../src/node/state/proof.ts";
+import { MAX_VIEW_STORAGE_TRIES, StateViews } from "../src/node/state/stateViews.ts";
 
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { Block } from "@ethereumjs/block";
 import type { Hex } from "viem";
 
 /** A small deterministic PRNG (mulberry32), so a failing seed can be run again. */
@@ -143,4 +146,51 @@ describe("storage tries kept across revert and setStateRoot, randomised against 
       await run(seed, 500, view);
     });
   }
+});
+
+describe("spare storage tries are bounded (storageTries.ts)", () => {
+  it("a state manager keeps at most its bound of spares, and reads and roots stay the package's", async () => {
+    const common = new Common({ chain: Mainnet });
+    const reference = createStateManager(common);
+    delete (reference as unknown as { _getStorageTrie?: unknown })._getStorageTrie;
+    const ours = new MerkleStateManager({ common, caches: new Caches(), trie: merkleInternals(createStateManager(common))._trie.shallowCopy(false) });
+    writeStorageToCacheOnly(ours);
+    reuseStorageTries(ours, 8);
+    const many = Array.from({ length: 20 }, (_, i) => createAddressFromString(`0x${(i + 1).toString(16).padStart(40, "0")}`));
+    for (const sm of [reference, ours]) {
+      for (const [i, who] of many.entries()) {
+        await sm.putAccount(who, new Account(0n, 1n));
+        await sm.putStorage(who, slot(1), Uint8Array.of(i + 1));
+      }
+    }
+    const root = bytesToHex(await reference.getStateRoot());
+    expect(bytesToHex(await ours.getStateRoot())).to.equal(root);
+    for (let round = 0; round < 3; round++) {
+      await ours.checkpoint();
+      for (const [i, who] of many.entries()) expect(bytesToHex(await ours.getStorage(who, slot(1)))).to.equal(bytesToHex(Uint8Array.of(i + 1)));
+      await ours.revert();
+    }
+    expect(storageTrieCounts(ours)!.spares).to.be.at.most(8);
+    expect(bytesToHex(await ours.getStateRoot())).to.equal(root);
+  });
+
+  it("a state view's VM keeps at most MAX_VIEW_STORAGE_TRIES spares (stateViews.ts), not the live state's 4,096", async () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const live = await createVM({ common, stateManager: createStateManager(common) });
+    const many = Array.from({ length: MAX_VIEW_STORAGE_TRIES + 40 }, (_, i) => createAddressFromString(`0x${(i + 1).toString(16).padStart(40, "0")}`));
+    // A slot of its own in each (the views' slot memo is keyed by storage root: equal tries would read one).
+    for (const [i, who] of many.entries()) {
+      await live.stateManager.putAccount(who, new Account(0n, 1n));
+      await live.stateManager.putStorage(who, slot(1), Uint8Array.of(i >> 8, (i & 0xff) + 1));
+    }
+    const stateRoot = await live.stateManager.getStateRoot();
+    const views = new StateViews(live);
+    const counts = await views.run({ header: { stateRoot, number: 0n } } as Block, async (vm) => {
+      for (const [i, who] of many.entries())
+        expect(bytesToHex(await vm.stateManager.getStorage(who, slot(1)))).to.equal(bytesToHex(unpadBytes(Uint8Array.of(i >> 8, (i & 0xff) + 1))));
+      return storageTrieCounts(vm.stateManager as MerkleStateManager);
+    });
+    expect(counts!.built).to.equal(many.length);
+    expect(counts!.spares).to.be.at.most(MAX_VIEW_STORAGE_TRIES);
+  });
 });
