@@ -37,6 +37,12 @@ import type { VM } from "@ethereumjs/vm";
 const MAX_VIEWS = 8;
 /** Slots the storage memo holds before it starts over (~100 bytes each). */
 const MAX_MEMO_SLOTS = 100_000;
+/**
+ * Storage-trie objects (~2 KB each) each view VM keeps across its dry runs' reverts (storageTries.ts):
+ * the contracts its calls read again. With the live state's bound (4,096), one call reading that many
+ * contracts would leave ~9 MB on each of up to 36 VMs (MAX_VIEWS × MAX_LANES + MAX_SPARES).
+ */
+export const MAX_VIEW_STORAGE_TRIES = 256;
 
 /** One VM of a view and the reads queued on it. */
 interface Lane {
@@ -194,7 +200,7 @@ export class StateViews {
     writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
     memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
     memoiseAccounts(vm.stateManager as MerkleStateManager);
-    reuseStorageTries(vm.stateManager as MerkleStateManager);
+    reuseStorageTries(vm.stateManager as MerkleStateManager, MAX_VIEW_STORAGE_TRIES);
     // Each dry run's journal cleanup and receipt ask the hardfork order (hardforkOrder.ts).
     for (const common of new Set([vm.common, vm.evm.common])) memoiseHardforkOrder(common);
     return vm;
