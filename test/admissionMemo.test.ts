@@ -109,6 +109,29 @@ describe("admission of replayed txs", () => {
     expect(counts.recoveries).to.equal(1);
   });
 
+  it("decodes a replayed raw tx again once the hardfork moved: Osaka's gas cap refuses it as on a chain that never saw it", async () => {
+    // A tx decoded under Prague is remembered with Prague's tx Common; the same bytes after time
+    // travel into Osaka must meet EIP-7825's cap, which ethereumjs checks while decoding.
+    const osakaAt = 1_700_100_000;
+    const errorAtOsaka = async (target: PreconfProvider, replayed: boolean) => {
+      const raw = await signTx(target, 0, { nonce: 0, gas: 20_000_000n });
+      const snapshot = await call<Hex>(target, "evm_snapshot");
+      if (replayed) await send(target, raw);
+      await call(target, "evm_revert", [snapshot]);
+      await call(target, "evm_setNextBlockTimestamp", [toHex(osakaAt)]);
+      return rpcError(target, "eth_sendRawTransaction", [raw]);
+    };
+    const options = { mining: "auto" as const, hardfork: "prague", forkSchedule: { osaka: { timestamp: BigInt(osakaAt) } } };
+    const chains = [(await createTestChain(options)).provider, (await createTestChain(options)).provider];
+    try {
+      const replayed = await errorAtOsaka(chains[0]!, true);
+      expect(replayed).to.deep.include({ code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 20000000)" });
+      expect(replayed).to.deep.equal(await errorAtOsaka(chains[1]!, false));
+    } finally {
+      for (const chain of chains) await chain.close();
+    }
+  });
+
   it("signs an eth_sendTransaction payload once over 10 replays, to the same tx a new provider signs", async () => {
     const from = provider.accounts[0]!.address;
     const request = { from, to: provider.accounts[1]!.address, value: "0x1", gas: "0x5208" };
