@@ -13,6 +13,7 @@ import { keccak256, toHex } from "viem";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { LruMemo } from "../src/node/common/lruMemo.ts";
+import { preparedKey, SignedTxs } from "../src/node/ethereumjs/preparedSigner.ts";
 import { DecodedTxs } from "../src/node/pool/decodedTxs.ts";
 import { encodingKept, MAX_KEPT_ENCODING } from "../src/node/pool/txBytes.ts";
 import { txCommonOf } from "../src/node/pool/admission.ts";
@@ -20,6 +21,7 @@ import { createTestChain, rpcError } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
 import type { CustomCrypto } from "@ethereumjs/common";
+import type { AccessListBytes } from "@ethereumjs/tx";
 import type { PreconfProvider } from "../src/index.ts";
 import type { Hex } from "viem";
 
@@ -107,6 +109,29 @@ describe("admission of replayed txs", () => {
     expect(counts.recoveries).to.equal(1);
   });
 
+  it("decodes a replayed raw tx again once the hardfork moved: Osaka's gas cap refuses it as on a chain that never saw it", async () => {
+    // A tx decoded under Prague is remembered with Prague's tx Common; the same bytes after time
+    // travel into Osaka must meet EIP-7825's cap, which ethereumjs checks while decoding.
+    const osakaAt = 1_700_100_000;
+    const errorAtOsaka = async (target: PreconfProvider, replayed: boolean) => {
+      const raw = await signTx(target, 0, { nonce: 0, gas: 20_000_000n });
+      const snapshot = await call<Hex>(target, "evm_snapshot");
+      if (replayed) await send(target, raw);
+      await call(target, "evm_revert", [snapshot]);
+      await call(target, "evm_setNextBlockTimestamp", [toHex(osakaAt)]);
+      return rpcError(target, "eth_sendRawTransaction", [raw]);
+    };
+    const options = { mining: "auto" as const, hardfork: "prague", forkSchedule: { osaka: { timestamp: BigInt(osakaAt) } } };
+    const chains = [(await createTestChain(options)).provider, (await createTestChain(options)).provider];
+    try {
+      const replayed = await errorAtOsaka(chains[0]!, true);
+      expect(replayed).to.deep.include({ code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 20000000)" });
+      expect(replayed).to.deep.equal(await errorAtOsaka(chains[1]!, false));
+    } finally {
+      for (const chain of chains) await chain.close();
+    }
+  });
+
   it("signs an eth_sendTransaction payload once over 10 replays, to the same tx a new provider signs", async () => {
     const from = provider.accounts[0]!.address;
     const request = { from, to: provider.accounts[1]!.address, value: "0x1", gas: "0x5208" };
@@ -178,5 +203,24 @@ describe("the memos' bounds and keys", () => {
     decoded.remember("0x01", tx, "0x00000000000000000000000000000000000000aa", 100);
     expect(decoded.get("0x01", common)?.tx).to.equal(tx);
     expect(decoded.get("0x01", other)).to.equal(undefined);
+  });
+
+  it("SignedTxs weighs a signed tx by its whole message, access list included", () => {
+    // eth_sendTransaction takes an access list of up to the request body's 5 MiB, and the wallet
+    // signs it before admission refuses it as oversized: its weight must count it.
+    const common = txCommonOf(new Common({ chain: Mainnet, hardfork: "prague" }));
+    const key = preparedKey("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+    const slot = new Uint8Array(32);
+    // 13 × 10,000 storage keys: ~4.1 MiB of message each, two of them past the 8 MiB bound.
+    const keys = Array.from({ length: 10_000 }, () => slot);
+    const accessList: AccessListBytes = Array.from({ length: 13 }, (_, i) => [new Uint8Array(20).fill(i), keys]);
+    const unsigned = (nonce: bigint) => createTx({ type: 1, nonce, gasLimit: 30_000_000n, gasPrice: 1n, accessList }, { common });
+    const signedTxs = new SignedTxs();
+    const first = signedTxs.sign(unsigned(0n), key);
+    expect(signedTxs.sign(unsigned(0n), key)).to.equal(first);
+    signedTxs.sign(unsigned(1n), key);
+    const again = signedTxs.sign(unsigned(0n), key);
+    expect(again).to.not.equal(first);
+    expect(again.serialize()).to.deep.equal(first.serialize());
   });
 });

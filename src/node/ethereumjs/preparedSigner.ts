@@ -8,7 +8,9 @@
  * admission and runTx never recover it (~0.1 ms native, ~3 ms in pure JS). test/ethereumjs.test.ts
  * fails if a signed tx stops reading its sender from that cache.
  */
+import { RLP } from "@ethereumjs/rlp";
 import { hexToBytes } from "@ethereumjs/util";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { publicKeyOf } from "../common/crypto.ts";
 import { flatHex } from "../common/hex.ts";
@@ -39,6 +41,7 @@ export function preparedKey(privateKey: `0x${string}`): PreparedKey {
 }
 
 export const MAX_SIGNED_TXS = 1024;
+/** The bound on the signed messages' bytes (each tx weighs its whole unsigned encoding). */
 export const MAX_SIGNED_TX_DATA_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -53,17 +56,23 @@ export const MAX_SIGNED_TX_DATA_BYTES = 8 * 1024 * 1024;
  * very Common it was signed on (the chain's shared tx Common: sharedCommon.ts builds a new one when
  * the hardfork moves). Signed txs are frozen; nothing of ours writes to one but its `cache`, which
  * holds for the same tx and Common. Per chain (the caller holds one per chain), so a new provider
- * signs in full. Bounded: the 1,024 most recently signed txs and 8 MiB of their data.
+ * signs in full. Bounded: the 1,024 most recently signed txs and 8 MiB of their unsigned encodings
+ * (data, access and authorization lists).
  */
 export class SignedTxs {
   readonly #memo = new LruMemo<string, TypedTransaction>(MAX_SIGNED_TXS, MAX_SIGNED_TX_DATA_BYTES);
 
   sign<T extends TypedTransaction>(unsigned: T, key: PreparedKey): T {
-    const id = `${key.id}:${flatHex(unsigned.getHashedMessageToSign())}`;
+    // The message ethereumjs hashes to sign (`getHashedMessageToSign`: a legacy tx's fields are
+    // RLP-encoded first). Its length is the entry's weight: the data alone would leave an access
+    // or authorization list (up to a request body's 5 MiB each) out of the bound.
+    const fields = unsigned.getMessageToSign();
+    const message = fields instanceof Uint8Array ? fields : RLP.encode(fields);
+    const id = `${key.id}:${flatHex((unsigned.common.customCrypto.keccak256 ?? keccak_256)(message))}`;
     const known = this.#memo.get(id);
     if (known !== undefined && known.common === unsigned.common && known.type === unsigned.type) return known as T;
     const signed = signWithPreparedKey(unsigned, key);
-    this.#memo.set(id, signed, signed.data.length);
+    this.#memo.set(id, signed, message.length);
     return signed;
   }
 }
