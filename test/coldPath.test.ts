@@ -110,7 +110,7 @@ process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
   await server.close();
   await provider.close();
   const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/preconfirm-then-seal.json", import.meta.url)))});
-  // It deploys from fixtures/artifacts/, which the bundled runner finds from its own URL (scripts/bundle.mjs).
+  // It deploys from fixtures/artifacts/, which the bundled runner finds from the package root (src/packageRoot.ts).
   const { passed: deployed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/dependent-tx-estimate-on-pending.json", import.meta.url)))});
   const imported = await createPreconfProvider({
     genesis: JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL("genesis.json", chainDir)))}, "utf8")),
