@@ -15,7 +15,7 @@
 //   (src/node/ethereumjs/) and must be the instances every other importer gets.
 // - `keepNames`: class and function names stay what the sources say (errors print them).
 // - Which file a module's code lands in changes as imports change, so a module that finds a package
-//   file from its own URL does so from the package root (src/packageRoot.ts: the scenario runner's
+//   file from its own URL does so from the package root (src/node/common/packageRoot.ts: the scenario runner's
 //   fixtures/artifacts/), not by a count of `../`; test/coldPath.test.ts runs a scenario from dist/.
 //   The entry points' own `../package.json` (cli.ts, hardhat/tasks/node.ts) holds: entries keep
 //   their paths.

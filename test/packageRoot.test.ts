@@ -1,5 +1,5 @@
 /**
- * Package files found from a module's URL wherever the bundler puts the module (src/packageRoot.ts):
+ * Package files found from a module's URL wherever the bundler puts the module (src/node/common/packageRoot.ts):
  * scripts/bundle.mjs moves a module's code into an entry point or a shared chunk as imports change,
  * so a fixed `../../` from `import.meta.url` holds only while the chunking does.
  */
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect } from "chai";
 import { build } from "esbuild";
 
-import { packageRoot } from "../src/packageRoot.ts";
+import { packageRoot } from "../src/node/common/packageRoot.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 
 import { viem } from "../lazyViem.ts";
-import { packageRoot } from "../packageRoot.ts";
+import { packageRoot } from "../node/common/packageRoot.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 
 import type { AbiFunction } from "viem";
@@ -20,7 +20,7 @@ export const isReference = (text: string): boolean => REFERENCE.test(text);
 /** `"$any"` in an expectation: any value except undefined. */
 export const ANY: unique symbol = Symbol("$any");
 
-/** fixtures/artifacts/ of the package, found on first use (wherever the bundle put this module: packageRoot.ts). */
+/** fixtures/artifacts/ of the package, found on first use (wherever the bundle put this module: node/common/packageRoot.ts). */
 let artifactsDir: URL | undefined;
 const artifactCache = new Map<string, unknown>();
 
