@@ -14,10 +14,11 @@
 // - Dependencies stay imports (`packages: "external"`): @ethereumjs' ES modules are patched in place
 //   (src/node/ethereumjs/) and must be the instances every other importer gets.
 // - `keepNames`: class and function names stay what the sources say (errors print them).
-// - Chunks sit two levels down (dist/chunks/), as the src/<folder>/ modules they hold did: the one
-//   module that finds a package file from its own URL (src/scenario/references.ts, the fixtures'
-//   artifacts) does so with `../../`; test/coldPath.test.ts runs a scenario from dist/ and fails if
-//   that breaks. The entry points' own `import.meta.url` (cli.ts, hardhat/tasks/node.ts) is unchanged.
+// - Which file a module's code lands in changes as imports change, so a module that finds a package
+//   file from its own URL does so from the package root (src/node/common/packageRoot.ts: the scenario runner's
+//   fixtures/artifacts/), not by a count of `../`; test/coldPath.test.ts runs a scenario from dist/.
+//   The entry points' own `../package.json` (cli.ts, hardhat/tasks/node.ts) holds: entries keep
+//   their paths.
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -1,5 +1,5 @@
 /** hardhat-preconf: a pre-confirming (flashblocks) dev chain on @ethereumjs/vm. */
-import { commonJsRequire } from "./node/common/moduleSystem.ts";
+import { commonJsRequire, ownEntryFile } from "./node/common/moduleSystem.ts";
 
 import type { ScenarioFixture } from "./scenario/schema.ts";
 import type { ScenarioResult } from "./scenario/run.ts";
@@ -50,7 +50,9 @@ export type { PreconfChain, PreconfChainParameters } from "./chains.ts";
 
 async function scenarioRunner(): Promise<typeof import("./scenario/run.ts")> {
   const commonJs = commonJsRequire(import.meta.url);
-  return commonJs !== undefined ? (commonJs("./scenario/run.ts") as typeof import("./scenario/run.ts")) : await import("./scenario/run.ts");
+  return commonJs !== undefined
+    ? (commonJs(ownEntryFile(import.meta.url, "scenario/run.ts")) as typeof import("./scenario/run.ts"))
+    : await import("./scenario/run.ts");
 }
 
 /**
@@ -68,7 +70,10 @@ async function scenarioRunner(): Promise<typeof import("./scenario/run.ts")> {
  */
 export async function startServer(provider: ServedProvider, options?: ServerOptions): Promise<RunningServer> {
   const commonJs = commonJsRequire(import.meta.url);
-  const server = commonJs !== undefined ? (commonJs("./server/http.ts") as typeof import("./server/http.ts")) : await import("./server/http.ts");
+  const server =
+    commonJs !== undefined
+      ? (commonJs(ownEntryFile(import.meta.url, "server/http.ts")) as typeof import("./server/http.ts"))
+      : await import("./server/http.ts");
   return server.startServer(provider, options);
 }
 

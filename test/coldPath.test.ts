@@ -6,9 +6,10 @@
  * Node process and lists every module it loads.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { expect } from "chai";
 
@@ -64,6 +65,10 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // The server (node:http, which loads Node's bundled undici, and ws) and the scenario runner load
     // on their first call (src/index.ts).
     expect(plain.filter((url) => url === "node:http" || url.includes("/dist/server/") || url.includes("/dist/scenario/run.js"))).to.deep.equal([]);
+    // In the bundle their code may sit in a shared chunk rather than at those paths: the source maps
+    // say which sources each loaded file holds.
+    const sources = own.flatMap((url) => (JSON.parse(readFileSync(new URL(`${url}.map`), "utf8")) as { sources: string[] }).sources);
+    expect(sources.filter((source) => /\/src\/(server\/|scenario\/run\.ts$)/.test(source))).to.deep.equal([]);
     expect(fromPackage(plain, "ws")).to.deep.equal([]);
     // A new chain needs none of @ethereumjs/blockchain (src/node/chain/lightBlockchain.ts); an imported chain loads it.
     expect(fromPackage(plain, "@ethereumjs/blockchain")).to.deep.equal([]);
@@ -106,7 +111,7 @@ process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
   await server.close();
   await provider.close();
   const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/preconfirm-then-seal.json", import.meta.url)))});
-  // It deploys from fixtures/artifacts/, which the bundled runner finds from its own URL (scripts/bundle.mjs).
+  // It deploys from fixtures/artifacts/, which the bundled runner finds from the package root (src/node/common/packageRoot.ts).
   const { passed: deployed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/dependent-tx-estimate-on-pending.json", import.meta.url)))});
   const imported = await createPreconfProvider({
     genesis: JSON.parse(readFileSync(${JSON.stringify(fileURLToPath(new URL("genesis.json", chainDir)))}, "utf8")),
@@ -124,5 +129,43 @@ process.stdout.write(JSON.stringify({ hash, r, s, yParity, addon }));`;
     });
     expect(passed).to.equal(true);
     expect(BigInt(head) > 0n).to.equal(true);
+  });
+
+  it("loads what it loads lazily when a CommonJS project's loader compiles the package to CommonJS (tsx)", async () => {
+    // A TypeScript project without "type": "module", run with `node --import tsx` (or mocha with
+    // tsx): tsx compiles the package's dist/ files to CommonJS as they are required, and the lazy
+    // loads must then `require` the entry points' files in dist/ (src/node/common/moduleSystem.ts).
+    const project = mkdtempSync(join(tmpdir(), "preconf-cjs-"));
+    try {
+      writeFileSync(join(project, "package.json"), JSON.stringify({ type: "commonjs" }));
+      writeFileSync(
+        join(project, "probe.ts"),
+        `import { createPreconfProvider, runScenario, startServer } from ${JSON.stringify(fileURLToPath(ENTRY))};
+(async () => {
+  const provider = await createPreconfProvider();
+  const server = await startServer(provider, { port: 0 });
+  const answer = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) });
+  const { result } = await answer.json();
+  await server.close();
+  await provider.close();
+  const { passed } = await runScenario(${JSON.stringify(fileURLToPath(new URL("../fixtures/scenarios/dependent-tx-estimate-on-pending.json", import.meta.url)))});
+  const required = Object.keys(require.cache).filter((file) => /[\\/]dist[\\/](server[\\/]http|scenario[\\/]run).js$/.test(file)).length;
+  process.stdout.write(JSON.stringify({ result, passed, required }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+      );
+      const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+      const outcome = await new Promise<{ result: string; passed: boolean; required: number }>((resolve, reject) => {
+        execFile(process.execPath, ["--import", tsx, "probe.ts"], { cwd: project, timeout: 60_000 }, (error, stdout, stderr) =>
+          error === null
+            ? resolve(JSON.parse(stdout) as { result: string; passed: boolean; required: number })
+            : reject(new Error(`${error.message}\n${stderr}`)),
+        );
+      });
+      // Both through `require`: one copy of the package's modules, shared with what the project required.
+      expect(outcome).to.deep.equal({ result: "0x7a69", passed: true, required: 2 });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 
 import { viem } from "../lazyViem.ts";
+import { packageRoot } from "../node/common/packageRoot.ts";
 import { isAmountString, parseAmount } from "./amounts.ts";
 
 import type { AbiFunction } from "viem";
@@ -19,7 +20,8 @@ export const isReference = (text: string): boolean => REFERENCE.test(text);
 /** `"$any"` in an expectation: any value except undefined. */
 export const ANY: unique symbol = Symbol("$any");
 
-const ARTIFACTS_DIR = new URL("../../fixtures/artifacts/", import.meta.url);
+/** fixtures/artifacts/ of the package, found on first use (wherever the bundle put this module: node/common/packageRoot.ts). */
+let artifactsDir: URL | undefined;
 const artifactCache = new Map<string, unknown>();
 
 /** A compiled contract of `fixtures/artifacts/` (abi, bytecode, deployedBytecode), by contract name. */
@@ -28,7 +30,8 @@ function artifact(name: string): unknown {
   if (!artifactCache.has(name)) {
     let text: string;
     try {
-      text = readFileSync(new URL(`${name}.json`, ARTIFACTS_DIR), "utf8");
+      artifactsDir ??= new URL("fixtures/artifacts/", packageRoot(import.meta.url));
+      text = readFileSync(new URL(`${name}.json`, artifactsDir), "utf8");
     } catch {
       throw new Error(`no artifact "${name}" in fixtures/artifacts/`);
     }

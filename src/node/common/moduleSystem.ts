@@ -16,9 +16,25 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
+import { packageRoot } from "./packageRoot.ts";
+
 const LOADED_AS_COMMONJS = typeof module !== "undefined" && module.filename === fileURLToPath(import.meta.url);
 
 /** `require` for the module at `moduleUrl` (its `import.meta.url`) when it was loaded as CommonJS; else undefined (load with `import()`). */
 export function commonJsRequire(moduleUrl: string): NodeJS.Require | undefined {
   return LOADED_AS_COMMONJS ? createRequire(moduleUrl) : undefined;
+}
+
+/**
+ * What `require` takes for one of the package's own entry points (`entry` as under src/, e.g.
+ * "server/http.ts") from the module at `moduleUrl`: the source when that module runs from src/
+ * (tsx), else the entry's file in dist/, where it keeps its path (scripts/bundle.mjs) while the
+ * asking code may sit in dist/chunks/. Not a path relative to the asking file: dist/ has no `.ts`
+ * files, and a chunk is not where its sources were. dist/ is loaded as CommonJS when a CommonJS
+ * project's loader compiles it (tsx: `node --import tsx`, `mocha --require tsx/cjs`).
+ */
+export function ownEntryFile(moduleUrl: string, entry: string): string {
+  const root = packageRoot(moduleUrl);
+  if (moduleUrl.startsWith(new URL("src/", root).href)) return fileURLToPath(new URL(`src/${entry}`, root));
+  return fileURLToPath(new URL(`dist/${entry.replace(/\.ts$/, ".js")}`, root));
 }
