@@ -28,7 +28,6 @@ import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/prepare
 import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
-import { openedHeader, openedHeaderCounts } from "../src/node/ethereumjs/openedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
@@ -489,95 +488,5 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
         expect(() => sealedHeader(executed, { ...fields, gasUsed: 30_000_001n })).to.throw("too much gas used");
       });
     }
-  });
-
-  describe("the opened header as a copy of an earlier one on the same Common (openedHeader.ts)", () => {
-    const hex = (length: number, fill: number) => `0x${fill.toString(16).padStart(2, "0").repeat(length)}` as const;
-    for (const hardfork of ["shanghai", "cancun", "osaka"] as const) {
-      it(`equals the header the constructor builds from the same fields, block after block (${hardfork})`, () => {
-        const common = sharedCommon(
-          commonFromGenesis(devGethGenesis({ hardfork, chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
-          paramsBlock,
-        );
-        const opts = { common, skipConsensusFormatValidation: true } as const;
-        const before = { ...openedHeaderCounts };
-        for (const withExtra of [false, true]) {
-          for (let number = 1n; number <= 4n; number++) {
-            // The fields openBlock.ts gives, as it gives them (hex strings, bytes, bigints).
-            const data = {
-              number,
-              parentHash: hex(32, Number(number)),
-              timestamp: 1_700_000_000n + number,
-              gasLimit: 30_000_000n - number,
-              baseFeePerGas: 875_000_000n + number,
-              coinbase: hex(20, 0xc0 + Number(number)),
-              mixHash: hex(32, 0x40 + Number(number)),
-              difficulty: 0n,
-              ...(hardfork !== "shanghai" && {
-                excessBlobGas: number * 1000n,
-                blobGasUsed: 0n,
-                parentBeaconBlockRoot: new Uint8Array(32).fill(Number(number)),
-              }),
-              ...(withExtra && { extraData: hex(9, Number(number)) }),
-            };
-            const copy = openedHeader(data, opts);
-            const built = createBlockHeader(data, opts);
-            expect(copy).to.be.instanceOf(BlockHeader);
-            expect(Object.isFrozen(copy)).to.equal(true);
-            expect(Object.keys(copy)).to.deep.equal(Object.keys(built));
-            expect(copy.toJSON()).to.deep.equal(built.toJSON());
-            expect(copy.serialize()).to.deep.equal(built.serialize());
-            expect(copy.hash()).to.deep.equal(built.hash());
-            expect(copy.common).to.equal(built.common);
-            expect(copy.coinbase.equals(built.coinbase)).to.equal(true);
-          }
-        }
-        // One header built per set of fields; the three after it copied.
-        expect(openedHeaderCounts.constructed - before.constructed).to.equal(2);
-        expect(openedHeaderCounts.copied - before.copied).to.equal(6);
-      });
-    }
-
-    it("leaves to the constructor what it refuses, with its own errors", () => {
-      const common = sharedCommon(
-        commonFromGenesis(
-          devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }),
-          {},
-        ),
-        paramsBlock,
-      );
-      const opts = { common, skipConsensusFormatValidation: true } as const;
-      const data = {
-        number: 1n,
-        parentHash: hex(32, 1),
-        timestamp: 1_700_000_000n,
-        gasLimit: 30_000_000n,
-        baseFeePerGas: 7n,
-        coinbase: hex(20, 2),
-        mixHash: hex(32, 3),
-        difficulty: 0n,
-        excessBlobGas: 0n,
-        blobGasUsed: 0n,
-        parentBeaconBlockRoot: new Uint8Array(32),
-      };
-      openedHeader(data, opts);
-      for (const bad of [
-        { mixHash: hex(31, 3) },
-        { parentHash: "0x12zz" },
-        { coinbase: hex(19, 2) },
-        { timestamp: -1n },
-        { parentBeaconBlockRoot: new Uint8Array(31) },
-      ]) {
-        const given = { ...data, ...bad } as typeof data;
-        let expected = "";
-        try {
-          createBlockHeader(given, opts);
-        } catch (error) {
-          expected = (error as Error).message;
-        }
-        expect(expected, JSON.stringify(Object.keys(bad))).to.not.equal("");
-        expect(() => openedHeader(given, opts)).to.throw(expected);
-      }
-    });
   });
 });

@@ -4,7 +4,7 @@
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
-import { Block, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
+import { Block, createBlock, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
 import { bigIntToBytes, bigIntToHex, bytesToHex, EthereumJSErrorWithoutCode, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
 import { encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -15,7 +15,6 @@ import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
 import { sealedTxBytes } from "../pool/txBytes.ts";
 import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
-import { openedHeader } from "../ethereumjs/openedHeader.ts";
 import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
@@ -102,7 +101,7 @@ export class OpenBlock {
     this.#common = common;
     this.header = header;
     this.fork = fork;
-    this.executionBlock = executionBlock ?? executionBlockOf(common, this.#headerData());
+    this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
     this.payloadId = `0x${rebuild === 0 ? id : (BigInt(`0x${id}`) ^ BigInt(rebuild)).toString(16).padStart(16, "0")}` as Hex;
@@ -302,15 +301,6 @@ function buildBlock(
   if (withdrawals !== undefined) header.withdrawalsRoot = withdrawals.root;
   const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
   return blockOf(common, createBlockHeader(header, opts), txs, withdrawals?.list);
-}
-
-/**
- * The block the open block's txs execute against: `createBlock({ header: data })` of an empty
- * block, its header copied from the last one opened on the same Common (ethereumjs/openedHeader.ts).
- */
-function executionBlockOf(common: Common, data: HeaderData): Block {
-  const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true } as const;
-  return new Block(openedHeader(data, opts), [], [], undefined, opts);
 }
 
 /** The block of `header` and `txs`. */
