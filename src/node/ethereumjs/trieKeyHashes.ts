@@ -3,10 +3,15 @@
  * `useKeyHashing` (the state's account trie and every storage trie) hashes the key at every `get`,
  * `put` and `del`, so one slot read in a tx and written at its flush is hashed twice, and the same
  * accounts (sender, fee recipient, system contracts) are hashed again in every block. Each is a
- * call into the keccak addon (~2 % of a test file's CPU, W5). A key's hash never changes, so it is
- * memoised: per hashing function (a trie's `useKeyHashingFunction`; its copies share it), keyed
- * by the key's bytes, at most `MAX_KEYS` keys per function, dropped all at once when full. Each
- * caller gets a copy of its own, as the package's `hash` (`Uint8Array.from`) gives a new array.
+ * call into the keccak addon (~2 % of a test file's CPU, W5). A key's hash never changes, so the
+ * account trie's keys (addresses, 20 bytes) are memoised: per hashing function (a trie's
+ * `useKeyHashingFunction`; its copies share it), keyed by the key's bytes, at most `MAX_KEYS` keys
+ * per function, dropped all at once when full. Each caller gets a copy of its own, as the
+ * package's `hash` (`Uint8Array.from`) gives a new array. Storage slots (32 bytes) are hashed as
+ * the package hashes them: a workload writing many distinct slots (1,000 ERC-20 transfers, W2)
+ * mostly misses, and a miss (the memo's key string, its entry, the copy) cost more than the hash
+ * saved: memoising every key made W2 ~8 % slower, addresses alone left it unchanged and kept W5's
+ * gain (`npx tsx bench/ab.ts`, alternating fresh processes, 6 pairs).
  *
  * The state roots the tests pin check it; test/engineInternals.test.ts compares it with the
  * package's on tries of both kinds and counts the hashes it saves, and fails if 10.1.3's
@@ -29,8 +34,11 @@ const ORIGINAL = Symbol.for("hardhat-preconf.trieKeyHashes.original");
 
 const memos = new WeakMap<HashFunction, Map<string, Uint8Array>>();
 
-/** Keys hashed, and keys answered from the memo, since the process started (tests read it). */
-export const trieKeyHashCounts = { hashed: 0, memoised: 0 };
+/** Addresses hashed, addresses answered from the memo, and other keys hashed directly, since the process started (tests read it). */
+export const trieKeyHashCounts = { hashed: 0, memoised: 0, direct: 0 };
+
+/** The length of the keys memoised: the account trie's (addresses). */
+const ADDRESS_LENGTH = 20;
 
 /** The package's own `appliedKey`, for the test that compares the two. */
 export function originalAppliedKey(): (key: Uint8Array) => Uint8Array {
@@ -48,6 +56,10 @@ export function installTrieKeyHashes(): void {
   proto[ORIGINAL] = proto.appliedKey;
   proto.appliedKey = function (this: Internal, key: Uint8Array): Uint8Array {
     if (!this._opts.useKeyHashing) return key;
+    if (key.length !== ADDRESS_LENGTH) {
+      trieKeyHashCounts.direct++;
+      return this.hash(key);
+    }
     const hashFunction = this._opts.useKeyHashingFunction;
     let memo = memos.get(hashFunction);
     if (memo === undefined) memos.set(hashFunction, (memo = new Map()));
