@@ -59,6 +59,8 @@ process.stdout.write(JSON.stringify({ plain, withChain: loaded() }));`);
     // The default accounts are precomputed and the secp256k1 addon loads on the first signature or
     // recovery (src/node/common/accounts.ts, crypto.ts).
     expect(fromPackage(plain, "secp256k1")).to.deep.equal([]);
+    // keccak is WebAssembly of our own (src/node/common/keccak.ts): the keccak addon is not loaded at all.
+    expect(fromPackage(plain, "keccak")).to.deep.equal([]);
     // The engine runs on @ethereumjs' ES module builds; their CommonJS twins (~60 modules) are
     // patched only if something else loads them (src/node/ethereumjs/jumpAnalysis.ts).
     expect(plain.filter((url) => url.includes("/node_modules/@ethereumjs/") && url.includes("/dist/cjs/"))).to.deep.equal([]);

@@ -1,30 +1,22 @@
 /**
- * Native secp256k1 and keccak for `Common.customCrypto`, when their prebuilt addons load.
- * Sender recovery dominates admission (~3.5 ms a tx in pure JS, ~0.1 ms native). When the addons
- * are missing the chain silently uses @ethereumjs' pure-JS defaults.
+ * The chain's `Common.customCrypto`: native secp256k1 when its prebuilt addon loads, and keccak-256
+ * in WebAssembly of our own (keccak.ts). Sender recovery dominates admission (~3.5 ms a tx in pure
+ * JS, ~0.1 ms native); without the addon the chain silently uses @ethereumjs' pure-JS secp256k1.
  */
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 
 import { ecrecover } from "@ethereumjs/util";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import type { CustomCrypto } from "@ethereumjs/common";
+
+import { keccak256Wasm } from "./keccak.ts";
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
   ecdsaSign(message: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
   publicKeyCreate(privateKey: Uint8Array, compressed: boolean): Uint8Array;
 }
-type KeccakFactory = (algorithm: "keccak256") => { update(data: Buffer): { digest(): Buffer } };
-/** The keccak addon's raw sponge (the package wraps it in a stream per hash). */
-interface KeccakState {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Buffer): void;
-  squeeze(length: number): Buffer;
-}
-
 const require = createRequire(import.meta.url);
 
 function load<T>(name: string): T | undefined {
@@ -49,40 +41,6 @@ function leftPad32(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/**
- * keccak256 on the addon's sponge, one state reused: the package's `keccak("keccak256")` builds a
- * readable-stream Transform per hash, which costs more than hashing a trie node. Falls back to the
- * package API when the raw addon cannot be reached, and to nothing (pure JS) without the addon.
- */
-function nativeKeccak256(): ((message: Uint8Array) => Uint8Array) | undefined {
-  const gypBuild = load<(dir: string) => unknown>("node-gyp-build");
-  let State: (new () => KeccakState) | undefined;
-  try {
-    const addon = gypBuild?.(dirname(require.resolve("keccak/package.json")));
-    if (typeof addon === "function") State = addon as new () => KeccakState;
-  } catch {
-    State = undefined;
-  }
-  if (State !== undefined) {
-    const state = new State();
-    return (message) => {
-      // Keccak-256: rate 1088, capacity 512; squeeze pads with keccak's 0x01 (not SHA-3's 0x06).
-      state.initialize(1088, 512);
-      state.absorb(Buffer.from(message.buffer, message.byteOffset, message.byteLength));
-      const digest = state.squeeze(32);
-      return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
-    };
-  }
-  const keccak = load<KeccakFactory>("keccak");
-  if (keccak === undefined) return undefined;
-  return (message) => {
-    const digest = keccak("keccak256")
-      .update(Buffer.from(message.buffer, message.byteOffset, message.byteLength))
-      .digest();
-    return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
-  };
-}
-
 let nativeSecp: NativeSecp256k1 | null | undefined;
 
 function nativeSecp256k1(): NativeSecp256k1 | undefined {
@@ -97,9 +55,9 @@ export function publicKeyOf(privateKey: Uint8Array, compressed: boolean): Uint8A
   return secp256k1.getPublicKey(privateKey, compressed);
 }
 
-/** keccak256, native when the addon loads. */
+/** keccak-256 of `message`, a fresh 32-byte array: the chain's own (keccak.ts). */
 export function keccak256(message: Uint8Array): Uint8Array {
-  return (nativeCrypto().keccak256 ?? keccak_256)(message);
+  return keccak256Wasm(message);
 }
 
 let cached: CustomCrypto | undefined;
@@ -134,8 +92,9 @@ export function nativeCrypto(): CustomCrypto {
     recovered.set(signature, 1);
     return recovered;
   }) as unknown as CustomCrypto["ecsign"];
-  const keccak256 = nativeKeccak256();
-  if (keccak256 !== undefined) crypto.keccak256 = keccak256;
+  // keccak in WebAssembly (keccak.ts): faster than the keccak addon's sponge at every size the chain
+  // hashes (bench/benchmarks-notes.md), with nothing to load but a ~1.3 KB module.
+  crypto.keccak256 = keccak256Wasm;
   cached = crypto;
   return crypto;
 }

@@ -1,0 +1,46 @@
+/**
+ * keccak-256 in WebAssembly of our own (src/node/common/keccak256.wat, emitted and assembled by
+ * scripts/build-keccak-wasm.mjs): the chain's hash for trie nodes, keys, addresses, tx and block
+ * hashes and the KECCAK256 opcode. One export call per hash, the input copied once into the module's
+ * memory: ~3× the speed of the keccak addon's sponge on a trie node (three N-API crossings and two
+ * Buffers per hash there) and of noble's JS (bench/benchmarks-notes.md, "keccak in WebAssembly").
+ * The module is ~1.3 KB, compiled and instantiated synchronously on first use.
+ */
+import { KECCAK_DIGEST_AT, KECCAK_INPUT_AT, KECCAK_RATE, KECCAK_WASM } from "./keccakWasm.ts";
+
+const PAGE = 65_536;
+
+/** The parts of the WebAssembly JS API used here: the project's `lib` (ES2023, no DOM) does not declare it. */
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: { memory: { buffer: ArrayBuffer; grow(pages: number): number }; hash(length: number): void } };
+}
+
+let hashWasm: ((message: Uint8Array) => Uint8Array) | undefined;
+
+function instantiate(): (message: Uint8Array) => Uint8Array {
+  const { Module, Instance } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+  const { memory, hash } = new Instance(new Module(Buffer.from(KECCAK_WASM, "base64"))).exports;
+  let heap = new Uint8Array(memory.buffer);
+  return (message) => {
+    const length = message.length;
+    // The module pads the last block in place, after the input. The memory grows to the largest
+    // input hashed and stays at that size (at most a page more than it): a page is 64 KB, and what
+    // a chain hashes is at most a tx, a contract's code or an opcode's memory range, all of which the
+    // caller holds anyway. Growing detaches the old buffer, so the view is taken again.
+    const needed = KECCAK_INPUT_AT + length + KECCAK_RATE;
+    if (needed > heap.length) {
+      memory.grow(Math.ceil((needed - heap.length) / PAGE));
+      heap = new Uint8Array(memory.buffer);
+    }
+    heap.set(message, KECCAK_INPUT_AT);
+    hash(length);
+    // A fresh array: callers keep digests (trie nodes, memos), and the next hash overwrites the memory.
+    return heap.slice(KECCAK_DIGEST_AT, KECCAK_DIGEST_AT + 32);
+  };
+}
+
+/** keccak-256 of `message`, a fresh 32-byte array. */
+export function keccak256Wasm(message: Uint8Array): Uint8Array {
+  return (hashWasm ??= instantiate())(message);
+}
