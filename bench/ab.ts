@@ -5,11 +5,15 @@
  * `--reps` times, and reports the median; the table gives the median over `--pairs` processes of
  * each side. Same-process ratios against EDR are `npm run bench`'s; this is for before/after.
  *
- *   npx tsx bench/ab.ts <other checkout> [--pairs 6] [--reps 3] [--only W1,W2,W3a,W3b,W4,W5]
+ * W6d (fresh process → first answer) runs `bench/cold-child.mjs` on each checkout's dist/, `--reps`
+ * fresh processes a side per pair, so both checkouts need `npm run build` first.
+ *
+ *   npx tsx bench/ab.ts <other checkout> [--pairs 6] [--reps 3] [--only W1,W2,W3a,W3b,W4,W5,W6d]
  */
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(name);
@@ -22,6 +26,7 @@ const here = fileURLToPath(new URL("..", import.meta.url));
 const pairs = Number(argument("--pairs", "6"));
 const reps = Number(argument("--reps", "3"));
 const only = argument("--only", "W1,W2,W3a,W3b,W4,W5").split(",");
+const inProcess = only.filter((id) => id !== "W6d");
 
 // Runs in the checkout's own directory, on its own bench/ and src/ (the specifiers resolve from it).
 const child = `
@@ -30,7 +35,7 @@ import { workloads } from "./bench/workloads.ts";
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const { peer } = await loadPeer("ours");
 const out = {};
-for (const id of ${JSON.stringify(only)}) {
+for (const id of ${JSON.stringify(inProcess)}) {
   const workload = workloads.find((w) => w.id === id);
   await workload.run(peer);
   const samples = [];
@@ -42,14 +47,28 @@ console.log(JSON.stringify(out));
 process.exit(0);
 `;
 
+/** W6d: the median CPU of `reps` fresh processes to their first answer, on the checkout's build. */
+function coldStart(checkout: string, node: string): number {
+  const entry = resolve(checkout, "dist/index.js");
+  if (!existsSync(entry)) throw new Error(`${checkout} has no dist/: run \`npm run build\` there first`);
+  const samples = Array.from({ length: reps }, () => {
+    const output = execFileSync(node, [resolve(checkout, "bench/cold-child.mjs"), "ours", pathToFileURL(entry).href], { cwd: checkout, encoding: "utf8" });
+    return (JSON.parse(output.trim().split("\n")[0]!) as { cpuMs: number }).cpuMs;
+  }).sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
 function run(checkout: string): Record<string, number> {
   const node = resolve(checkout, "node_modules/node/bin/node");
+  const out: Record<string, number> = {};
+  if (only.includes("W6d")) out.W6d = coldStart(checkout, node);
+  if (inProcess.length === 0) return out;
   const output = execFileSync(node, ["--import", "tsx", "--input-type=module", "-e", child], {
     cwd: checkout,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
-  return JSON.parse(output.trim().split("\n").at(-1)!);
+  return { ...out, ...JSON.parse(output.trim().split("\n").at(-1)!) };
 }
 
 const sides = { A: here, B: resolve(other) };
