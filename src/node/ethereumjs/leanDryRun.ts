@@ -44,6 +44,10 @@ const UNMIRRORED_EIPS = [7864, 8037, 7928, 7708, 8246, 2780] as const;
 export const leanDryRunStats = { lean: 0, runTx: 0 };
 
 interface JournalInternals {
+  touched: Set<string>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  accessList?: unknown;
+  preimages?: unknown;
   cleanup(): Promise<void>;
   cleanJournal(): void;
   addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
@@ -56,14 +60,50 @@ interface VmInternals {
   evm: { eip7928CallPostTargetOog?: boolean };
 }
 
+/** What a dry run asks of its fork's EIPs, each an `Array.includes` over the fork's EIP list in Common. */
+interface Fork {
+  mirrored: boolean;
+  eip1559: boolean;
+  eip2718: boolean;
+  eip2930: boolean;
+  eip2929: boolean;
+  eip3651: boolean;
+  eip7623: boolean;
+  eip7778: boolean;
+}
+
+/**
+ * The answers per Common's list of active EIPs (`_activatedEIPsCache`, @ethereumjs/common 10.1.3):
+ * Common builds a new array whenever its hardfork or EIPs change (`_buildActivatedEIPsCache`), so
+ * an array's answers never change. Bounded by the arrays alive (a WeakMap: one per Common and fork).
+ */
+const forks = new WeakMap<readonly number[], Fork>();
+
+function forkOf(common: VM["common"]): Fork {
+  const eips = (common as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
+  let fork = forks.get(eips);
+  if (fork === undefined) {
+    const active = (eip: number) => common.isActivatedEIP(eip);
+    fork = {
+      mirrored: !UNMIRRORED_EIPS.some(active),
+      eip1559: active(1559),
+      eip2718: active(2718),
+      eip2930: active(2930),
+      eip2929: active(2929),
+      eip3651: active(3651),
+      eip7623: active(7623),
+      eip7778: active(7778),
+    };
+    forks.set(eips, fork);
+  }
+  return fork;
+}
+
 /** Whether this VM's fork and listeners let a dry run skip runTx (see the module comment). */
-function mirrors(vm: VM, tx: TypedTransaction): boolean {
-  if (tx.supports(Capability.EIP7702EOACode) || isBlob4844Tx(tx)) return false;
+function mirrors(vm: VM, tx: TypedTransaction, fork: Fork): boolean {
+  if (!fork.mirrored || tx.supports(Capability.EIP7702EOACode) || isBlob4844Tx(tx)) return false;
   if ((vm as unknown as VmInternals)._opts.profilerOpts?.reportAfterTx === true) return false;
-  if (vm.events.listenerCount("beforeTx") > 0 || vm.events.listenerCount("afterTx") > 0) return false;
-  const common = vm.common;
-  for (const eip of UNMIRRORED_EIPS) if (common.isActivatedEIP(eip)) return false;
-  return true;
+  return vm.events.listenerCount("beforeTx") === 0 && vm.events.listenerCount("afterTx") === 0;
 }
 
 /**
@@ -72,18 +112,19 @@ function mirrors(vm: VM, tx: TypedTransaction): boolean {
  * nothing, where runTx must run it (see the module comment).
  */
 export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, skipBalance: boolean): Promise<RunTxResult | undefined> {
-  if (!mirrors(vm, tx) || (block.header.baseFeePerGas === undefined && vm.common.isActivatedEIP(1559))) {
+  const common = vm.common;
+  const fork = forkOf(common);
+  if (!mirrors(vm, tx, fork) || (block.header.baseFeePerGas === undefined && fork.eip1559)) {
     leanDryRunStats.runTx++;
     return undefined;
   }
-  const common = vm.common;
   const journal = vm.evm.journal as unknown as JournalInternals;
   const header = block.header;
   const caller = tx.getSenderAddress();
 
   // runTx's checks, in its order; any that fails leaves the tx to runTx, which throws its error.
-  const typed = tx.supports(Capability.EIP2718TypedTransaction) && common.isActivatedEIP(2718);
-  if (typed && (!common.isActivatedEIP(2930) || (tx.supports(Capability.EIP1559FeeMarket) && !common.isActivatedEIP(1559)))) {
+  const typed = tx.supports(Capability.EIP2718TypedTransaction) && fork.eip2718;
+  if (typed && (!fork.eip2930 || (tx.supports(Capability.EIP1559FeeMarket) && !fork.eip1559))) {
     leanDryRunStats.runTx++;
     return undefined;
   }
@@ -93,7 +134,7 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
   // A 1559 fork's blocks all have a base fee; without one, a legacy tx's figures do not read it.
   const baseFee = header.baseFeePerGas ?? 0n;
   const maxFeePerGas = is1559Tx ? (tx as FeeMarket1559Tx).maxFeePerGas : (tx as LegacyTx).gasPrice;
-  if (tx.gasLimit < (intrinsicGas > floorCost ? intrinsicGas : floorCost) || (common.isActivatedEIP(1559) && maxFeePerGas < baseFee)) {
+  if (tx.gasLimit < (intrinsicGas > floorCost ? intrinsicGas : floorCost) || (fork.eip1559 && maxFeePerGas < baseFee)) {
     leanDryRunStats.runTx++;
     return undefined;
   }
@@ -109,8 +150,15 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
   }
   leanDryRunStats.lean++;
 
-  // runTx: the journal starts clean; the access list, then precompiles, sender, recipient, coinbase are warm.
-  await journal.cleanup();
+  // runTx: the journal starts clean (its cleanup, with no touched account to delete, is cleanJournal
+  // and the reports dropped); the access list, then precompiles, sender, recipient, coinbase are warm.
+  if (journal.touched.size > 0) {
+    await journal.cleanup();
+  } else {
+    journal.cleanJournal();
+    delete journal.accessList;
+    delete journal.preimages;
+  }
   if (typed) {
     for (const [addressBytes, slots] of (tx as FeeMarket1559Tx).accessList) {
       const address = bytesToUnprefixedHex(addressBytes);
@@ -118,11 +166,17 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
       for (const slot of slots) journal.addAlwaysWarmSlot(address, bytesToUnprefixedHex(slot), true);
     }
   }
-  if (common.isActivatedEIP(2929)) {
-    for (const [address] of vm.evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
+  if (fork.eip2929) {
+    // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
+    // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts).
+    const warm = journal.alwaysWarmJournal;
+    for (const address of vm.evm.precompiles.keys()) {
+      if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
+      else if (!warm.has(address)) warm.set(address, new Set());
+    }
     journal.addAlwaysWarmAddress(caller.toString());
     if (tx.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(tx.to.bytes));
-    if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(header.coinbase.bytes));
+    if (fork.eip3651) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(header.coinbase.bytes));
   }
   (vm.evm as unknown as VmInternals["evm"]).eip7928CallPostTargetOog = false;
 
@@ -133,7 +187,7 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     gasPrice = inclusionFeePerGas + baseFee;
   } else {
     gasPrice = (tx as LegacyTx).gasPrice;
-    if (common.isActivatedEIP(1559)) inclusionFeePerGas = gasPrice - baseFee;
+    if (fork.eip1559) inclusionFeePerGas = gasPrice - baseFee;
   }
 
   // The sender as the call sees it: topped up (skipBalance), the gas bought, the nonce raised.
@@ -168,17 +222,17 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
       if (gasRefund > maxRefund) gasRefund = maxRefund;
       results.totalGasSpent -= gasRefund;
     }
-    if (common.isActivatedEIP(7623) && results.totalGasSpent < floorCost) {
+    if (fork.eip7623 && results.totalGasSpent < floorCost) {
       results.gasRefund = 0n;
       results.totalGasSpent = floorCost;
     }
-    results.blockGasSpent = common.isActivatedEIP(7778) ? (beforeRefund > floorCost ? beforeRefund : floorCost) : results.totalGasSpent;
+    results.blockGasSpent = fork.eip7778 ? (beforeRefund > floorCost ? beforeRefund : floorCost) : results.totalGasSpent;
     results.amountSpent = results.totalGasSpent * gasPrice;
-    results.minerValue = common.isActivatedEIP(1559) ? results.totalGasSpent * inclusionFeePerGas : results.amountSpent;
+    results.minerValue = fork.eip1559 ? results.totalGasSpent * inclusionFeePerGas : results.amountSpent;
     return results;
   } finally {
     // runTx's finally: the next run starts from a clean journal and no original storage values.
-    if (common.isActivatedEIP(2929)) journal.cleanJournal();
+    if (fork.eip2929) journal.cleanJournal();
     state.originalStorageCache.clear();
   }
 }
