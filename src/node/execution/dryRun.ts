@@ -1,6 +1,7 @@
 /**
- * Dry runs (`eth_call`, `eth_estimateGas`): a transaction built from call parameters, run with
- * `runTx` as an impersonated sender inside a journal checkpoint that is always reverted.
+ * Dry runs (`eth_call`, `eth_estimateGas`): a transaction built from call parameters, run as an
+ * impersonated sender inside a journal checkpoint that is always reverted: without runTx's
+ * bookkeeping after the execution where it applies (ethereumjs/leanDryRun.ts), else with `runTx`.
  * A call without fee fields runs on a copy of the header with base fee 0 and needs no balance for
  * gas (go-ethereum's NoBaseFee), since ethereumjs has no such switch (DESIGN).
  */
@@ -13,6 +14,7 @@ import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
 import { cacheLegacyDataGas } from "../ethereumjs/dataGasCache.ts";
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
+import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
@@ -145,6 +147,11 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
  */
 export interface DryRunOptions {
   ignoreBalance?: boolean | undefined;
+  /**
+   * Run through runTx even where the lean execution applies (ethereumjs/leanDryRun.ts); the
+   * equivalence tests compare both.
+   */
+  viaRunTx?: boolean | undefined;
 }
 
 /** A call ready to run at any gas limit, each run on `vm`'s current state and reverted. */
@@ -181,7 +188,7 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
     run: async (gasLimit) => {
       // Built with freeze: false, and gasLimit is a plain field that nothing caches.
       Object.assign(tx, { gasLimit });
-      return execute(vm, tx, block, withFees, balance);
+      return execute(vm, tx, block, withFees, balance, options.viaRunTx === true);
     },
   };
 }
@@ -202,20 +209,24 @@ export async function dryRun(vm: VM, request: CallRequest, block: Block, gasLimi
   return (await prepareCall(vm, request, block, options)).run(gasLimit);
 }
 
-async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint): Promise<DryRun> {
+async function execute(vm: VM, tx: TypedTransaction, block: Block, withFees: boolean, balance: bigint, viaRunTx: boolean): Promise<DryRun> {
   await vm.evm.journal.checkpoint();
   try {
-    // The answer is the execution result: no bloom or receipt (ethereumjs/dryRunLogs.ts).
-    const result = await runTxWithoutBloom(vm, () =>
-      runTxAllowingAssertedSender(vm, {
-        tx,
-        block,
-        skipNonce: true,
-        skipBalance: !withFees,
-        skipBlockGasLimitValidation: true,
-        skipHardForkValidation: true,
-      }),
-    );
+    // The answer is the execution result: only what the execution can observe (ethereumjs/leanDryRun.ts),
+    // else runTx without its bloom or receipt (ethereumjs/dryRunLogs.ts).
+    const lean = viaRunTx ? undefined : await leanDryRun(vm, tx, block, !withFees);
+    const result =
+      lean ??
+      (await runTxWithoutBloom(vm, () =>
+        runTxAllowingAssertedSender(vm, {
+          tx,
+          block,
+          skipNonce: true,
+          skipBalance: !withFees,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+        }),
+      ));
     return { result, gasLimit: tx.gasLimit, peakGasUsed: peakGasUsed(tx, result) };
   } catch (error) {
     throw dryRunError(error, balance, tx);
