@@ -144,6 +144,57 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(bytesToHex((await trie.get(Uint8Array.of(3)))!)).to.equal(bytesToHex(new Uint8Array(40).fill(4)));
   });
 
+  it("the caches' flush hands out what batchFlush reads, and a trie has the members trieBatch.ts uses", async () => {
+    const common = new Common({ chain: Mainnet });
+    const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+    await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
+    await stateManager.putCode(ADDRESS, Uint8Array.of(0x60, 0x00));
+    await stateManager.getStorage(ADDRESS, slot(3));
+    const caches = merkleInternals(stateManager)._caches as unknown as Record<"code" | "storage" | "account", { flush(): unknown[] }>;
+    const hex = bytesToUnprefixedHex(ADDRESS.bytes);
+    expect(caches.code.flush()).to.deep.equal([[hex, { code: Uint8Array.of(0x60, 0x00) }]]);
+    expect(caches.storage.flush()).to.deep.equal([[hex, bytesToUnprefixedHex(slot(3)), Uint8Array.of(0x80)]]);
+    const [[accountHex, entry]] = caches.account.flush() as [[string, { accountRLP: Uint8Array | undefined }]];
+    expect(accountHex).to.equal(hex);
+    expect(entry.accountRLP).to.be.instanceOf(Uint8Array);
+    const trie = merkleInternals(stateManager)._trie as unknown as {
+      _opts: Record<string, unknown>;
+      appliedKey: unknown;
+      _formatNode: unknown;
+      _db: { batch: unknown };
+    };
+    expect(trie._opts.useNodePruning).to.equal(false);
+    expect(trie._opts.useRootPersistence).to.equal(false);
+    expect(trie.appliedKey).to.be.a("function");
+    expect(trie._formatNode).to.be.a("function");
+    expect(trie._db.batch).to.be.a("function");
+  });
+
+  it("the batched flush leaves the state upstream's flush leaves: roots, storage tries kept, slots read only", async () => {
+    const common = new Common({ chain: Mainnet });
+    const batched = createStateManager(common);
+    const upstream = createStateManager(common);
+    delete (upstream as { flush?: unknown }).flush;
+    const other = createAddressFromString("0x00000000000000000000000000000000000000bb");
+    for (const stateManager of [batched, upstream]) {
+      await stateManager.checkpoint();
+      await writeSlots(stateManager);
+      await stateManager.putAccount(other, new Account(0n, 5n));
+      await stateManager.putStorage(other, slot(9), Uint8Array.of(1));
+      await stateManager.putCode(other, Uint8Array.of(0x60, 0x01));
+      await stateManager.getStorage(ADDRESS, slot(4));
+      await stateManager.commit();
+      await stateManager.checkpoint();
+      await stateManager.putStorage(ADDRESS, slot(1), new Uint8Array());
+      await stateManager.deleteAccount(other);
+      await stateManager.commit();
+    }
+    expect(bytesToHex(await batched.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
+    expect(Object.keys(merkleInternals(batched)._storageTries).sort()).to.deep.equal(Object.keys(merkleInternals(upstream)._storageTries).sort());
+    expect(bytesToHex(await batched.getStorage(ADDRESS, slot(2)))).to.equal("0x09");
+    expect((await batched.getAccount(other)) === undefined).to.equal(true);
+  });
+
   it("the members the view storage memo uses exist", () => {
     const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() }) as unknown as Internals;
     expect(stateManager._caches?.storage).to.not.equal(undefined);

@@ -11,6 +11,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { flatHex } from "../common/hex.ts";
 import { isPlainMerkleStateManager, merkleInternals } from "./internals.ts";
 import { reuseStorageTries } from "./storageTries.ts";
+import { batchFlush } from "./stateFlush.ts";
 
 import type { Common } from "@ethereumjs/common";
 import type { Address } from "@ethereumjs/util";
@@ -25,6 +26,7 @@ export function createStateManager(common: Common): MerkleStateManager {
   writeStorageToCacheOnly(stateManager);
   memoiseAccounts(stateManager);
   reuseStorageTries(stateManager);
+  batchFlush(stateManager);
   return stateManager;
 }
 

@@ -21,7 +21,7 @@
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToUnprefixedHex, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { bytesToUnprefixedHex, EthereumJSErrorWithoutCode, ValueEncoding } from "@ethereumjs/util";
 
 import { installTrieKeyHashes } from "./trieKeyHashes.ts";
 import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
@@ -41,7 +41,7 @@ interface TrieDb {
 }
 
 /** One operation `_formatNode` adds to the batch `saveStack` writes (mpt.js, 10.1.3). */
-type NodeOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
+export type NodeOp = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; key: Uint8Array };
 
 /** `_formatNode` (private in 10.1.3): encodes a node, queues its write, returns its hash or, under 32 bytes, its raw form. */
 type FormatNode = (node: MPTNode, topLevel: boolean, opStack: NodeOp[], remove?: boolean) => Uint8Array | Uint8Array[];
@@ -95,9 +95,10 @@ function nibblesOf(key: Uint8Array): number[] {
 
 /**
  * The node `ref` points to, read as the package's `lookupNode` reads it; null when it is missing
- * from the database (where `lookupNode` throws "Missing node in DB").
+ * from the database (where `lookupNode` throws "Missing node in DB"). `shared`: the memoised node
+ * itself rather than a copy, for a caller that only reads it (trieBatch.ts).
  */
-async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]): Promise<MPTNode | null> {
+async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[], shared = false): Promise<MPTNode | null> {
   if (isRawMPTNode(ref)) return decodeRawMPTNode(ref);
   const db = trie as unknown as TrieDb;
   const key = db._getDbKey(ref);
@@ -113,7 +114,34 @@ async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]
     decoded = decodeRawMPTNode(list);
     remember(stored, decoded);
   }
-  return copyOf(decoded);
+  return shared ? decoded : copyOf(decoded);
+}
+
+/**
+ * The node under `hash`, read as `lookupNode` reads it (for trieBatch.ts), with the same error
+ * when the database lacks it. The node may be the memo's own: the caller reads it and never changes
+ * it (trieBatch.ts builds nodes of its own from what it reads).
+ */
+export async function loadTrieNode(trie: MerklePatriciaTrie, hash: Uint8Array): Promise<MPTNode> {
+  const node = trie.lookupNode === MerklePatriciaTrie.prototype.lookupNode ? await readNode(trie, hash, true) : await trie.lookupNode(hash);
+  if (node === null) throw EthereumJSErrorWithoutCode(MISSING);
+  return node;
+}
+
+/**
+ * Writes the nodes `_formatNode` queued, as the trie's `_db.batch` (CheckpointDB) would: where
+ * nodeMapOf finds the map it would end in and the trie keeps nodes as bytes, straight into it under
+ * the key's unprefixed hex (what 10.1.3's CheckpointDB.batch, then MapDB.batch, put there, one
+ * awaited call per node); otherwise through `_db.batch`.
+ */
+export async function writeTrieNodes(trie: MerklePatriciaTrie, ops: NodeOp[]): Promise<void> {
+  const db = (trie as unknown as { _db: TrieDb["_db"] & { valueEncoding?: unknown; batch(ops: NodeOp[]): Promise<void> } })._db;
+  const nodes = db.valueEncoding === ValueEncoding.Bytes ? nodeMapOf(db) : undefined;
+  if (nodes === undefined) return db.batch(ops);
+  for (const op of ops) {
+    if (op.type === "put") nodes.set(bytesToUnprefixedHex(op.key), op.value);
+    else nodes.delete(bytesToUnprefixedHex(op.key));
+  }
 }
 
 /**
