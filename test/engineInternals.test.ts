@@ -9,6 +9,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
 import { Account, bigIntToBytes, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
 import { expect } from "chai";
+import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
@@ -22,7 +23,7 @@ import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
+import { accountRLP, createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
 import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
@@ -212,6 +213,23 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(cache?._orderedMapCache?.setElement).to.be.a("function");
     expect(cache?._stats.writes).to.be.a("number");
     expect(await stateManager.getAccount(ADDRESS)).to.not.equal(await stateManager.getAccount(ADDRESS));
+  });
+
+  it("accountRLP encodes an account as Account.serialize does (@ethereumjs/util 10.1.3), byte for byte", () => {
+    const word = fc.oneof(
+      fc.constantFrom(0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 0xffffffn, 0x1000000n, 0xffffffffn, 0x100000000n, (1n << 256n) - 1n),
+      fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+      fc.bigInt({ min: 0n, max: 1n << 40n }),
+    );
+    const hash = fc.uint8Array({ minLength: 32, maxLength: 32 });
+    fc.assert(
+      fc.property(word, word, hash, hash, (nonce, balance, storageRoot, codeHash) => {
+        const account = new Account(nonce, balance, storageRoot, codeHash);
+        expect(bytesToHex(accountRLP(account))).to.equal(bytesToHex(account.serialize()));
+      }),
+      { numRuns: 2000, seed: 20_261_128 },
+    );
+    expect(bytesToHex(accountRLP(new Account()))).to.equal(bytesToHex(new Account().serialize()));
   });
 
   it("memoiseAccounts answers as upstream: each read a fresh Account, writes, deletions and reverts seen", async () => {
