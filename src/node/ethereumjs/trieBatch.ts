@@ -6,21 +6,30 @@
  * applied to nodes held in memory (read from the trie's database as the package reads them), and
  * one bottom-up pass then encodes each changed node with the package's own `_formatNode` (its
  * encoding, its hash, its database key, its rule that a node under 32 bytes is kept inline and the
- * root always hashed) and writes them in one `batch`. The database then holds every node of the new
- * root, as after the package's puts (which also leave the nodes of the roots in between, reachable
- * from nothing). A trie's structure is a function of its keys and values alone (the Yellow Paper,
- * appendix D, https://ethereum.github.io/yellowpaper/paper.pdf), so the order of the batch does not
- * matter. A delete of a key the trie does not hold changes nothing, as the package's `del`.
+ * root always hashed) and writes them at once (trieFindPath.ts `writeTrieNodes`: into the MapDB's
+ * map itself where the trie's CheckpointDB would only pass them on). The database then holds every
+ * node of the new root, as after the package's puts (which also leave the nodes of the roots in
+ * between, reachable from nothing). A trie's structure is a function of its keys and values alone
+ * (the Yellow Paper, appendix D, https://ethereum.github.io/yellowpaper/paper.pdf), so the order of
+ * the batch does not matter. A delete of a key the trie does not hold changes nothing, as the
+ * package's `del`. (The package's `del` of a key passing through a branch that holds a value of its
+ * own, possible only with keys of different lengths, drops that value; here it stays. A state
+ * trie's keys are all 32-byte hashes: no branch there holds a value.)
+ *
+ * Nodes are read from the memo of decoded nodes without a copy (nothing here changes a node it
+ * read: the batch builds nodes of its own) and the nodes written go into the memo as they are
+ * (trieFindPath.ts `formatNodeToMemo`; values are copied as they enter the batch).
  *
  * Only for a trie in the state the package's per-key path would leave it plain: no checkpoint open
  * (writes would go into the checkpoint's diff), no node pruning, no root persistence;
  * `canBatch` says so, and `applyBatch`'s callers use the package's `put`/`del` otherwise.
- * test/trieBatch.test.ts compares the two on random batches (root, gets, nodes reachable).
+ * test/trieBatch.test.ts compares the two on random batches (root, gets, nodes reachable), and
+ * with the package unpatched (every node written byte for byte one it writes).
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, type MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { equalsBytes } from "@ethereumjs/util";
 
-import { installTrieFindPath, loadTrieNode, writeTrieNodes } from "./trieFindPath.ts";
+import { formatNodeToMemo, installTrieFindPath, loadTrieNode, writeTrieNodes } from "./trieFindPath.ts";
 
 import type { MPTNode } from "@ethereumjs/mpt";
 import type { NodeOp } from "./trieFindPath.ts";
@@ -85,7 +94,8 @@ export async function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp
       const result = await remove(trie, root, nibbles, 0);
       if (result !== UNCHANGED) root = result;
     } else {
-      root = await insert(trie, root, nibbles, 0, value);
+      // A copy: the value is kept in the nodes written and in the memo of decoded nodes (formatNodeToMemo).
+      root = await insert(trie, root, nibbles, 0, value.slice());
     }
   }
   if (root === null) {
@@ -229,5 +239,5 @@ function encode(trie: MerklePatriciaTrie, node: Node, topLevel: boolean, opStack
   } else {
     packaged = new ExtensionMPTNode(node.key, ref(node.child) as Uint8Array);
   }
-  return internalsOf(trie)._formatNode(packaged, topLevel, opStack);
+  return formatNodeToMemo(trie, packaged, topLevel, opStack);
 }
