@@ -15,7 +15,8 @@
  * returns anyway), and it reports a missing node by throwing, which this walk catches at every read
  * of an empty storage trie (its root is in no database). A trie whose `lookupNode` is not the
  * package's is read through its own. A node is decoded once: the walk keeps decoded nodes by the
- * stored bytes they came from (and `_formatNode` adds each node it writes), and hands out copies.
+ * stored bytes they came from (and `_formatNode` adds each node it writes), and hands out copies;
+ * `get`, which changes no node, walks the memoised nodes themselves and copies only the value.
  * test/trieFindPath.test.ts compares the two on random tries; the state roots the tests pin check
  * the writes.
  */
@@ -96,9 +97,23 @@ export function installTrieFindPath(): void {
     if (op !== undefined && op.type === "put") remember(op.value, copyOf(node));
     return result;
   };
-  proto.findPath = function (this: MerklePatriciaTrie, key: Uint8Array, throwIfMissing = false, partialPath?: { stack: MPTNode[] }): Promise<Path> {
+  const patched = function (this: MerklePatriciaTrie, key: Uint8Array, throwIfMissing = false, partialPath?: { stack: MPTNode[] }): Promise<Path> {
     if (partialPath !== undefined && partialPath.stack.length > 0) return original.call(this, key, throwIfMissing, partialPath);
     return findPath(this, key, throwIfMissing, this.lookupNode === lookupNode);
+  };
+  proto.findPath = patched;
+  // `get` (mpt.js: findPath of the applied key, then the value of the node found with no nibbles
+  // left) walks over the memoised nodes themselves: it changes none of them, so only the value it
+  // hands out is copied, not every node on the path. A trie with a walk or lookup of its own, or
+  // with debug output on, reads through the package's `get`.
+  const get = proto.get;
+  proto.get = async function (this: MerklePatriciaTrie & { DEBUG?: boolean }, key: Uint8Array, throwIfMissing = false): Promise<Uint8Array | null> {
+    if (this.findPath !== patched || this.lookupNode !== lookupNode || this.DEBUG === true) return get.call(this, key, throwIfMissing);
+    const applied = (this as unknown as { appliedKey(key: Uint8Array): Uint8Array }).appliedKey(key);
+    const { node, remaining } = await findPath(this, applied, throwIfMissing, true, true);
+    if (node === null || remaining.length !== 0) return null;
+    const value = node.value();
+    return value === null ? null : (value as Uint8Array).slice();
   };
 }
 
@@ -239,7 +254,8 @@ function deepCopy(items: NestedBytes): NestedBytes {
 
 const MISSING = "Missing node in DB";
 
-async function findPath(trie: MerklePatriciaTrie, key: Uint8Array, throwIfMissing: boolean, plainLookup: boolean): Promise<Path> {
+/** The walk; `shared`: the path's nodes may be the memo's own, for a caller that changes none (`get`). */
+async function findPath(trie: MerklePatriciaTrie, key: Uint8Array, throwIfMissing: boolean, plainLookup: boolean, shared = false): Promise<Path> {
   const target = nibblesOf(key);
   const length = target.length;
   const stack: MPTNode[] = [];
@@ -248,7 +264,7 @@ async function findPath(trie: MerklePatriciaTrie, key: Uint8Array, throwIfMissin
   for (;;) {
     let node: MPTNode | null;
     try {
-      node = plainLookup ? await readNode(trie, ref) : await trie.lookupNode(ref);
+      node = plainLookup ? await readNode(trie, ref, shared) : await trie.lookupNode(ref);
     } catch (error) {
       if ((error as Error).message !== MISSING || throwIfMissing) throw error;
       node = null;
