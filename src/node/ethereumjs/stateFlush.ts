@@ -1,5 +1,5 @@
 import { RLP } from "@ethereumjs/rlp";
-import { Account, concatBytes, createAddressFromString, unprefixedHexToBytes } from "@ethereumjs/util";
+import { Account, Address, concatBytes, unprefixedHexToBytes } from "@ethereumjs/util";
 import { CODEHASH_PREFIX } from "@ethereumjs/statemanager";
 
 import { isPlainMerkleStateManager, merkleInternals } from "./internals.ts";
@@ -33,7 +33,7 @@ export function batchFlush(stateManager: MerkleStateManager): void {
     if (!canBatch(internals._trie)) return flush();
     for (const [addressHex, { code }] of caches?.code?.flush() ?? []) {
       if (code === undefined) continue;
-      const address = createAddressFromString(`0x${addressHex}`);
+      const address = addressOf(addressHex);
       const codeHash = internals.keccakFunction(code);
       await internals._trie.database().put(internals._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code);
       if ((await stateManager.getAccount(address)) === undefined) await stateManager.putAccount(address, new Account());
@@ -48,7 +48,7 @@ export function batchFlush(stateManager: MerkleStateManager): void {
       else ops.push(op);
     }
     for (const [addressHex, ops] of slotsByAccount) {
-      const address = createAddressFromString(`0x${addressHex}`);
+      const address = addressOf(addressHex);
       const account = await stateManager.getAccount(address);
       if (account === undefined) continue;
       const trie = internals._getStorageTrie(address, account);
@@ -71,3 +71,10 @@ interface FlushingCache<Item> {
 type CodeItem = [addressHex: string, entry: { code?: Uint8Array }];
 type StorageItem = [addressHex: string, keyHex: string, value: Uint8Array | undefined];
 type AccountItem = [addressHex: string, entry: { accountRLP: Uint8Array | undefined }];
+
+/**
+ * The address a cache keys by its unprefixed hex (always 40 digits: the caches key by
+ * `bytesToUnprefixedHex(address.bytes)`), as upstream's `createAddressFromString(`0x${hex}`)` builds
+ * it, without that function's regex check of a string that cannot fail it.
+ */
+const addressOf = (addressHex: string): Address => new Address(unprefixedHexToBytes(addressHex));
