@@ -18,7 +18,12 @@ import type { BatchOp } from "./trieBatch.ts";
  * account that no longer exists is skipped; the new storage root goes to the account cache, and
  * the trie into `_storageTries` under the address's hex as the package also keeps it), then the
  * accounts. A trie with a checkpoint open (a flush inside a tx: only `getStateRoot` and the like
- * flush there) takes the package's path.
+ * flush there) takes the package's path. A slot's storage root goes back to its account once per
+ * flush rather than once per slot.
+ *
+ * test/engineInternals.test.ts fails if the caches' `flush` items or the trie members used change,
+ * and compares roots and reads with the package's flush; test/plainState.test.ts runs random txs
+ * on the chain's state with and without this flush (and on the plain state) and compares them.
  */
 export function batchFlush(stateManager: MerkleStateManager): void {
   const internals = merkleInternals(stateManager);
