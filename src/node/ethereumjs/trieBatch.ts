@@ -228,16 +228,21 @@ function joined(prefix: number[], node: Node): Node {
 
 /** Encodes `node` and the changed nodes under it, queueing their writes; returns its reference. */
 function encode(trie: MerklePatriciaTrie, node: Node, topLevel: boolean, opStack: NodeOp[]): Ref {
-  const ref = (child: Child): Ref => (isNode(child) ? encode(trie, child, false, opStack) : child);
   let packaged: MPTNode;
   if (node.kind === 0) {
-    const raw: (Ref | Uint8Array | null)[] = node.children.map((child) => (child === null ? null : ref(child)));
-    raw.push(node.value);
+    // A plain loop, no closure per node (tsx names every closure it creates, a call each).
+    const raw = new Array<Ref | Uint8Array | null>(17);
+    for (let i = 0; i < 16; i++) {
+      const child = node.children[i]!;
+      raw[i] = child === null ? null : isNode(child) ? encode(trie, child, false, opStack) : child;
+    }
+    raw[16] = node.value;
     packaged = BranchMPTNode.fromArray(raw as Uint8Array[]);
   } else if (node.kind === 1) {
     packaged = new LeafMPTNode(node.key, node.value);
   } else {
-    packaged = new ExtensionMPTNode(node.key, ref(node.child) as Uint8Array);
+    const child = node.child;
+    packaged = new ExtensionMPTNode(node.key, (isNode(child) ? encode(trie, child, false, opStack) : child) as Uint8Array);
   }
   return formatNodeToMemo(trie, packaged, topLevel, opStack);
 }
