@@ -9,6 +9,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
 import { Account, bigIntToBytes, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
 import { expect } from "chai";
+import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
@@ -22,7 +23,7 @@ import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
+import { accountRLP, createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
 import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
 import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
@@ -144,6 +145,92 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(bytesToHex((await trie.get(Uint8Array.of(3)))!)).to.equal(bytesToHex(new Uint8Array(40).fill(4)));
   });
 
+  it("the caches' flush hands out what batchFlush reads, and a trie has the members trieBatch.ts uses", async () => {
+    const common = new Common({ chain: Mainnet });
+    const stateManager = new MerkleStateManager({ common, caches: new Caches() });
+    await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
+    await stateManager.putCode(ADDRESS, Uint8Array.of(0x60, 0x00));
+    await stateManager.getStorage(ADDRESS, slot(3));
+    const caches = merkleInternals(stateManager)._caches as unknown as Record<"code" | "storage" | "account", { flush(): unknown[] }>;
+    const hex = bytesToUnprefixedHex(ADDRESS.bytes);
+    expect(caches.code.flush()).to.deep.equal([[hex, { code: Uint8Array.of(0x60, 0x00) }]]);
+    expect(caches.storage.flush()).to.deep.equal([[hex, bytesToUnprefixedHex(slot(3)), Uint8Array.of(0x80)]]);
+    const [[accountHex, entry]] = caches.account.flush() as [[string, { accountRLP: Uint8Array | undefined }]];
+    expect(accountHex).to.equal(hex);
+    expect(entry.accountRLP).to.be.instanceOf(Uint8Array);
+    const trie = merkleInternals(stateManager)._trie as unknown as {
+      _opts: Record<string, unknown>;
+      appliedKey: unknown;
+      _formatNode: unknown;
+      _db: { batch: unknown };
+    };
+    expect(trie._opts.useNodePruning).to.equal(false);
+    expect(trie._opts.useRootPersistence).to.equal(false);
+    expect(trie.appliedKey).to.be.a("function");
+    expect(trie._formatNode).to.be.a("function");
+    expect(trie._db.batch).to.be.a("function");
+  });
+
+  it("the batched flush leaves the state upstream's flush leaves: roots, storage tries kept, slots read only", async () => {
+    const common = new Common({ chain: Mainnet });
+    const batched = createStateManager(common);
+    const upstream = createStateManager(common);
+    delete (upstream as { flush?: unknown }).flush;
+    const other = createAddressFromString("0x00000000000000000000000000000000000000bb");
+    for (const stateManager of [batched, upstream]) {
+      await stateManager.checkpoint();
+      await writeSlots(stateManager);
+      await stateManager.putAccount(other, new Account(0n, 5n));
+      await stateManager.putStorage(other, slot(9), Uint8Array.of(1));
+      await stateManager.putCode(other, Uint8Array.of(0x60, 0x01));
+      await stateManager.getStorage(ADDRESS, slot(4));
+      await stateManager.commit();
+      await stateManager.checkpoint();
+      await stateManager.putStorage(ADDRESS, slot(1), new Uint8Array());
+      await stateManager.deleteAccount(other);
+      await stateManager.commit();
+    }
+    expect(bytesToHex(await batched.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
+    expect(Object.keys(merkleInternals(batched)._storageTries).sort()).to.deep.equal(Object.keys(merkleInternals(upstream)._storageTries).sort());
+    expect(bytesToHex(await batched.getStorage(ADDRESS, slot(2)))).to.equal("0x09");
+    expect((await batched.getAccount(other)) === undefined).to.equal(true);
+  });
+
+  it("the batched flush hashes each changed node once: fewer hashes than upstream's flush for the same writes, the same root", async () => {
+    let hashes = 0;
+    const common = new Common({
+      chain: Mainnet,
+      customCrypto: {
+        keccak256: (bytes: Uint8Array) => {
+          hashes++;
+          return keccak_256(bytes);
+        },
+      },
+    });
+    const batched = createStateManager(common);
+    const upstream = createStateManager(common);
+    delete (upstream as { flush?: unknown }).flush;
+    const counts: number[] = [];
+    const roots: string[] = [];
+    for (const stateManager of [batched, upstream]) {
+      for (let i = 0; i < 40; i++)
+        await stateManager.putAccount(createAddressFromString(`0x${(0x1000 + i).toString(16).padStart(40, "0")}`), new Account(0n, 1n));
+      await stateManager.getStateRoot();
+      // One block's worth: eight accounts changed, three slots of one of them.
+      await stateManager.checkpoint();
+      for (let i = 0; i < 8; i++)
+        await stateManager.putAccount(createAddressFromString(`0x${(0x1000 + 5 * i).toString(16).padStart(40, "0")}`), new Account(1n, 2n));
+      const contract = createAddressFromString("0x0000000000000000000000000000000000001000");
+      for (let i = 0; i < 3; i++) await stateManager.putStorage(contract, slot(i), Uint8Array.of(i + 1));
+      hashes = 0;
+      await stateManager.commit();
+      counts.push(hashes);
+      roots.push(bytesToHex(await stateManager.getStateRoot()));
+    }
+    expect(roots[0]).to.equal(roots[1]);
+    expect(counts[0]).to.be.lessThan(counts[1]!);
+  });
+
   it("the members the view storage memo uses exist", () => {
     const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() }) as unknown as Internals;
     expect(stateManager._caches?.storage).to.not.equal(undefined);
@@ -161,6 +248,23 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(cache?._orderedMapCache?.setElement).to.be.a("function");
     expect(cache?._stats.writes).to.be.a("number");
     expect(await stateManager.getAccount(ADDRESS)).to.not.equal(await stateManager.getAccount(ADDRESS));
+  });
+
+  it("accountRLP encodes an account as Account.serialize does (@ethereumjs/util 10.1.3), byte for byte", () => {
+    const word = fc.oneof(
+      fc.constantFrom(0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 0xffffffn, 0x1000000n, 0xffffffffn, 0x100000000n, (1n << 256n) - 1n),
+      fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+      fc.bigInt({ min: 0n, max: 1n << 40n }),
+    );
+    const hash = fc.uint8Array({ minLength: 32, maxLength: 32 });
+    fc.assert(
+      fc.property(word, word, hash, hash, (nonce, balance, storageRoot, codeHash) => {
+        const account = new Account(nonce, balance, storageRoot, codeHash);
+        expect(bytesToHex(accountRLP(account))).to.equal(bytesToHex(account.serialize()));
+      }),
+      { numRuns: 2000, seed: 20_261_128 },
+    );
+    expect(bytesToHex(accountRLP(new Account()))).to.equal(bytesToHex(new Account().serialize()));
   });
 
   it("memoiseAccounts answers as upstream: each read a fresh Account, writes, deletions and reverts seen", async () => {
