@@ -32,6 +32,7 @@ import { pathToFileURL } from "node:url";
 import { EVMError } from "@ethereumjs/evm";
 import { bytesToBigInt, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
+import { installFramePool } from "./framePool.ts";
 import { interpreterModules, loadedCommonJs } from "./jumpAnalysis.ts";
 import { leftForShare, recordingOf } from "./gasRecord.ts";
 
@@ -524,6 +525,8 @@ export function installInterpreterLoop(): Promise<void> {
     const esm = (await import(interpreters.esm)) as { Interpreter: InterpreterClass };
     const esmUtil = (await import(utils.esm)) as OpcodeUtil;
     patch(esm.Interpreter, esmUtil);
+    // Frames the loop runs take their memory from a pool (framePool.ts).
+    await installFramePool();
   })();
   const commonJs = loadedCommonJs<{ Interpreter: InterpreterClass }>(interpreters.cjs);
   // interpreter.js requires opcodes/util.js (through opcodes/index.js), so one loaded means both.
