@@ -33,6 +33,7 @@ import { EVMError } from "@ethereumjs/evm";
 import { bytesToBigInt, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
 import { installFramePool } from "./framePool.ts";
+import { installWordOpcodes } from "./wordOpcodes.ts";
 import { interpreterModules, loadedCommonJs } from "./jumpAnalysis.ts";
 import { leftForShare, recordingOf } from "./gasRecord.ts";
 
@@ -422,7 +423,13 @@ async function fastRun(
       let gas = info.feeBigInt;
       if (info.dynamicGas) {
         const sync = syncGas[opCode];
-        gas = sync !== undefined ? sync(runState, gas, common) : await entry.gasHandler!(runState, gas, common);
+        if (sync !== undefined) {
+          gas = sync(runState, gas, common);
+        } else {
+          // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
+          const pendingGas = entry.gasHandler!(runState, gas, common);
+          gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+        }
       }
       if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
       interpreter.useGas(gas, info);
@@ -525,8 +532,8 @@ export function installInterpreterLoop(): Promise<void> {
     const esm = (await import(interpreters.esm)) as { Interpreter: InterpreterClass };
     const esmUtil = (await import(utils.esm)) as OpcodeUtil;
     patch(esm.Interpreter, esmUtil);
-    // Frames the loop runs take their memory from a pool (framePool.ts).
-    await installFramePool();
+    // Frames the loop runs take their memory from a pool (framePool.ts); KECCAK256 and SLOAD's handlers (wordOpcodes.ts).
+    await Promise.all([installFramePool(), installWordOpcodes()]);
   })();
   const commonJs = loadedCommonJs<{ Interpreter: InterpreterClass }>(interpreters.cjs);
   // interpreter.js requires opcodes/util.js (through opcodes/index.js), so one loaded means both.
