@@ -9,14 +9,14 @@ import { createRequire } from "node:module";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, bigIntToBytes, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToHex, createAddressFromString, equalsBytes, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 
 import { evmFile } from "../src/node/ethereumjs/framePool.ts";
 import { installInterpreterLoop } from "../src/node/ethereumjs/interpreterLoop.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
-import { keccak256Opcode, sloadOpcode, wordBytes, wordOf } from "../src/node/ethereumjs/wordOpcodes.ts";
+import { keccak256Opcode, sloadOpcode, sstoreOpcode, storageWord, wordBytes, wordOf } from "../src/node/ethereumjs/wordOpcodes.ts";
 // The engine's opcode hook (JUMP, JUMPI and the calls yield through it): the handlers must run with it.
 import "../src/node/execution/evmBudget.ts";
 
@@ -58,6 +58,20 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       }),
       { numRuns: runs(500), seed: SEED },
     );
+    // opcodes/util.js's setLengthLeftStorage: empty for zero (of any length), else 32 bytes.
+    const setLengthLeftStorage = (value: Uint8Array) => (equalsBytes(value, new Uint8Array(value.length)) ? new Uint8Array(0) : setLengthLeft(value, 32));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 32 }),
+          fc.integer({ min: 0, max: 32 }).map((length) => new Uint8Array(length)),
+        ),
+        (value) => {
+          expect(bytesToHex(storageWord(value))).to.equal(bytesToHex(setLengthLeftStorage(value)));
+        },
+      ),
+      { numRuns: runs(500), seed: SEED },
+    );
   });
 
   it("every EVM's table holds them (SLOAD's gas too, where EIP-6800 and EIP-7864 are off)", async () => {
@@ -67,16 +81,21 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
     expect(table[0x20]!.opHandler).to.equal(keccak256Opcode);
     expect(table[0x54]!.opHandler).to.equal(sloadOpcode);
     expect(table[0x54]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x54));
+    expect(table[0x55]!.opHandler).to.equal(sstoreOpcode);
+    expect(table[0x55]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x55));
     const binaryTrees = new Common({ chain: Mainnet, hardfork: "osaka", eips: [7864] });
     // The EVM asks such a state manager for code-chunk witnesses; this one is never run.
     const stateManager = Object.assign(new MerkleStateManager({ common: binaryTrees }), { checkChunkWitnessPresent: async () => true });
     const verkle = opcodeTableOf(await createEVM({ common: binaryTrees, stateManager })) as unknown as Entry[];
     expect(verkle[0x54]!.gasHandler).to.equal(dynamicGasHandlers.get(0x54));
+    expect(verkle[0x55]!.gasHandler).to.equal(dynamicGasHandlers.get(0x55));
   });
 
   describe("runs every program as the package's handlers do", () => {
+    /** PUSH1 0 for zero rather than PUSH0, which hardforks before Shanghai do not have. */
     const push = (value: bigint) => {
-      const bytes = value === 0n ? [0] : [...Buffer.from(value.toString(16).padStart(Math.ceil(value.toString(16).length / 2) * 2, "0"), "hex")];
+      if (value === 0n) return [0x60, 0x00];
+      const bytes = [...Buffer.from(value.toString(16).padStart(Math.ceil(value.toString(16).length / 2) * 2, "0"), "hex")];
       return [0x5f + bytes.length, ...bytes];
     };
     const small = fc.bigInt({ min: 0n, max: 300n });
@@ -97,16 +116,22 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       fc.tuple(small, small).map(([inLength, gas]) => [...[0n, 0n, inLength, 0n, 0xccn, gas].flatMap(push), 0xfa]),
       fc.constantFrom([0x5a], [0x50], [0x80]),
     );
-    const program = fc.array(instruction, { minLength: 1, maxLength: 40 }).map((body) => Uint8Array.from([...body.flat(), 0x59, 0x5f, 0x52, 0x59, 0x5f, 0xf3]));
+    const program = fc
+      .array(instruction, { minLength: 1, maxLength: 40 })
+      .map((body) => Uint8Array.from([...body.flat(), 0x59, 0x60, 0x00, 0x52, 0x59, 0x60, 0x00, 0xf3]));
 
-    async function execute(code: Uint8Array, gasLimit: bigint, ours: boolean) {
-      const common = new Common({ chain: Mainnet, hardfork: "osaka" });
+    const hardforks = ["constantinople", "petersburg", "istanbul", "berlin", "london", "cancun", "osaka"] as const;
+
+    async function execute(code: Uint8Array, gasLimit: bigint, ours: boolean, hardfork: (typeof hardforks)[number] = "osaka") {
+      const common = new Common({ chain: Mainnet, hardfork });
       const evm = await createEVM({ common, stateManager: new MerkleStateManager({ common }) });
       if (!ours) {
         const { handlers, dynamicGasHandlers } = await packageHandlers();
         const table = opcodeTableOf(evm) as unknown as Entry[];
-        for (const op of [0x20, 0x54]) table[op]!.opHandler = handlers.get(op);
-        table[0x54]!.gasHandler = dynamicGasHandlers.get(0x54);
+        for (const op of [0x20, 0x54, 0x55]) {
+          table[op]!.opHandler = handlers.get(op);
+          table[op]!.gasHandler = dynamicGasHandlers.get(op);
+        }
       }
       await evm.stateManager.putAccount(CALLER, new Account(0n, 10n ** 18n));
       await evm.stateManager.putAccount(CONTRACT, new Account(1n, 10n ** 18n));
@@ -125,13 +150,27 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       };
     }
 
-    it("random programs (hashes of memory at and past its end, cold and warm loads, nested frames, out of gas): same outcome, gas, return and state root", async () => {
+    it("random programs (hashes of memory at and past its end, cold and warm loads, stores that set, reset, clear and restore slots, nested frames, out of gas), under every hardfork from Constantinople: same outcome, gas, refund, return and state root", async () => {
       await fc.assert(
-        fc.asyncProperty(program, fc.bigInt({ min: 21_000n, max: 300_000n }), async (code, gasLimit) => {
-          expect(await execute(code, gasLimit, true), bytesToHex(code)).to.deep.equal(await execute(code, gasLimit, false));
+        fc.asyncProperty(program, fc.bigInt({ min: 21_000n, max: 300_000n }), fc.constantFrom(...hardforks), async (code, gasLimit, hardfork) => {
+          expect(await execute(code, gasLimit, true, hardfork), `${hardfork} ${bytesToHex(code)}`).to.deep.equal(
+            await execute(code, gasLimit, false, hardfork),
+          );
         }),
-        { numRuns: runs(150), seed: SEED },
+        { numRuns: runs(200), seed: SEED },
       );
+    });
+
+    it("stores at every gas limit around EIP-2200's sentry and around where they run out, under every hardfork", async () => {
+      // SSTORE(1, 5); SSTORE(1, 0); SSTORE(0, 0); SSTORE(2, 2) (slots 0-2 hold 7, 1007, 2007): set, clear back, clear, reset.
+      const code = Uint8Array.from([...[5n, 1n, 0n, 1n, 0n, 0n, 2n, 2n].flatMap((value, at) => [...push(value), ...(at % 2 === 1 ? [0x55] : [])])]);
+      for (const hardfork of hardforks) {
+        const { gasUsed } = await execute(code, 1_000_000n, false, hardfork);
+        const limits = [...Array.from({ length: 24 }, (_, at) => 2290n + BigInt(at)), ...Array.from({ length: 11 }, (_, at) => gasUsed - 5n + BigInt(at))];
+        for (const gasLimit of limits) {
+          expect(await execute(code, gasLimit, true, hardfork), `${hardfork} at ${gasLimit}`).to.deep.equal(await execute(code, gasLimit, false, hardfork));
+        }
+      }
     });
   });
 });
