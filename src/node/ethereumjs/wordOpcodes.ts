@@ -62,19 +62,27 @@ export interface SstoreFormulas {
   trap(error: string): never;
 }
 
+/**
+ * The words are written into one scratch array and copied out (`slice`): a 32-byte array lives on
+ * V8's heap, and a DataView on a new one would move its bytes off the heap (`.buffer`) per key.
+ */
+const scratch = new Uint8Array(32);
+const scratchView = new DataView(scratch.buffer);
+
 /** The 32-byte big-endian form of a word below 2^256, in a new array. */
 export function wordBytes(word: bigint): Uint8Array {
-  const bytes = new Uint8Array(32);
-  const view = new DataView(bytes.buffer);
   if (word <= MASK_64) {
-    view.setBigUint64(24, word);
+    scratchView.setBigUint64(0, 0n);
+    scratchView.setBigUint64(8, 0n);
+    scratchView.setBigUint64(16, 0n);
+    scratchView.setBigUint64(24, word);
   } else {
-    view.setBigUint64(0, word >> 192n);
-    view.setBigUint64(8, (word >> 128n) & MASK_64);
-    view.setBigUint64(16, (word >> 64n) & MASK_64);
-    view.setBigUint64(24, word & MASK_64);
+    scratchView.setBigUint64(0, word >> 192n);
+    scratchView.setBigUint64(8, (word >> 128n) & MASK_64);
+    scratchView.setBigUint64(16, (word >> 64n) & MASK_64);
+    scratchView.setBigUint64(24, word & MASK_64);
   }
-  return bytes;
+  return scratch.slice();
 }
 
 /** The number whose 32-byte big-endian form is `bytes`. */
