@@ -4,6 +4,7 @@
  * pooled memory zeroed when given back: ethereumjs/framePool.ts), a storage key's 32 bytes (and its
  * hex, as the journal and the storage cache then key it), and a hash's number (ethereumjs/wordOpcodes.ts,
  * against @ethereumjs/util's `setLengthLeft(bigIntToBytes(key), 32)` and `BigInt(bytesToHex(hash))`).
+ * and a frame's end at STOP (the package's throw and catch, against the loop's break: interpreterLoop.ts).
  * Prints the median ns of each over the rounds.
  *   npx tsx bench/frames.ts [rounds=9] [iterations=20000]
  */
@@ -31,7 +32,28 @@ const pooled = new Memory();
 const key = 0x1234_5678_9abc_def0_1234n;
 const hash = hexToBytes("0x8a35acfbc15ff81a39ae7d344fd709f28e8600b4aa8c65c6b64bfe7fe36bd19b");
 
+/** A frame's end as the package's STOP ends it (a thrown EVMError, caught by the loop's async function), and as the loop now ends it. */
+const halt = { error: "stop", errorType: "EVMError" };
+async function endByThrow(): Promise<unknown> {
+  try {
+    for (let step = 0; ; step++) if (step === 3) throw { ...halt };
+  } catch (caught) {
+    if ((caught as typeof halt).errorType !== "EVMError") throw caught;
+    return undefined;
+  }
+}
+async function endByBreak(): Promise<unknown> {
+  try {
+    for (let step = 0; ; step++) if (step === 3) break;
+  } catch (caught) {
+    if ((caught as typeof halt).errorType !== "EVMError") throw caught;
+  }
+  return undefined;
+}
+
 const parts: [string, () => unknown][] = [
+  ["frame end, package (throw)", endByThrow],
+  ["frame end, ours (break)", endByBreak],
   ["Interpreter, package", () => new Interpreter(evm, evm.stateManager, evm.blockchain, env, 100n, evm.journal, evm.performanceLogger, undefined)],
   [
     "Interpreter, pooled",
@@ -59,4 +81,4 @@ for (let round = 0; round < rounds; round++) {
     times.set(name, [...(times.get(name) ?? []), Number(process.hrtime.bigint() - start) / iterations]);
   }
 }
-for (const [name] of parts) console.log(`${name.padEnd(26)} ${median(times.get(name)!).toFixed(0)} ns`);
+for (const [name] of parts) console.log(`${name.padEnd(28)} ${median(times.get(name)!).toFixed(0)} ns`);
