@@ -112,8 +112,10 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       fc.tuple(op(0x54, [key]), slot).map(([code, at]) => kept(code, at)), // SLOAD (cold, then warm)
       op(0x55, [key, word]), // SSTORE
       op(0x01, [word, word]),
-      // STATICCALL to itself: SLOAD in a nested frame.
-      fc.tuple(small, small).map(([inLength, gas]) => [...[0n, 0n, inLength, 0n, 0xccn, gas].flatMap(push), 0xfa]),
+      // STATICCALL to itself with some or all of its gas (GAS): SLOAD in a nested frame, and SSTORE where it may not write.
+      fc
+        .tuple(small, fc.oneof(small, fc.constant(-1n)))
+        .map(([inLength, gas]) => [...[0n, 0n, inLength, 0n, 0xccn].flatMap(push), ...(gas === -1n ? [0x5a] : push(gas)), 0xfa]),
       fc.constantFrom([0x5a], [0x50], [0x80]),
     );
     const program = fc
