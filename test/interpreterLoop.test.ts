@@ -198,6 +198,19 @@ describe("the interpreter loop (src/node/ethereumjs/interpreterLoop.ts, @ethereu
       );
     });
 
+    it("ends frames at STOP, RETURN and REVERT without the package's throw, as the package's loop ends them", async () => {
+      const before = interpreterLoopStats.halts;
+      // MSTORE(0, 0xab); then STOP, RETURN(31, 2) or REVERT(30, 2); and the same with too little gas, and with RETURN on an empty stack.
+      const store = [0x60, 0xab, 0x5f, 0x52];
+      for (const end of [[0x00], [0x60, 0x02, 0x60, 0x1f, 0xf3], [0x60, 0x02, 0x60, 0x1e, 0xfd], [0xf3], [0x60, 0x00, 0x60, 0x00, 0xf3]]) {
+        const code = Uint8Array.from([...store, ...end]);
+        for (const gasLimit of [21_000n, 21_015n, 21_020n]) {
+          expect(await execute(code, gasLimit, new Uint8Array(), false), bytesToHex(code)).to.deep.equal(await execute(code, gasLimit, new Uint8Array(), true));
+        }
+      }
+      expect(interpreterLoopStats.halts - before).to.be.greaterThan(6);
+    });
+
     it("a loop that runs until its gas is gone, and one that jumps into push data", async () => {
       // JUMPDEST; PUSH1 0; JUMP: forever.
       const forever = Uint8Array.of(0x5b, 0x60, 0x00, 0x56);

@@ -19,6 +19,9 @@
  * bookkeeping lives in `runStep` (6800/7864 code-chunk witnesses, 7928 access lists, 8037 state
  * gas), none of which a dev chain activates today.
  *
+ * STOP, RETURN and REVERT end the frame here without the throw their package handlers end it with
+ * (see `Halts`).
+ *
  * It also records, when an estimate asks (gasRecord.ts), what each step needed of the gas.
  *
  * Patch of @ethereumjs/evm 10.1.3: `Interpreter.prototype.run` in both builds (the class is not
@@ -32,6 +35,8 @@ import { pathToFileURL } from "node:url";
 import { EVMError } from "@ethereumjs/evm";
 import { bytesToBigInt, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
+import { evmFile, installFramePool } from "./framePool.ts";
+import { installWordOpcodes } from "./wordOpcodes.ts";
 import { interpreterModules, loadedCommonJs } from "./jumpAnalysis.ts";
 import { leftForShare, recordingOf } from "./gasRecord.ts";
 
@@ -59,10 +64,12 @@ interface OpcodeEntry {
 interface Stack {
   length: number;
   peek(count?: number): bigint[];
+  popN(count: number): bigint[];
 }
 
 export interface RunState {
   programCounter: number;
+  memory: { read(offset: number, size: number): Uint8Array };
   opCode: number;
   code: Uint8Array;
   stack: Stack;
@@ -207,6 +214,18 @@ export function followGasValue(op: number, depths: number[]): number[] | undefin
 const LOOP_EIPS = [6800, 7864, 7928, 8037];
 
 const STOP = EVMError.errorMessages.STOP;
+const STOP_OP = 0x00;
+const RETURN_OP = 0xf3;
+const REVERT_OP = 0xfd;
+
+/**
+ * The package's handlers of STOP, RETURN and REVERT (opcodes/functions.js `handlers`), by opcode.
+ * They end the frame by throwing (`trap(STOP)`, `interpreter.finish`, `interpreter.revert`), which the
+ * loop catches: a throw and a catch per frame. The loop does what they do instead (RETURN and REVERT
+ * set the frame's return value, a copy of the memory read; REVERT's error is the one they throw) and
+ * stops, where the table still holds them (a hook would have wrapped them).
+ */
+type Halts = unknown[];
 const REVERT = EVMError.errorMessages.REVERT;
 
 // ── Synchronous dynamic gas (the package's formulas, dist/esm/opcodes/gas.js, without the await) ──
@@ -341,6 +360,7 @@ async function fastRun(
   opts: { pc?: number },
   plan: Plan,
   recording: GasRecording | undefined,
+  halts: Halts,
 ): Promise<RunResult> {
   const runState = interpreter._runState;
   const common = interpreter.common;
@@ -421,7 +441,13 @@ async function fastRun(
       let gas = info.feeBigInt;
       if (info.dynamicGas) {
         const sync = syncGas[opCode];
-        gas = sync !== undefined ? sync(runState, gas, common) : await entry.gasHandler!(runState, gas, common);
+        if (sync !== undefined) {
+          gas = sync(runState, gas, common);
+        } else {
+          // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
+          const pendingGas = entry.gasHandler!(runState, gas, common);
+          gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+        }
       }
       if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
       interpreter.useGas(gas, info);
@@ -430,6 +456,18 @@ async function fastRun(
         cost = gas;
         const used = startGas - runState.gasLeft;
         if (used > own) own = used;
+      }
+      // STOP, RETURN and REVERT: what the package's handler does, without its throw (see `Halts`).
+      if (opCode === STOP_OP || opCode === RETURN_OP || opCode === REVERT_OP) {
+        if (entry.opHandler === halts[opCode]) {
+          if (opCode !== STOP_OP) {
+            const [offset, length] = runState.stack.popN(2) as [bigint, bigint];
+            interpreter._result.returnValue = length === 0n ? new Uint8Array(0) : runState.memory.read(Number(offset), Number(length));
+            if (opCode === REVERT_OP) error = new EVMError(REVERT);
+          }
+          interpreterLoopStats.halts++;
+          break;
+        }
       }
       const pending = entry.opHandler(runState, common);
       if (info.isAsync && pending !== undefined) await pending;
@@ -498,11 +536,10 @@ const ORIGINAL = Symbol.for("hardhat-preconf.interpreterLoop.original");
 const STATS = Symbol.for("hardhat-preconf.interpreterLoop.stats");
 const require = createRequire(import.meta.url);
 
-/** Runs on this loop and on the package's (tests). */
-export const interpreterLoopStats: { fast: number; original: number } = ((globalThis as { [STATS]?: { fast: number; original: number } })[STATS] ??= {
-  fast: 0,
-  original: 0,
-});
+/** Runs on this loop and on the package's, and frames this loop ended at STOP, RETURN or REVERT without a throw (tests). */
+export const interpreterLoopStats: { fast: number; original: number; halts: number } = ((
+  globalThis as { [STATS]?: { fast: number; original: number; halts: number } }
+)[STATS] ??= { fast: 0, original: 0, halts: 0 });
 
 /** dist/esm/opcodes/util.js and dist/cjs/opcodes/util.js of @ethereumjs/evm. */
 function opcodeUtilModules(): { esm: string; cjs: string } {
@@ -523,11 +560,14 @@ export function installInterpreterLoop(): Promise<void> {
   installed ??= (async () => {
     const esm = (await import(interpreters.esm)) as { Interpreter: InterpreterClass };
     const esmUtil = (await import(utils.esm)) as OpcodeUtil;
-    patch(esm.Interpreter, esmUtil);
+    const esmHandlers = (await import(evmFile("esm", "opcodes/functions.js"))) as OpcodeFunctions;
+    patch(esm.Interpreter, esmUtil, esmHandlers);
+    // Frames the loop runs take their memory from a pool (framePool.ts); KECCAK256 and SLOAD's handlers (wordOpcodes.ts).
+    await Promise.all([installFramePool(), installWordOpcodes()]);
   })();
   const commonJs = loadedCommonJs<{ Interpreter: InterpreterClass }>(interpreters.cjs);
   // interpreter.js requires opcodes/util.js (through opcodes/index.js), so one loaded means both.
-  if (commonJs !== undefined) patch(commonJs.Interpreter, require(utils.cjs) as OpcodeUtil);
+  if (commonJs !== undefined) patch(commonJs.Interpreter, require(utils.cjs) as OpcodeUtil, require(evmFile("cjs", "opcodes/functions.js")) as OpcodeFunctions);
   return installed;
 }
 
@@ -536,10 +576,19 @@ export function originalRun(Interpreter: InterpreterClass): Run {
   return Interpreter.prototype[ORIGINAL] ?? Interpreter.prototype.run;
 }
 
-function patch(Interpreter: InterpreterClass, util: OpcodeUtil): void {
+/** opcodes/functions.js: the package's handler of each opcode. */
+type OpcodeFunctions = { handlers: Map<number, unknown> };
+
+function patch(Interpreter: InterpreterClass, util: OpcodeUtil, functions: OpcodeFunctions): void {
   const proto = Interpreter.prototype;
   if (typeof proto.run !== "function" || typeof util.subMemUsage !== "function" || typeof util.divCeil !== "function" || typeof util.trap !== "function") {
     throw new Error("@ethereumjs/evm: Interpreter.run or opcodes/util.js changed; update src/node/ethereumjs/interpreterLoop.ts");
+  }
+  const halts: Halts = [];
+  for (const op of [STOP_OP, RETURN_OP, REVERT_OP]) {
+    const handler = functions.handlers?.get(op);
+    if (typeof handler !== "function") throw new Error("@ethereumjs/evm: opcodes/functions.js changed; update src/node/ethereumjs/interpreterLoop.ts");
+    halts[op] = handler;
   }
   if (proto[ORIGINAL] !== undefined) return;
   const original = proto.run;
@@ -563,6 +612,6 @@ function patch(Interpreter: InterpreterClass, util: OpcodeUtil): void {
     }
     interpreterLoopStats.fast++;
     if (recording !== undefined && plan.unrecordable !== undefined) recording.refuse(plan.unrecordable);
-    return fastRun(this, code, opts, plan, recording);
+    return fastRun(this, code, opts, plan, recording, halts);
   };
 }

@@ -22,6 +22,12 @@ export type OpcodeHook = (evm: EVM) => Promise<void> | undefined;
 /** The opcode table of an EVM (10.1.3's `_opcodeMap`: entries indexed by opcode). */
 export const opcodeTableOf = (evm: EVM): OpcodeEntry[] => (evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
 
+/** The handlers `hookOpcodes` made: a patch that replaces a package handler leaves these alone (wordOpcodes.ts). */
+const hooked = new WeakSet<object>();
+
+/** Whether `handler` is a hook's wrapper of an opcode's handler. */
+export const isHooked = (handler: unknown): boolean => typeof handler === "function" && hooked.has(handler);
+
 /** Installs `hook` before `opcodes` in every EVM's opcode table, once per process. */
 export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void {
   const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
@@ -36,6 +42,7 @@ export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void 
         const wait = hook(this);
         return wait === undefined ? handler(runState, common) : wait.then(() => handler(runState, common));
       };
+      hooked.add(entry.opHandler);
       if (!entry.opcodeInfo.isAsync) entry.opcodeInfo = Object.freeze({ ...entry.opcodeInfo, isAsync: true });
     }
     return active;
