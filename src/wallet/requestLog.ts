@@ -60,6 +60,8 @@ function deeperThan(value: unknown, limit: number): boolean {
 }
 
 export function deepClone(value: unknown): unknown {
+  // A primitive is its own copy (structuredClone answers it as is); symbols go the long way (it refuses them).
+  if (value === null || (typeof value !== "object" && typeof value !== "function" && typeof value !== "symbol")) return value;
   if (deeperThan(value, MAX_LOGGED_DEPTH)) return `[nested deeper than ${MAX_LOGGED_DEPTH} levels]`;
   try {
     return structuredClone(value);
