@@ -13,6 +13,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createTx, createTxFromRLP, paramsTx } from "@ethereumjs/tx";
 import { Account, bytesToUnprefixedHex, createAddressFromString, eoaCode7702SignAuthorization, KECCAK256_NULL, setLengthLeft } from "@ethereumjs/util";
 import { createVM, runTx } from "@ethereumjs/vm";
+import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 as keccak256Of } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
@@ -24,7 +25,8 @@ import { hashUnsigned } from "../src/node/ethereumjs/unsignedTx.ts";
 import { checkpointDepth, copyOptionsOf, merkleInternals, nodeStoreOf, openStorageRoots } from "../src/node/ethereumjs/internals.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { activateHardforkAtBlock } from "../src/node/ethereumjs/forkBlocks.ts";
-import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
+import { preparedKey, SignedTxs, signHashWithPreparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
+import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
@@ -36,6 +38,7 @@ import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 import "../src/node/execution/evmBudget.ts";
 
 import type { CustomCrypto } from "@ethereumjs/common";
+import type { AccessList } from "@ethereumjs/tx";
 
 const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
 const OTHER = createAddressFromString("0x00000000000000000000000000000000000000bb");
@@ -389,6 +392,42 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(createTxFromRLP(signed.serialize(), { common: mainnet() }).getSenderAddress().toString()).to.equal(sender);
       // Without the prepared key the same tx's sender is recovered (the cache is the patch's only lever).
       expect(() => createTx(fields, { common: noRecovery }).sign(key.secret).getSenderAddress()).to.throw();
+    });
+
+    it("signing the message hash already computed gives ethereumjs' own `sign`'s tx, byte for byte, for every tx type and signer", () => {
+      const key = preparedKey("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+      const base = { nonce: 7n, to: OTHER.toString(), value: 5n, gasLimit: 60_000n, data: "0xa9059cbb" } as const;
+      const authorization = eoaCode7702SignAuthorization([Uint8Array.of(1), OTHER.bytes, Uint8Array.of()], key.secret);
+      const accessList: AccessList = [{ address: ADDRESS.toString(), storageKeys: [`0x${"00".repeat(31)}01`] }];
+      for (const [signer, customCrypto] of [
+        ["noble", {}],
+        ["native", nativeCrypto()],
+      ] as const) {
+        const prague = new Common({ chain: Mainnet, hardfork: "prague", customCrypto });
+        // Before Spurious Dragon a legacy tx has no EIP-155: `sign` itself signs it.
+        const homestead = new Common({ chain: Mainnet, hardfork: "homestead", customCrypto });
+        const unsignedTxs = [
+          createTx({ ...base, type: 0, gasPrice: 10n }, { common: prague }),
+          createTx({ ...base, type: 0, gasPrice: 10n }, { common: homestead }),
+          createTx({ ...base, type: 1, gasPrice: 10n, accessList }, { common: prague }),
+          createTx({ ...base, type: 2, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n, accessList }, { common: prague }),
+          createTx({ ...base, type: 4, maxFeePerGas: 10n, authorizationList: [authorization] }, { common: prague }),
+        ];
+        for (const unsigned of unsignedTxs) {
+          const label = `type ${unsigned.type} on ${unsigned.common.hardfork()}, ${signer} signer`;
+          const message = unsigned.getMessageToSign();
+          const hash = (unsigned.common.customCrypto.keccak256 ?? keccak256Of)(message instanceof Uint8Array ? message : RLP.encode(message));
+          const signed = signHashWithPreparedKey(unsigned, key, hash);
+          expect(signed.serialize(), label).to.deep.equal(unsigned.sign(key.secret).serialize());
+          expect(signed.getSenderAddress().toString(), label).to.equal("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+          // Through the memo: the same tx.
+          expect(new SignedTxs().sign(unsigned, key).serialize(), label).to.deep.equal(signed.serialize());
+        }
+      }
+      // A key that is not 32 bytes: ethereumjs' own error.
+      const short = { id: -1, secret: new Uint8Array(31), publicKey: key.publicKey };
+      const unsigned = createTx({ ...base, type: 2, maxFeePerGas: 10n }, { common: mainnet() });
+      expect(() => signHashWithPreparedKey(unsigned, short, new Uint8Array(32))).to.throw(/Private key must be 32 bytes in length/);
     });
   });
 

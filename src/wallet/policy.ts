@@ -201,6 +201,17 @@ export class WalletPolicy {
     return decision;
   }
 
+  /**
+   * The decision for a valid request of `method` when nothing would see the request itself: no
+   * observer, no decision function, no manual mode, no delay: the queued decision or the default
+   * (what `decide` answers then, consuming the queued one as it would). Undefined otherwise: the
+   * caller then builds the request (a copy of its params) for `decide`.
+   */
+  decideUnseen(method: PromptingMethod): Decision | undefined {
+    if (this.#observers.size > 0 || this.#function !== undefined || this.#manual || this.delayMs > 0) return undefined;
+    return this.#queues.get(method)?.shift() ?? this.defaultFor(method);
+  }
+
   /** Tells `observer` of every prompt (the CLI's log) until the returned function is called. */
   observe(observer: (event: PromptEvent) => void): () => void {
     this.#observers.add(observer);

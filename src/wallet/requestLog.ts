@@ -59,7 +59,51 @@ function deeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** What `plainCopy` answers for a value it leaves to structuredClone. */
+const NOT_PLAIN = Symbol("not plain");
+
+/**
+ * structuredClone's copy of plain data (JSON-like: primitives but symbols, arrays without holes or
+ * extra keys, objects whose prototype is Object's), made in JS: in the middle of a request
+ * structuredClone costs ~100 µs of CPU for a tx's params (measured in an automined send; ~3 µs
+ * in a tight loop). The same result as structuredClone's: own enumerable string keys in their
+ * order, -0 and bigints kept. Anything else (a Date, a Map, a null prototype, an object met
+ * twice, which structuredClone keeps as one, deeper than the log keeps) answers NOT_PLAIN, and
+ * structuredClone copies the whole value.
+ */
+function plainCopy(value: unknown, depth: number, seen: Set<object>): unknown {
+  if (value === null || (typeof value !== "object" && typeof value !== "function" && typeof value !== "symbol")) return value;
+  if (typeof value !== "object" || depth >= MAX_LOGGED_DEPTH || seen.has(value)) return NOT_PLAIN;
+  seen.add(value);
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) {
+    const array = value as unknown[];
+    if (Object.keys(array).length !== array.length) return NOT_PLAIN;
+    const copy = new Array<unknown>(array.length);
+    for (let i = 0; i < array.length; i++) {
+      const item = plainCopy(array[i], depth + 1, seen);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy[i] = item;
+    }
+    return copy;
+  }
+  if (prototype !== Object.prototype) return NOT_PLAIN;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = plainCopy((value as Record<string, unknown>)[key], depth + 1, seen);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    copy[key] = item;
+  }
+  return copy;
+}
+
 export function deepClone(value: unknown): unknown {
+  try {
+    const copy = plainCopy(value, 0, new Set());
+    if (copy !== NOT_PLAIN) return copy;
+  } catch {
+    // A throwing getter or proxy: the long way below says what becomes of it.
+  }
   if (deeperThan(value, MAX_LOGGED_DEPTH)) return `[nested deeper than ${MAX_LOGGED_DEPTH} levels]`;
   try {
     return structuredClone(value);

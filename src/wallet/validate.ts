@@ -8,7 +8,7 @@ import { z } from "zod";
 
 import { ADDRESS_PATTERN, HEX_DIGITS_PATTERN } from "../node/common/hex.ts";
 import { invalidParams } from "../protocol/errors.ts";
-import { fieldOf, positional } from "../protocol/params.ts";
+import { fieldOf, parseValid, positional } from "../protocol/params.ts";
 
 import type { Hex } from "../node/common/types.ts";
 
@@ -273,7 +273,8 @@ export const signTypedDataParams = positional(
 export function parseParams<S extends z.ZodTypeAny>(schema: S, params: unknown): z.output<S> {
   let parsed: z.SafeParseReturnType<unknown, z.output<S>>;
   try {
-    parsed = schema.safeParse(params);
+    // Valid params through the schema's fast path when it has one (positional: protocol/params.ts), else zod.
+    parsed = (parseValid(schema, params) as z.SafeParseReturnType<unknown, z.output<S>> | undefined) ?? schema.safeParse(params);
   } catch (error) {
     // In process, params can be anything: a getter or a proxy that throws is unreadable params.
     throw invalidParams("params", error instanceof Error ? error.message : String(error));

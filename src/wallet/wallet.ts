@@ -415,10 +415,11 @@ export class Wallet<N extends WalletNode = WalletNode> {
     refusal?: () => Error,
   ): Promise<R> {
     try {
-      // The policy sees the params whole, even when the log keeps only a note of them.
-      const request: PromptRequest = { id: record.id, method, params: deepClone(params), chainId: record.chainId, time: record.time };
+      // The policy sees the params whole, even when the log keeps only a note of them; they are
+      // copied only for a policy that looks at requests (decideUnseen).
+      const request = (): PromptRequest => ({ id: record.id, method, params: deepClone(params), chainId: record.chainId, time: record.time });
       // A client's prompts are counted (and dropped when it goes) as its own.
-      const decision = this.#ended ? "reject" : await this.policy.decide(request, this.#own ? undefined : this);
+      const decision = this.#ended ? "reject" : await (this.policy.decideUnseen(method) ?? this.policy.decide(request(), this.#own ? undefined : this));
       record.decision = decision;
       if (decision !== "approve") {
         if (decision === "reject" && refusal !== undefined) throw refusal();

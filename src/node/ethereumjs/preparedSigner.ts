@@ -7,9 +7,19 @@
  * ecrecover, once per frozen tx. A tx this module signs gets its signer's public key there, so
  * admission and runTx never recover it (~0.1 ms native, ~3 ms in pure JS). test/ethereumjs.test.ts
  * fails if a signed tx stops reading its sender from that cache.
+ *
+ * Signing itself is ethereumjs' `sign` (@ethereumjs/tx 10.1.3, capabilities/legacy.js `sign`) from
+ * the message hash `SignedTxs` has already computed for its memo key: the same signer
+ * (`common.customCrypto.ecsign`, else noble's), the same options (`tx.sign`'s `extraEntropy` is
+ * false), the same `addSignature(recovery, r, s, true)`; a fresh send no longer encodes and hashes
+ * its message twice. Where `sign` does more (a private key that is not 32 bytes: its error; a
+ * legacy tx without EIP-155 replay protection, whose message `sign` changes first) it is called
+ * itself. test/ethereumjs.test.ts compares both, byte for byte, for every tx type we sign.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { hexToBytes } from "@ethereumjs/util";
+import { Capability, TransactionType } from "@ethereumjs/tx";
+import { EthereumJSErrorWithoutCode, hexToBytes } from "@ethereumjs/util";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { publicKeyOf } from "../common/crypto.ts";
@@ -68,10 +78,11 @@ export class SignedTxs {
     // or authorization list (up to a request body's 5 MiB each) out of the bound.
     const fields = unsigned.getMessageToSign();
     const message = fields instanceof Uint8Array ? fields : RLP.encode(fields);
-    const id = `${key.id}:${flatHex((unsigned.common.customCrypto.keccak256 ?? keccak_256)(message))}`;
+    const hash = (unsigned.common.customCrypto.keccak256 ?? keccak_256)(message);
+    const id = `${key.id}:${flatHex(hash)}`;
     const known = this.#memo.get(id);
     if (known !== undefined && known.common === unsigned.common && known.type === unsigned.type) return known as T;
-    const signed = signWithPreparedKey(unsigned, key);
+    const signed = signHashWithPreparedKey(unsigned, key, hash);
     this.#memo.set(id, signed, message.length);
     return signed;
   }
@@ -80,6 +91,22 @@ export class SignedTxs {
 /** Signs `unsigned` (ethereumjs' own `sign`) and hands the signed tx its sender's public key. */
 export function signWithPreparedKey<T extends TypedTransaction>(unsigned: T, key: PreparedKey): T {
   const signed = unsigned.sign(key.secret) as T;
+  (signed.cache as { senderPubKey?: Uint8Array }).senderPubKey = key.publicKey;
+  return signed;
+}
+
+/**
+ * `signWithPreparedKey` from `hash`, the keccak256 of `unsigned.getMessageToSign()` (RLP-encoded for
+ * a legacy tx), as ethereumjs' `sign` computes it (see the header).
+ */
+export function signHashWithPreparedKey<T extends TypedTransaction>(unsigned: T, key: PreparedKey, hash: Uint8Array): T {
+  if (key.secret.length !== 32 || (unsigned.type === TransactionType.Legacy && !unsigned.supports(Capability.EIP155ReplayProtection))) {
+    return signWithPreparedKey(unsigned, key);
+  }
+  const ecsign = unsigned.common.customCrypto?.ecsign ?? secp256k1.sign;
+  const { recovery, r, s } = secp256k1.Signature.fromBytes(ecsign(hash, key.secret, { extraEntropy: false, format: "recovered", prehash: false }), "recovered");
+  if (recovery === undefined) throw EthereumJSErrorWithoutCode("Invalid signature recovery");
+  const signed = unsigned.addSignature(BigInt(recovery), r, s, true) as T;
   (signed.cache as { senderPubKey?: Uint8Array }).senderPubKey = key.publicKey;
   return signed;
 }
