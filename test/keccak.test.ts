@@ -4,6 +4,8 @@
  * 271/272/273, …) with inputs that are unaligned views of a larger buffer, inputs that make the
  * module's memory grow, and digests that stay the caller's.
  */
+import { execFile } from "node:child_process";
+
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
@@ -95,5 +97,24 @@ describe("keccak-256 in WebAssembly", () => {
     const copy = message.slice();
     keccak256Wasm(message.subarray(0, 200));
     expect(hex(message)).to.equal(hex(copy));
+  });
+
+  it("hashes with noble's JS where there is no WebAssembly (node --jitless), as before", async function () {
+    this.timeout(60_000);
+    const crypto = new URL("../src/node/common/crypto.ts", import.meta.url).href;
+    const program = `const { keccak256, nativeCrypto } = await import(${JSON.stringify(crypto)});
+const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const abc = new TextEncoder().encode("abc");
+process.stdout.write(JSON.stringify([typeof WebAssembly, hex(keccak256(abc)), hex(nativeCrypto().keccak256(abc))]));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ["--jitless", "--no-warnings", "--import", "tsx", "--input-type=module", "-e", program],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))),
+      ),
+    );
+    const abc = "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45";
+    expect(JSON.parse(out)).to.deep.equal(["undefined", abc, abc]);
   });
 });

@@ -6,6 +6,8 @@
  * Buffers per hash there) and of noble's JS (bench/benchmarks-notes.md, "keccak in WebAssembly").
  * The module is ~1.3 KB, compiled and instantiated synchronously on first use.
  */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+
 import { KECCAK_DIGEST_AT, KECCAK_INPUT_AT, KECCAK_RATE, KECCAK_WASM } from "./keccakWasm.ts";
 
 const PAGE = 65_536;
@@ -19,8 +21,11 @@ interface WebAssemblyApi {
 let hashWasm: ((message: Uint8Array) => Uint8Array) | undefined;
 
 function instantiate(): (message: Uint8Array) => Uint8Array {
-  const { Module, Instance } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-  const { memory, hash } = new Instance(new Module(Buffer.from(KECCAK_WASM, "base64"))).exports;
+  // Node run with --jitless or --no-expose-wasm has no WebAssembly global: the chain then hashes
+  // with noble's pure-JS keccak_256, as @ethereumjs does when Common.customCrypto has none.
+  const wasm = (globalThis as unknown as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+  if (wasm === undefined) return keccak_256;
+  const { memory, hash } = new wasm.Instance(new wasm.Module(Buffer.from(KECCAK_WASM, "base64"))).exports;
   let heap = new Uint8Array(memory.buffer);
   return (message) => {
     const length = message.length;
