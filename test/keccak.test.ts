@@ -99,6 +99,20 @@ describe("keccak-256 in WebAssembly", () => {
     expect(hex(message)).to.equal(hex(copy));
   });
 
+  it("refuses what is not bytes as noble does, rather than hashing it element by element", () => {
+    for (const input of ["abc", [1, 2, 3], new Uint16Array([1, 2]), new ArrayBuffer(3)] as unknown as Uint8Array[]) {
+      const expected = (() => {
+        try {
+          keccak_256(input);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        throw new Error("noble hashed it");
+      })();
+      expect(() => keccak256Wasm(input), String(input)).to.throw(TypeError, expected);
+    }
+  });
+
   it("hashes with noble's JS where there is no WebAssembly (node --jitless), as before", async function () {
     this.timeout(60_000);
     const crypto = new URL("../src/node/common/crypto.ts", import.meta.url).href;

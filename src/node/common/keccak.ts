@@ -7,6 +7,7 @@
  * The module is ~1.3 KB, compiled and instantiated synchronously on first use.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { abytes } from "@noble/hashes/utils.js";
 
 import { KECCAK_DIGEST_AT, KECCAK_INPUT_AT, KECCAK_RATE, KECCAK_WASM } from "./keccakWasm.ts";
 
@@ -28,6 +29,9 @@ function instantiate(): (message: Uint8Array) => Uint8Array {
   const { memory, hash } = new wasm.Instance(new wasm.Module(Buffer.from(KECCAK_WASM, "base64"))).exports;
   let heap = new Uint8Array(memory.buffer);
   return (message) => {
+    // Anything but bytes is refused as noble refuses it: `heap.set` would copy a string, an array or
+    // another typed array element by element, truncated to bytes, and hash that.
+    abytes(message);
     const length = message.length;
     // The module pads the last block in place, after the input. The memory grows to the largest
     // input hashed and stays at that size (at most a page more than it): a page is 64 KB, and what
