@@ -5,6 +5,7 @@
  * module's memory grow, and digests that stay the caller's.
  */
 import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
@@ -111,6 +112,18 @@ describe("keccak-256 in WebAssembly", () => {
       })();
       expect(() => keccak256Wasm(input), String(input)).to.throw(TypeError, expected);
     }
+  });
+
+  it("is what scripts/build-keccak-wasm.mjs makes: the committed .wat is its output and keccakWasm.ts was assembled from it", async () => {
+    // Without wabt: the script's --check compares the text it emits with keccak256.wat, and that
+    // text's sha256 with the one keccakWasm.ts records from the assembly.
+    const script = fileURLToPath(new URL("../scripts/build-keccak-wasm.mjs", import.meta.url));
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [script, "--check"], { timeout: 60_000 }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      ),
+    );
+    expect(out).to.equal("keccak256.wat and keccakWasm.ts are this script's\n");
   });
 
   it("hashes with noble's JS where there is no WebAssembly (node --jitless), as before", async function () {
