@@ -4,6 +4,9 @@
  * 271/272/273, …) with inputs that are unaligned views of a larger buffer, inputs that make the
  * module's memory grow, and digests that stay the caller's.
  */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
@@ -79,6 +82,33 @@ describe("keccak-256 in WebAssembly", () => {
     }
   });
 
+  it("does not hold a large input's size in memory after hashing it", async function () {
+    this.timeout(60_000);
+    for (const length of [(1 << 20) - 1, 1 << 20, (1 << 20) + 1]) {
+      const message = bytes(length, length);
+      expect(hex(keccak256Wasm(message)), `${length} bytes`).to.equal(hex(keccak_256(message)));
+    }
+    // In a fresh process: the resident set after a 64 MB hash, the input dropped and collected.
+    const keccak = new URL("../src/node/common/keccak.ts", import.meta.url).href;
+    const program = `const { keccak256Wasm } = await import(${JSON.stringify(keccak)});
+const collect = async () => { for (let i = 0; i < 3; i++) { gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };
+keccak256Wasm(new Uint8Array(1));
+await collect();
+const before = process.memoryUsage().rss;
+keccak256Wasm(new Uint8Array(64 << 20));
+await collect();
+process.stdout.write(String(process.memoryUsage().rss - before));`;
+    const held = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ["--expose-gc", "--no-warnings", "--import", "tsx", "--input-type=module", "-e", program],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))),
+      ),
+    );
+    expect(Number(held)).to.be.below(16 << 20);
+  });
+
   it("returns a fresh digest per call, not a view of the module's memory", () => {
     const first = keccak256Wasm(utf8("abc"));
     const second = keccak256Wasm(utf8("def"));
@@ -95,5 +125,50 @@ describe("keccak-256 in WebAssembly", () => {
     const copy = message.slice();
     keccak256Wasm(message.subarray(0, 200));
     expect(hex(message)).to.equal(hex(copy));
+  });
+
+  it("refuses what is not bytes as noble does, rather than hashing it element by element", () => {
+    for (const input of ["abc", [1, 2, 3], new Uint16Array([1, 2]), new ArrayBuffer(3)] as unknown as Uint8Array[]) {
+      const expected = (() => {
+        try {
+          keccak_256(input);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        throw new Error("noble hashed it");
+      })();
+      expect(() => keccak256Wasm(input), String(input)).to.throw(TypeError, expected);
+    }
+  });
+
+  it("is what scripts/build-keccak-wasm.mjs makes: the committed .wat is its output and keccakWasm.ts was assembled from it", async () => {
+    // Without wabt: the script's --check compares the text it emits with keccak256.wat, and that
+    // text's sha256 with the one keccakWasm.ts records from the assembly.
+    const script = fileURLToPath(new URL("../scripts/build-keccak-wasm.mjs", import.meta.url));
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [script, "--check"], { timeout: 60_000 }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      ),
+    );
+    expect(out).to.equal("keccak256.wat and keccakWasm.ts are this script's\n");
+  });
+
+  it("hashes with noble's JS where there is no WebAssembly (node --jitless), as before", async function () {
+    this.timeout(60_000);
+    const crypto = new URL("../src/node/common/crypto.ts", import.meta.url).href;
+    const program = `const { keccak256, nativeCrypto } = await import(${JSON.stringify(crypto)});
+const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const abc = new TextEncoder().encode("abc");
+process.stdout.write(JSON.stringify([typeof WebAssembly, hex(keccak256(abc)), hex(nativeCrypto().keccak256(abc))]));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ["--jitless", "--no-warnings", "--import", "tsx", "--input-type=module", "-e", program],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))),
+      ),
+    );
+    const abc = "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45";
+    expect(JSON.parse(out)).to.deep.equal(["undefined", abc, abc]);
   });
 });

@@ -8,7 +8,7 @@
  * Patch (@ethereumjs/tx 10.1.3, `getSenderAddress` of LegacyTx, AccessList2930Tx,
  * FeeMarket1559Tx, Blob4844Tx and EOACode7702Tx prototypes): the address is the last 20 bytes of
  * keccak256 of the 64-byte public key (`tx.getSenderPublicKey()`, recovery and its errors
- * unchanged), hashed with the tx Common's keccak (native when the addon loads: common/crypto.ts)
+ * unchanged), hashed with the tx Common's keccak (WebAssembly of our own: common/keccak.ts)
  * and, for a frozen tx, kept by tx: a frozen tx's fields and signature cannot change, and ethereumjs
  * caches its public key on the same condition. Each call gets an `Address` of its own, as before.
  * A key of another length goes to the package's method, which throws its own error. Txs whose
