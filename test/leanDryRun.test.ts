@@ -217,6 +217,21 @@ describe("lean dry runs: the same answers as runTx", () => {
     expect(leanDryRunStats.lean - stats.lean, "most runs lean").to.be.greaterThan(40);
   });
 
+  it("a fork scheduled at a timestamp: the lean path follows the Common's new EIPs (EIP-7623's floor from Prague)", async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0, hardfork: "cancun", forkSchedule: { prague: { timestamp: 4_000_000_000 } } }));
+    const from = provider.accounts[0]!.address.toLowerCase() as Hex;
+    const callRequest: CallRequest = { from, to: address(0xca11), data: new Uint8Array(400).fill(7) };
+    const [cancun, cancunFull] = await threeWays(callRequest, 100_000n, false);
+    expect(cancun).to.deep.equal(cancunFull);
+    await request("evm_setNextBlockTimestamp", [4_000_000_000]);
+    await request("evm_mine");
+    const [prague, pragueFull] = await threeWays(callRequest, 100_000n, false);
+    expect(prague).to.deep.equal(pragueFull);
+    expect((prague as { totalGasSpent: bigint }).totalGasSpent, "the calldata floor applies").to.be.greaterThan(
+      (cancun as { totalGasSpent: bigint }).totalGasSpent,
+    );
+  });
+
   it("out of gas at every limit around an ERC-20-like path, and an EIP-7702 call through runTx", async () => {
     ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0 }));
     const TARGET = address(0xca11);
