@@ -171,6 +171,67 @@ describe("lean dry runs: the same answers as runTx", () => {
     });
   }
 
+  it("self-transfers, value to a precompile, SELFDESTRUCT, the coinbase and 7702-delegated accounts as sender or target: same answers, nothing left behind", async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0, hardfork: "prague" }));
+    const from = provider.accounts[0]!.address.toLowerCase() as Hex;
+    const coinbase = ((await request("eth_coinbase")) as Hex).toLowerCase() as Hex;
+    const [TARGET, CALLEE, DELEGATED, DESTROY] = [address(0xca11), address(0xca1e), address(0xde1e), address(0xde57)];
+    await request("hardhat_setBalance", [coinbase, "0x1000000000000000000"]);
+    await request("hardhat_setBalance", [DESTROY, "0x1000"]);
+    await request("hardhat_setCode", [CALLEE, code(...push(1), ...push(7), 0x55, ...remember([0x32, 0x31]), ...RETURN_WORD)]);
+    await request("hardhat_setCode", [DELEGATED, `0xef0100${CALLEE.slice(2)}`]);
+    await request("hardhat_setCode", [DESTROY, code(...push(BigInt(coinbase)), 0xff)]);
+    await request("hardhat_setCode", [TARGET, code(...call(DESTROY), ...call(DELEGATED, undefined, 1n), ...remember([0x41, 0x31]), ...RETURN_WORD)]);
+    const watched = [from, coinbase, TARGET, CALLEE, DELEGATED, DESTROY, address(4)];
+    const state = () =>
+      Promise.all(
+        watched.flatMap((at) => [
+          request("eth_getBalance", [at, "latest"]),
+          request("eth_getTransactionCount", [at, "latest"]),
+          request("eth_getCode", [at, "latest"]),
+          request("eth_getStorageAt", [at, "0x7", "latest"]),
+        ]),
+      );
+    const before = await state();
+    const stats = { ...leanDryRunStats };
+    const requests: CallRequest[] = [
+      { from, to: from, value: 1n },
+      { from, to: address(4), value: 5n, data: Uint8Array.of(1, 2, 3) },
+      { from, to: DESTROY },
+      { from, to: TARGET, value: 3n },
+      { from: coinbase, to: TARGET, gasPrice: 2_000_000_000n },
+      { from, to: DELEGATED, value: 1n, maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 2n },
+      { from: DELEGATED, to: TARGET, value: 10n ** 30n },
+      { from: DELEGATED, data: Buffer.from(code(...push(0), ...push(0), 0xf3).slice(2), "hex") },
+    ];
+    for (const callRequest of requests) {
+      for (const ignoreBalance of [false, true]) {
+        for (const gas of [21_000n, 21_100n, 60_000n, 200_000n]) {
+          const [lean, full, again] = await threeWays(callRequest, gas, ignoreBalance);
+          expect(lean, `${JSON.stringify(callRequest, (_, v) => (typeof v === "bigint" ? v.toString() : v))} at ${gas}`).to.deep.equal(full);
+          expect(again).to.deep.equal(full);
+        }
+      }
+    }
+    expect(await state(), "every write reverted").to.deep.equal(before);
+    expect(leanDryRunStats.lean - stats.lean, "most runs lean").to.be.greaterThan(40);
+  });
+
+  it("a fork scheduled at a timestamp: the lean path follows the Common's new EIPs (EIP-7623's floor from Prague)", async () => {
+    ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0, hardfork: "cancun", forkSchedule: { prague: { timestamp: 4_000_000_000 } } }));
+    const from = provider.accounts[0]!.address.toLowerCase() as Hex;
+    const callRequest: CallRequest = { from, to: address(0xca11), data: new Uint8Array(400).fill(7) };
+    const [cancun, cancunFull] = await threeWays(callRequest, 100_000n, false);
+    expect(cancun).to.deep.equal(cancunFull);
+    await request("evm_setNextBlockTimestamp", [4_000_000_000]);
+    await request("evm_mine");
+    const [prague, pragueFull] = await threeWays(callRequest, 100_000n, false);
+    expect(prague).to.deep.equal(pragueFull);
+    expect((prague as { totalGasSpent: bigint }).totalGasSpent, "the calldata floor applies").to.be.greaterThan(
+      (cancun as { totalGasSpent: bigint }).totalGasSpent,
+    );
+  });
+
   it("out of gas at every limit around an ERC-20-like path, and an EIP-7702 call through runTx", async () => {
     ({ provider } = await createTestChain({ rpcEvmTimeoutMs: 0 }));
     const TARGET = address(0xca11);
