@@ -211,6 +211,18 @@ describe("callTracer frames go-ethereum has and ethereumjs opens no message for"
     expect(frame).to.not.have.property("error");
   });
 
+  it("a CALL without the balance for its value as the frame's last step: the failed frame's input is what memory held", async () => {
+    // MSTORE 0x2a at 0, then CALL(gas, caller, 1 ether, in 0..32, out none) and the code ends: the frame
+    // closes right after the failed call, after which its memory goes back to the frame pool
+    // (ethereumjs/framePool.ts, zeroed there): the input must have been taken before.
+    const runtime = "0x602a6000526000600060206000670de0b6b3a7640000335af1" as const;
+    const { receipt } = await mined(provider, { from, data: initCodeFor(runtime) });
+    const { hash } = await mined(provider, { from, to: receipt.contractAddress!, gas: "0x20000" });
+    const frame = await call<Frame>(provider, "debug_traceTransaction", [hash, { tracer: "callTracer" }]);
+    expect(frame.calls).to.have.length(1);
+    expect(frame.calls![0]).to.deep.include({ input: word(0x2a), error: "insufficient balance for transfer", type: "CALL" });
+  });
+
   it("a CREATE without the balance for its value: a CREATE frame with the error and no address", async () => {
     const { receipt } = await mined(provider, { from, data: initCodeFor(UNPAYABLE_CREATE_RUNTIME) });
     const contract = receipt.contractAddress!;
