@@ -29,7 +29,7 @@
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, type MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { equalsBytes } from "@ethereumjs/util";
 
-import { formatNodeToMemo, installTrieFindPath, loadTrieNode, writeTrieNodes } from "./trieFindPath.ts";
+import { formatNodeToMemo, installTrieFindPath, loadTrieNode, nibblesOf, writeTrieNodes } from "./trieFindPath.ts";
 
 import type { MPTNode } from "@ethereumjs/mpt";
 import type { NodeOp } from "./trieFindPath.ts";
@@ -107,15 +107,6 @@ export async function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp
   const hash = encode(trie, root, true, opStack) as Uint8Array;
   await writeTrieNodes(trie, opStack);
   trie.root(hash);
-}
-
-function nibblesOf(key: Uint8Array): number[] {
-  const nibbles = new Array<number>(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    nibbles[2 * i] = key[i]! >> 4;
-    nibbles[2 * i + 1] = key[i]! & 0x0f;
-  }
-  return nibbles;
 }
 
 const isNode = (child: Child): child is Node => !(child instanceof Uint8Array) && !Array.isArray(child);

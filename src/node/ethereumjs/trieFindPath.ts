@@ -118,7 +118,7 @@ export function installTrieFindPath(): void {
 }
 
 /** The nibbles of `key`, as the package's `bytesToNibbles`. */
-function nibblesOf(key: Uint8Array): number[] {
+export function nibblesOf(key: Uint8Array): number[] {
   const nibbles = new Array<number>(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     nibbles[2 * i] = key[i]! >> 4;

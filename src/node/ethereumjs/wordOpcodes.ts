@@ -32,13 +32,13 @@ import { bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
 
 import { evmFile } from "./framePool.ts";
 import { isHooked, opcodeTableOf } from "./opcodeHooks.ts";
+import { scratchWord } from "./wordStore.ts";
 
 import type { Common } from "@ethereumjs/common";
 
 const KECCAK256 = 0x20;
 const SLOAD = 0x54;
 const SSTORE = 0x55;
-const MASK_64 = 0xffffffffffffffffn;
 const EMPTY = new Uint8Array(0);
 
 interface WordRunState {
@@ -63,26 +63,11 @@ export interface SstoreFormulas {
 }
 
 /**
- * The words are written into one scratch array and copied out (`slice`): a 32-byte array lives on
- * V8's heap, and a DataView on a new one would move its bytes off the heap (`.buffer`) per key.
+ * The 32-byte big-endian form of a word below 2^256, in a new array: the scratch word copied out
+ * (`slice`) — a DataView on a new 32-byte array would move its bytes off V8's heap per key.
  */
-const scratch = new Uint8Array(32);
-const scratchView = new DataView(scratch.buffer);
-
-/** The 32-byte big-endian form of a word below 2^256, in a new array. */
 export function wordBytes(word: bigint): Uint8Array {
-  if (word <= MASK_64) {
-    scratchView.setBigUint64(0, 0n);
-    scratchView.setBigUint64(8, 0n);
-    scratchView.setBigUint64(16, 0n);
-    scratchView.setBigUint64(24, word);
-  } else {
-    scratchView.setBigUint64(0, word >> 192n);
-    scratchView.setBigUint64(8, (word >> 128n) & MASK_64);
-    scratchView.setBigUint64(16, (word >> 64n) & MASK_64);
-    scratchView.setBigUint64(24, word & MASK_64);
-  }
-  return scratch.slice();
+  return scratchWord(word).slice();
 }
 
 /** The number whose 32-byte big-endian form is `bytes`. */

@@ -31,9 +31,11 @@ interface MstoreRunState {
 const scratch = new Uint8Array(32);
 const view = new DataView(scratch.buffer);
 
-/** The package's MSTORE (functions.js, 0x52), with the 32 bytes written as four 64-bit words. */
-export function mstore(runState: MstoreRunState): void {
-  const [offset, word] = runState.stack.popN(2) as [bigint, bigint];
+/**
+ * The 32-byte big-endian form of a word below 2^256, written as four 64-bit words into the shared
+ * scratch array: valid until the next call, so callers copy it (memory.write, `slice`).
+ */
+export function scratchWord(word: bigint): Uint8Array {
   if (word <= MASK_64) {
     view.setBigUint64(0, 0n);
     view.setBigUint64(8, 0n);
@@ -45,7 +47,13 @@ export function mstore(runState: MstoreRunState): void {
     view.setBigUint64(16, (word >> 64n) & MASK_64);
     view.setBigUint64(24, word & MASK_64);
   }
-  runState.memory.write(Number(offset), 32, scratch);
+  return scratch;
+}
+
+/** The package's MSTORE (functions.js, 0x52), with the 32 bytes written as four 64-bit words. */
+export function mstore(runState: MstoreRunState): void {
+  const [offset, word] = runState.stack.popN(2) as [bigint, bigint];
+  runState.memory.write(Number(offset), 32, scratchWord(word));
 }
 
 let installed = false;
