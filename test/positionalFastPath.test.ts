@@ -4,7 +4,9 @@
  * aside (undefined) so that safeParse words the error as ever. Also: `preconf node`'s log output
  * is written once per event-loop turn, in order (src/cli/coalescedOutput.ts).
  */
+import { hexToBytes } from "@ethereumjs/util";
 import { expect } from "chai";
+import fc from "fast-check";
 
 import { coalescedOutput } from "../src/cli/coalescedOutput.ts";
 import { methods } from "../src/rpc/methods.ts";
@@ -13,6 +15,7 @@ import { parseValid } from "../src/rpc/params.ts";
 import { address, blockSelector, bytes, callRequest, hash, quantity, smallQuantity, storageSlot, uint64 } from "../src/rpc/schema.ts";
 import { stateOverrides } from "../src/node/state/stateOverrides.ts";
 import { positional } from "../src/rpc/table.ts";
+import { bytesOfCheckedHex } from "../src/node/common/hex.ts";
 
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const CALL = { to: TOKEN, data: "0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266" };
@@ -190,5 +193,30 @@ describe("coalesced log output", () => {
     await new Promise((resolve) => setImmediate(resolve));
     out.write("b\n");
     expect(() => out.flush()).to.not.throw();
+  });
+});
+
+describe("hex data decoded (bytesOfCheckedHex, the bytes parser's decoder)", () => {
+  it("gives @ethereumjs/util's hexToBytes bytes for every size and letter case, in an array of its own", () => {
+    const sizes = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 240, max: 270 }), fc.integer({ min: 1000, max: 6000 }));
+    fc.assert(
+      fc.property(
+        sizes.chain((size) =>
+          fc.tuple(fc.uint8Array({ minLength: size, maxLength: size }), fc.array(fc.boolean(), { minLength: size * 2, maxLength: size * 2 })),
+        ),
+        ([data, upper]) => {
+          const digits = [...Buffer.from(data).toString("hex")].map((digit, index) => (upper[index] ? digit.toUpperCase() : digit)).join("");
+          const hex = `0x${digits}`;
+          const decoded = bytesOfCheckedHex(hex);
+          expect(decoded).to.deep.equal(hexToBytes(hex as `0x${string}`));
+          // A plain array over a buffer of its own: not a Buffer, not a view into Buffer's shared pool.
+          expect(decoded.constructor).to.equal(Uint8Array);
+          expect(decoded.byteOffset).to.equal(0);
+          expect(decoded.buffer.byteLength).to.equal(data.length);
+          expect(bytes.safeParse(hex)).to.deep.equal({ success: true, data: decoded });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -6,11 +6,10 @@
  * lower-case hex), so nothing re-checks them. Each also has a hand-written parser with the same
  * rule, for valid params on the hot methods (src/protocol/params.ts, withLeafParser).
  */
-import { hexToBytes } from "@ethereumjs/util";
 import { z } from "zod";
 
 import { parsedAs, withLeafParser } from "../../protocol/params.ts";
-import { ADDRESS_PATTERN, BYTES_PATTERN, BYTES32_PATTERN, QUANTITY_PATTERN } from "./hex.ts";
+import { ADDRESS_PATTERN, BYTES_PATTERN, BYTES32_PATTERN, bytesOfCheckedHex, QUANTITY_PATTERN } from "./hex.ts";
 
 import type { Hex } from "./types.ts";
 
@@ -31,8 +30,8 @@ export const bytes = withLeafParser(
   z
     .string({ invalid_type_error: "expected a hex data string" })
     .regex(BYTES_PATTERN, "expected 0x-prefixed hex data of even length")
-    .transform((value) => hexToBytes(value as Hex)),
-  (value) => (typeof value === "string" && BYTES_PATTERN.test(value) ? parsedAs(hexToBytes(value as Hex)) : undefined),
+    .transform((value) => bytesOfCheckedHex(value)),
+  (value) => (typeof value === "string" && BYTES_PATTERN.test(value) ? parsedAs(bytesOfCheckedHex(value)) : undefined),
 );
 
 export const address = withLeafParser(
