@@ -14,9 +14,13 @@
  * test/ethereumjs.test.ts fails if a copy stops being equal, field for field and in its hash and
  * encoding, to the header the constructor builds from the same data.
  */
-import { BlockHeader } from "@ethereumjs/block";
+import { BlockHeader, createBlockHeader } from "@ethereumjs/block";
+import { Hardfork } from "@ethereumjs/common";
+import { Address } from "@ethereumjs/util";
 
 import { encodeNode } from "./trieNodeEncoding.ts";
+
+import type { Common } from "@ethereumjs/common";
 
 /** What executing a block's txs decides of its header. */
 export interface SealedFields {
@@ -52,4 +56,143 @@ export function sealedHeader(executed: BlockHeader, sealed: SealedFields): Block
   own.cache.hash = own.keccakFunction(encodeNode(header.raw()));
   Object.freeze(header);
   return header;
+}
+
+/** The last header `executionHeader` built per shared Common (ethereumjs/sharedCommon.ts): one per Common, held weakly. */
+const lastBuilt = new WeakMap<Common, BlockHeader>();
+
+/** Headers `executionHeader` had the constructor build (test/ethereumjs.test.ts counts the ones it saves). */
+export const executionHeaderBuilds = { count: 0 };
+
+/** The header fields an open block sets (openBlock.ts headerDataOf); every other field takes its default. */
+export interface ExecutionFields {
+  number: bigint;
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFeePerGas: bigint;
+  coinbase: Uint8Array;
+  mixHash: Uint8Array;
+  /** Only where EIP-4844 is active (its blobGasUsed is then 0). */
+  excessBlobGas?: bigint | undefined;
+  extraData?: Uint8Array | undefined;
+  /** Only where EIP-4788 is active. */
+  parentBeaconBlockRoot?: Uint8Array | undefined;
+}
+
+/**
+ * The header an open block's txs execute against, `createBlockHeader(fields, { common,
+ * skipConsensusFormatValidation: true })` with difficulty 0 and every other field at its default.
+ * The constructor converts every field (each bigint through bytes and back), looks the fork's
+ * defaults up and validates, once per block (an automined block per tx). After the first header on
+ * a shared Common, the next one is the last one's copy with these fields set: same Common, so the
+ * same hardfork, the same fields present and the same defaults for those not set here (the last
+ * header took them from this same Common: every header built here sets the same fields). The
+ * validations that could fail on such fields are kept: a 32-byte parentHash, mixHash and
+ * parentBeaconBlockRoot (the only ones set that it checks), the base fee of London's first block
+ * and the DAO fork's extra data (the constructor builds those blocks), and the EIPs' field rules
+ * (a Common without EIP-4844 given an excessBlobGas, or EIP-4788's root out of its fork: the
+ * constructor again, for its errors).
+ */
+export function executionHeader(common: Common, fields: ExecutionFields): BlockHeader {
+  const last = lastBuilt.get(common);
+  if (last === undefined || !copiable(common, fields)) {
+    executionHeaderBuilds.count++;
+    const built = createBlockHeader(
+      { ...fields, difficulty: 0n, ...(fields.excessBlobGas !== undefined && { blobGasUsed: 0n }) },
+      { common, skipConsensusFormatValidation: true },
+    );
+    lastBuilt.set(common, built);
+    return built;
+  }
+  const has4844 = common.isActivatedEIP(4844);
+  // Every own field of a 10.1.3 header, in the constructor's order (an object of one shape: copying
+  // a frozen header's fields with Object.assign costs as much as the constructor); the fields not
+  // set here are the last header's, the defaults of this Common.
+  const header = Object.create(BlockHeader.prototype) as Record<keyof HeaderFields, unknown>;
+  header.cache = { hash: undefined };
+  header.common = last.common;
+  header.keccakFunction = (last as unknown as HeaderFields).keccakFunction;
+  header.parentHash = fields.parentHash;
+  header.uncleHash = last.uncleHash;
+  header.coinbase = new Address(fields.coinbase);
+  header.stateRoot = last.stateRoot;
+  header.transactionsTrie = last.transactionsTrie;
+  header.receiptTrie = last.receiptTrie;
+  header.logsBloom = last.logsBloom;
+  header.difficulty = last.difficulty;
+  header.number = fields.number;
+  header.gasLimit = fields.gasLimit;
+  header.gasUsed = last.gasUsed;
+  header.timestamp = fields.timestamp;
+  header.extraData = fields.extraData ?? new Uint8Array(0);
+  header.mixHash = fields.mixHash;
+  header.nonce = last.nonce;
+  header.baseFeePerGas = fields.baseFeePerGas;
+  header.withdrawalsRoot = last.withdrawalsRoot;
+  header.blobGasUsed = has4844 ? 0n : undefined;
+  header.excessBlobGas = fields.excessBlobGas ?? (has4844 ? 0n : undefined);
+  header.parentBeaconBlockRoot = fields.parentBeaconBlockRoot ?? (common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined);
+  header.requestsHash = last.requestsHash;
+  header.blockAccessListHash = last.blockAccessListHash;
+  header.slotNumber = last.slotNumber;
+  Object.freeze(header);
+  lastBuilt.set(common, header as unknown as BlockHeader);
+  return header as unknown as BlockHeader;
+}
+
+/** Whether `fields` pass every check the constructor makes of them (see `executionHeader`), so a copy builds the same header. */
+function copiable(common: Common, fields: ExecutionFields): boolean {
+  if (fields.parentHash.length !== 32 || fields.mixHash.length !== 32 || fields.coinbase.length !== 20) return false;
+  if (fields.excessBlobGas !== undefined && !common.isActivatedEIP(4844)) return false;
+  if (fields.parentBeaconBlockRoot !== undefined && (!common.isActivatedEIP(4788) || fields.parentBeaconBlockRoot.length !== 32)) return false;
+  if (!common.isActivatedEIP(1559)) return false;
+  const { london, dao } = forkBlocksOf(common);
+  if (london === fields.number) return false;
+  // The DAO fork's first ten blocks must carry its extra data (header.js _validateDAOExtraData).
+  return dao === null || dao === 0n || fields.number < dao || fields.number - dao > 9n;
+}
+
+/** A header's own fields in 10.1.3 (header.js constructor); test/ethereumjs.test.ts compares the copy's keys with a built header's. */
+type HeaderFields = Pick<
+  BlockHeader,
+  | "common"
+  | "parentHash"
+  | "uncleHash"
+  | "coinbase"
+  | "stateRoot"
+  | "transactionsTrie"
+  | "receiptTrie"
+  | "logsBloom"
+  | "difficulty"
+  | "number"
+  | "gasLimit"
+  | "gasUsed"
+  | "timestamp"
+  | "extraData"
+  | "mixHash"
+  | "nonce"
+  | "baseFeePerGas"
+  | "withdrawalsRoot"
+  | "blobGasUsed"
+  | "excessBlobGas"
+  | "parentBeaconBlockRoot"
+  | "requestsHash"
+  | "blockAccessListHash"
+  | "slotNumber"
+> & { cache: { hash: Uint8Array | undefined }; keccakFunction: (data: Uint8Array) => Uint8Array };
+
+/**
+ * London's and the DAO fork's blocks per Common (a look-up through the hardfork list each,
+ * ~0.5 µs): a Common's hardfork list never changes once made. One entry per Common, held weakly.
+ */
+const forkBlocks = new WeakMap<Common, { london: bigint | null; dao: bigint | null }>();
+
+function forkBlocksOf(common: Common): { london: bigint | null; dao: bigint | null } {
+  let blocks = forkBlocks.get(common);
+  if (blocks === undefined) {
+    blocks = { london: common.hardforkBlock(Hardfork.London), dao: common.hardforkBlock(Hardfork.Dao) };
+    forkBlocks.set(common, blocks);
+  }
+  return blocks;
 }
