@@ -40,22 +40,18 @@ export interface SealedFields {
 /** `executed` with `sealed`'s fields; `executed` itself is unchanged. */
 export function sealedHeader(executed: BlockHeader, sealed: SealedFields): BlockHeader {
   if (sealed.gasUsed > executed.gasLimit) throw new Error(`Invalid block: too much gas used. Used: ${sealed.gasUsed}, gas limit: ${executed.gasLimit}`);
-  const header = Object.create(BlockHeader.prototype) as BlockHeader;
-  Object.assign(header, executed, {
-    cache: { hash: undefined },
-    stateRoot: sealed.stateRoot.slice(),
-    transactionsTrie: sealed.transactionsTrie.slice(),
-    receiptTrie: sealed.receiptTrie.slice(),
-    logsBloom: sealed.logsBloom.slice(),
-    gasUsed: sealed.gasUsed,
-    ...(sealed.blobGasUsed !== undefined && { blobGasUsed: sealed.blobGasUsed }),
-    ...(sealed.requestsHash !== undefined && { requestsHash: sealed.requestsHash.slice() }),
-    ...(sealed.withdrawalsRoot !== undefined && { withdrawalsRoot: sealed.withdrawalsRoot.slice() }),
-  });
-  const own = header as unknown as { cache: { hash?: Uint8Array }; keccakFunction: (data: Uint8Array) => Uint8Array };
-  own.cache.hash = own.keccakFunction(encodeNode(header.raw()));
+  const header = copyHeader(executed);
+  header.stateRoot = sealed.stateRoot.slice();
+  header.transactionsTrie = sealed.transactionsTrie.slice();
+  header.receiptTrie = sealed.receiptTrie.slice();
+  header.logsBloom = sealed.logsBloom.slice();
+  header.gasUsed = sealed.gasUsed;
+  if (sealed.blobGasUsed !== undefined) header.blobGasUsed = sealed.blobGasUsed;
+  if (sealed.requestsHash !== undefined) header.requestsHash = sealed.requestsHash.slice();
+  if (sealed.withdrawalsRoot !== undefined) header.withdrawalsRoot = sealed.withdrawalsRoot.slice();
+  header.cache.hash = header.keccakFunction(encodeNode((header as unknown as BlockHeader).raw()));
   Object.freeze(header);
-  return header;
+  return header as unknown as BlockHeader;
 }
 
 /** The last header `executionHeader` built per shared Common (ethereumjs/sharedCommon.ts): one per Common, held weakly. */
@@ -106,36 +102,18 @@ export function executionHeader(common: Common, fields: ExecutionFields): BlockH
     return built;
   }
   const has4844 = common.isActivatedEIP(4844);
-  // Every own field of a 10.1.3 header, in the constructor's order (an object of one shape: copying
-  // a frozen header's fields with Object.assign costs as much as the constructor); the fields not
-  // set here are the last header's, the defaults of this Common.
-  const header = Object.create(BlockHeader.prototype) as Record<keyof HeaderFields, unknown>;
-  header.cache = { hash: undefined };
-  header.common = last.common;
-  header.keccakFunction = (last as unknown as HeaderFields).keccakFunction;
+  const header = copyHeader(last);
   header.parentHash = fields.parentHash;
-  header.uncleHash = last.uncleHash;
   header.coinbase = new Address(fields.coinbase);
-  header.stateRoot = last.stateRoot;
-  header.transactionsTrie = last.transactionsTrie;
-  header.receiptTrie = last.receiptTrie;
-  header.logsBloom = last.logsBloom;
-  header.difficulty = last.difficulty;
   header.number = fields.number;
   header.gasLimit = fields.gasLimit;
-  header.gasUsed = last.gasUsed;
   header.timestamp = fields.timestamp;
   header.extraData = fields.extraData ?? new Uint8Array(0);
   header.mixHash = fields.mixHash;
-  header.nonce = last.nonce;
   header.baseFeePerGas = fields.baseFeePerGas;
-  header.withdrawalsRoot = last.withdrawalsRoot;
   header.blobGasUsed = has4844 ? 0n : undefined;
   header.excessBlobGas = fields.excessBlobGas ?? (has4844 ? 0n : undefined);
   header.parentBeaconBlockRoot = fields.parentBeaconBlockRoot ?? (common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined);
-  header.requestsHash = last.requestsHash;
-  header.blockAccessListHash = last.blockAccessListHash;
-  header.slotNumber = last.slotNumber;
   Object.freeze(header);
   lastBuilt.set(common, header as unknown as BlockHeader);
   return header as unknown as BlockHeader;
@@ -153,34 +131,74 @@ function copiable(common: Common, fields: ExecutionFields): boolean {
   return dao === null || dao === 0n || fields.number < dao || fields.number - dao > 9n;
 }
 
+/**
+ * A new header (not frozen) with `source`'s own fields, a fresh hash cache, every field set in the
+ * constructor's order: one object shape (copying a frozen header's fields with Object.assign cost
+ * as much as running the constructor, measured: ~10 µs against ~1).
+ */
+function copyHeader(source: BlockHeader): HeaderFields {
+  const from = source as unknown as HeaderFields;
+  const header = Object.create(BlockHeader.prototype) as HeaderFields;
+  header.cache = { hash: undefined };
+  header.common = from.common;
+  header.keccakFunction = from.keccakFunction;
+  header.parentHash = from.parentHash;
+  header.uncleHash = from.uncleHash;
+  header.coinbase = from.coinbase;
+  header.stateRoot = from.stateRoot;
+  header.transactionsTrie = from.transactionsTrie;
+  header.receiptTrie = from.receiptTrie;
+  header.logsBloom = from.logsBloom;
+  header.difficulty = from.difficulty;
+  header.number = from.number;
+  header.gasLimit = from.gasLimit;
+  header.gasUsed = from.gasUsed;
+  header.timestamp = from.timestamp;
+  header.extraData = from.extraData;
+  header.mixHash = from.mixHash;
+  header.nonce = from.nonce;
+  header.baseFeePerGas = from.baseFeePerGas;
+  header.withdrawalsRoot = from.withdrawalsRoot;
+  header.blobGasUsed = from.blobGasUsed;
+  header.excessBlobGas = from.excessBlobGas;
+  header.parentBeaconBlockRoot = from.parentBeaconBlockRoot;
+  header.requestsHash = from.requestsHash;
+  header.blockAccessListHash = from.blockAccessListHash;
+  header.slotNumber = from.slotNumber;
+  return header;
+}
+
 /** A header's own fields in 10.1.3 (header.js constructor); test/ethereumjs.test.ts compares the copy's keys with a built header's. */
-type HeaderFields = Pick<
-  BlockHeader,
-  | "common"
-  | "parentHash"
-  | "uncleHash"
-  | "coinbase"
-  | "stateRoot"
-  | "transactionsTrie"
-  | "receiptTrie"
-  | "logsBloom"
-  | "difficulty"
-  | "number"
-  | "gasLimit"
-  | "gasUsed"
-  | "timestamp"
-  | "extraData"
-  | "mixHash"
-  | "nonce"
-  | "baseFeePerGas"
-  | "withdrawalsRoot"
-  | "blobGasUsed"
-  | "excessBlobGas"
-  | "parentBeaconBlockRoot"
-  | "requestsHash"
-  | "blockAccessListHash"
-  | "slotNumber"
+type HeaderFields = Mutable<
+  Pick<
+    BlockHeader,
+    | "common"
+    | "parentHash"
+    | "uncleHash"
+    | "coinbase"
+    | "stateRoot"
+    | "transactionsTrie"
+    | "receiptTrie"
+    | "logsBloom"
+    | "difficulty"
+    | "number"
+    | "gasLimit"
+    | "gasUsed"
+    | "timestamp"
+    | "extraData"
+    | "mixHash"
+    | "nonce"
+    | "baseFeePerGas"
+    | "withdrawalsRoot"
+    | "blobGasUsed"
+    | "excessBlobGas"
+    | "parentBeaconBlockRoot"
+    | "requestsHash"
+    | "blockAccessListHash"
+    | "slotNumber"
+  >
 > & { cache: { hash: Uint8Array | undefined }; keccakFunction: (data: Uint8Array) => Uint8Array };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * London's and the DAO fork's blocks per Common (a look-up through the hardfork list each,
