@@ -29,7 +29,7 @@ import { preparedKey, SignedTxs, signHashWithPreparedKey, signWithPreparedKey } 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
+import { executionHeader, executionHeaderBuilds, sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
@@ -472,6 +472,60 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(Object.isFrozen(loose)).to.equal(false);
       expect(loose.getSenderAddress().toString()).to.equal(sender);
       expect(senderAddressKept(loose)).to.equal(false);
+    });
+  });
+
+  describe("the execution header as a copy of the last one built (sealedHeader.ts executionHeader)", () => {
+    const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+    for (const hardfork of ["shanghai", "cancun", "osaka"] as const) {
+      it(`equals the header the constructor builds from the same fields, block after block, the constructor run once (${hardfork})`, () => {
+        const common = sharedCommon(
+          commonFromGenesis(devGethGenesis({ hardfork, chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
+          paramsBlock,
+        );
+        const opts = { common, skipConsensusFormatValidation: true };
+        const blobs = hardfork !== "shanghai";
+        const builds = executionHeaderBuilds.count;
+        for (let i = 1; i <= 6; i++) {
+          const fields = {
+            number: BigInt(i),
+            parentHash: bytes(32, i),
+            timestamp: 1_700_000_000n + BigInt(i),
+            gasLimit: 30_000_000n - BigInt(i),
+            baseFeePerGas: 875_000_000n + BigInt(i),
+            coinbase: bytes(20, 0x10 + i),
+            mixHash: bytes(32, 0x20 + i),
+            // Optional fields present in some blocks only: a copy must not keep the last block's.
+            ...(blobs && i % 2 === 0 && { excessBlobGas: BigInt(i) * 1000n }),
+            ...(i % 3 === 0 && { extraData: bytes(i, 0x30) }),
+            ...(blobs && i % 2 === 1 && { parentBeaconBlockRoot: bytes(32, 0x40 + i) }),
+          };
+          const copy = executionHeader(common, fields);
+          const built = createBlockHeader(
+            { ...fields, difficulty: 0n, ...(fields.excessBlobGas !== undefined && { blobGasUsed: 0n }) },
+            opts,
+          );
+          expect(copy).to.be.instanceOf(BlockHeader);
+          expect(Object.isFrozen(copy)).to.equal(true);
+          expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
+          expect(copy.hash()).to.deep.equal(built.hash());
+          expect(copy.serialize()).to.deep.equal(built.serialize());
+          expect(copy.toJSON()).to.deep.equal(built.toJSON());
+          expect(copy.common).to.equal(built.common);
+        }
+        expect(executionHeaderBuilds.count - builds).to.equal(1);
+      });
+    }
+
+    it("has the constructor build what it would reject, for its error", () => {
+      const common = sharedCommon(
+        commonFromGenesis(devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
+        paramsBlock,
+      );
+      const fields = { number: 1n, parentHash: bytes(32, 1), timestamp: 1n, gasLimit: 1n, baseFeePerGas: 1n, coinbase: bytes(20, 2), mixHash: bytes(32, 3) };
+      executionHeader(common, fields);
+      expect(() => executionHeader(common, { ...fields, number: 2n, parentHash: bytes(31, 1) })).to.throw("parentHash must be 32 bytes, received 31 bytes");
+      expect(() => executionHeader(common, { ...fields, number: 2n, parentBeaconBlockRoot: bytes(8, 0) })).to.throw("parentBeaconBlockRoot must be 32 bytes");
     });
   });
 

@@ -136,6 +136,37 @@ describe("batched trie update (trieBatch.ts)", () => {
     expect(writes).to.equal(0);
   });
 
+  it("leaves the trie as it was for puts of the values it already holds, writing nothing", async () => {
+    const trie = new MerklePatriciaTrie({ useKeyHashing: true });
+    const ops: BatchOp[] = [];
+    for (let i = 0; i < 40; i++) ops.push([Uint8Array.of(i), Uint8Array.from({ length: 1 + (i % 40) }, (_, j) => i + j)]);
+    await applyBatch(trie, ops);
+    const root = trie.root();
+    // Nodes go into the MapDB's map itself (trieFindPath.ts writeTrieNodes), or through the database's batch.
+    let writes = 0;
+    const nodes = (trie.database() as unknown as { db: { _database: Map<string, unknown> } }).db._database;
+    const set = nodes.set.bind(nodes);
+    nodes.set = (key, value) => {
+      writes++;
+      return set(key, value);
+    };
+    const batch = trie.database().batch.bind(trie.database());
+    trie.database().batch = async (nodeOps) => {
+      writes += nodeOps.length;
+      return batch(nodeOps);
+    };
+    // The same values (fresh copies), a delete of an absent key among them: nothing to do.
+    await applyBatch(trie, [...ops.map(([key, value]): BatchOp => [key.slice(), value!.slice()]), [Uint8Array.of(200), null]]);
+    expect(bytesToHex(trie.root())).to.equal(bytesToHex(root));
+    expect(writes).to.equal(0);
+    // One changed value among them: written as before.
+    await applyBatch(trie, [...ops, [Uint8Array.of(7), Uint8Array.of(99)]]);
+    const reference = new MerklePatriciaTrie({ useKeyHashing: true });
+    for (const [key, value] of ops) await reference.put(key, key[0] === 7 ? Uint8Array.of(99) : value!);
+    expect(bytesToHex(trie.root())).to.equal(bytesToHex(reference.root()));
+    expect(writes).to.be.greaterThan(0);
+  });
+
   it("is not for a trie with a checkpoint open", () => {
     const trie = new MerklePatriciaTrie();
     trie.checkpoint();

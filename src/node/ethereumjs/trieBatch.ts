@@ -94,8 +94,8 @@ export async function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp
       const result = await remove(trie, root, nibbles, 0);
       if (result !== UNCHANGED) root = result;
     } else {
-      // A copy: the value is kept in the nodes written and in the memo of decoded nodes (formatNodeToMemo).
-      root = await insert(trie, root, nibbles, 0, value.slice());
+      const result = await insert(trie, root, nibbles, 0, value);
+      if (result !== UNCHANGED) root = result;
     }
   }
   if (root === null) {
@@ -135,22 +135,39 @@ function sharedLength(key: number[], nibbles: number[], at: number): number {
 const leaf = (key: number[], value: Uint8Array): Leaf => ({ kind: 1, key, value });
 const branch = (): Branch => ({ kind: 0, children: new Array<Child | null>(16).fill(null), value: null });
 
-/** `node` with the key `nibbles` (from `at`) set to `value`. */
-async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: number[], at: number, value: Uint8Array): Promise<Node> {
-  if (child === null) return leaf(nibbles.slice(at), value);
+/**
+ * `child` with the key `nibbles` (from `at`) set to `value`; UNCHANGED when the trie already holds
+ * that value there. A flush puts every key the block read as well as those it wrote (the
+ * statemanager's caches list a read like a write: merkleStateManager.js `getAccount`/`getStorage`
+ * put what they read into the cache), so most puts of a block can be of a value already held: the
+ * path is then left as it was, its nodes neither rebuilt, encoded, hashed nor written again. The
+ * trie is the same either way (its structure is a function of its keys and values).
+ */
+async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: number[], at: number, value: Uint8Array): Promise<Node | typeof UNCHANGED> {
+  // A copy: the value is kept in the nodes written and in the memo of decoded nodes (formatNodeToMemo).
+  if (child === null) return leaf(nibbles.slice(at), value.slice());
   const node = await resolve(trie, child);
   if (node.kind === 0) {
-    if (at === nibbles.length) node.value = value;
-    else node.children[nibbles[at]!] = await insert(trie, node.children[nibbles[at]!]!, nibbles, at + 1, value);
+    if (at === nibbles.length) {
+      if (node.value !== null && equalsBytes(node.value, value)) return UNCHANGED;
+      node.value = value.slice();
+      return node;
+    }
+    const result = await insert(trie, node.children[nibbles[at]!]!, nibbles, at + 1, value);
+    if (result === UNCHANGED) return UNCHANGED;
+    node.children[nibbles[at]!] = result;
     return node;
   }
   const shared = sharedLength(node.key, nibbles, at);
   if (node.kind === 1 && shared === node.key.length && at + shared === nibbles.length) {
-    node.value = value;
+    if (equalsBytes(node.value, value)) return UNCHANGED;
+    node.value = value.slice();
     return node;
   }
   if (node.kind === 2 && shared === node.key.length) {
-    node.child = await insert(trie, node.child, nibbles, at + shared, value);
+    const result = await insert(trie, node.child, nibbles, at + shared, value);
+    if (result === UNCHANGED) return UNCHANGED;
+    node.child = result;
     return node;
   }
   // The keys part after `shared` nibbles: a branch there, the node's rest under one child, the new key's under another (or as the branch's value).
@@ -163,8 +180,8 @@ async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
     fork.children[node.key[shared]!] = rest.length === 0 ? node.child : { kind: 2, key: rest, child: node.child };
   }
   const end = at + shared;
-  if (end === nibbles.length) fork.value = value;
-  else fork.children[nibbles[end]!] = leaf(nibbles.slice(end + 1), value);
+  if (end === nibbles.length) fork.value = value.slice();
+  else fork.children[nibbles[end]!] = leaf(nibbles.slice(end + 1), value.slice());
   return shared === 0 ? fork : { kind: 2, key: node.key.slice(0, shared), child: fork };
 }
 

@@ -4,7 +4,7 @@
  * `BlockBuilder.addTransaction` rebuilds the whole block per tx). Tries, bloom and the final header
  * are computed once, in `seal`, the tries in one pass each (orderedTrie.ts).
  */
-import { Block, createBlock, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
+import { Block, createBlockHeader, genWithdrawalsTrieRoot, paramsBlock } from "@ethereumjs/block";
 import { bigIntToBytes, bigIntToHex, bytesToHex, EthereumJSErrorWithoutCode, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
 import { encodeReceipt } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -14,7 +14,7 @@ import { orderedTrieRoot } from "./orderedTrie.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { requestsHashOf } from "./systemCalls.ts";
 import { sealedTxBytes } from "../pool/txBytes.ts";
-import { sealedHeader } from "../ethereumjs/sealedHeader.ts";
+import { executionHeader, sealedHeader } from "../ethereumjs/sealedHeader.ts";
 import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
@@ -101,7 +101,7 @@ export class OpenBlock {
     this.#common = common;
     this.header = header;
     this.fork = fork;
-    this.executionBlock = executionBlock ?? createBlock({ header: this.#headerData() }, { common: blockCommonOf(common), skipConsensusFormatValidation: true });
+    this.executionBlock = executionBlock ?? executionBlockOf(common, header);
     // Base's payload id is 8 bytes; ours is derived from the block's identity, so it is reproducible.
     const id = (header.number.toString(16) + header.parentHash.slice(2)).slice(0, 16).padStart(16, "0");
     this.payloadId = `0x${rebuild === 0 ? id : (BigInt(`0x${id}`) ^ BigInt(rebuild)).toString(16).padStart(16, "0")}` as Hex;
@@ -279,10 +279,6 @@ export class OpenBlock {
       undefined,
     );
   }
-
-  #headerData(): HeaderData {
-    return headerDataOf(this.#common, this.header);
-  }
 }
 
 /** The header of a sealed block: the open block's fields and what executing it produced. */
@@ -309,6 +305,32 @@ function blockOf(common: Common, header: BlockHeader, txs: TypedTransaction[], w
   // (a Common copy and a re-validation per tx).
   const opts = { common: blockCommonOf(common), skipConsensusFormatValidation: true };
   return new Block(header, txs, [], common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined, opts);
+}
+
+/**
+ * The block an open block's txs execute against: `createBlock({ header: headerDataOf(common,
+ * header) }, { common: blockCommonOf(common), skipConsensusFormatValidation: true })`, its header
+ * copied from the last one built where it can be (ethereumjs/sealedHeader.ts executionHeader).
+ */
+function executionBlockOf(common: Common, header: OpenBlockHeader): Block {
+  const shared = blockCommonOf(common);
+  const headerOfBlock = executionHeader(shared, {
+    number: header.number,
+    parentHash: hexToBytes(header.parentHash),
+    timestamp: header.timestamp,
+    gasLimit: header.gasLimit,
+    baseFeePerGas: header.baseFeePerGas,
+    coinbase: hexToBytes(header.coinbase),
+    mixHash: hexToBytes(header.prevRandao),
+    excessBlobGas: header.excessBlobGas,
+    extraData: header.extraData === undefined ? undefined : hexToBytes(header.extraData),
+    parentBeaconBlockRoot: !common.isActivatedEIP(4788)
+      ? undefined
+      : header.parentBeaconBlockRoot === undefined
+        ? new Uint8Array(32)
+        : hexToBytes(header.parentBeaconBlockRoot),
+  });
+  return new Block(headerOfBlock, [], [], undefined, { common: shared, skipConsensusFormatValidation: true });
 }
 
 function headerDataOf(common: Common, header: OpenBlockHeader): HeaderData {
