@@ -67,4 +67,13 @@ describe("wallet request log copies (deepClone)", () => {
     expect(deepClone({ big: 1n, f: () => 1 })).to.deep.equal({ big: "1" });
     expect(deepClone(JSON.parse(`${"[".repeat(70)}1${"]".repeat(70)}`))).to.equal("[nested deeper than 64 levels]");
   });
+
+  it('a JSON "__proto__" key stays an own key (as structuredClone keeps it), never the copy\'s prototype', () => {
+    const value = JSON.parse('{"a":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const copy = deepClone(value) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype);
+    expect(Object.keys(copy)).to.deep.equal(["a", "__proto__"]);
+    expect(JSON.stringify(copy)).to.equal(JSON.stringify(structuredClone(value)));
+    expect(copy.polluted).to.equal(undefined);
+  });
 });

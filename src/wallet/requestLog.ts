@@ -92,7 +92,10 @@ function plainCopy(value: unknown, depth: number, seen: Set<object>): unknown {
   for (const key of Object.keys(value)) {
     const item = plainCopy((value as Record<string, unknown>)[key], depth + 1, seen);
     if (item === NOT_PLAIN) return NOT_PLAIN;
-    copy[key] = item;
+    // An own data property, as structuredClone makes it: `copy[key] = item` with a JSON
+    // "__proto__" key would set the copy's prototype instead of copying the key.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
   }
   return copy;
 }
