@@ -231,8 +231,11 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     results.minerValue = fork.eip1559 ? results.totalGasSpent * inclusionFeePerGas : results.amountSpent;
     return results;
   } finally {
-    // runTx's finally: the next run starts from a clean journal and no original storage values.
-    if (fork.eip2929) journal.cleanJournal();
+    // runTx clears the journal after every tx: from EIP-2929 in its finally, before it in the
+    // cleanup closing _runTx (whose EIP-161 deletions the dry run's revert undoes). Before Berlin
+    // that cleanup is what empties `touched`, which the revert would leave holding RIPEMD160
+    // (journal.js revert keeps it touched), for the next block's runTx cleanup to delete if empty.
+    journal.cleanJournal();
     state.originalStorageCache.clear();
   }
 }
