@@ -501,10 +501,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
             ...(blobs && i % 2 === 1 && { parentBeaconBlockRoot: bytes(32, 0x40 + i) }),
           };
           const copy = executionHeader(common, fields);
-          const built = createBlockHeader(
-            { ...fields, difficulty: 0n, ...(fields.excessBlobGas !== undefined && { blobGasUsed: 0n }) },
-            opts,
-          );
+          const built = createBlockHeader({ ...fields, difficulty: 0n, ...(fields.excessBlobGas !== undefined && { blobGasUsed: 0n }) }, opts);
           expect(copy).to.be.instanceOf(BlockHeader);
           expect(Object.isFrozen(copy)).to.equal(true);
           expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
@@ -519,7 +516,10 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
 
     it("has the constructor build what it would reject, for its error", () => {
       const common = sharedCommon(
-        commonFromGenesis(devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
+        commonFromGenesis(
+          devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }),
+          {},
+        ),
         paramsBlock,
       );
       const fields = { number: 1n, parentHash: bytes(32, 1), timestamp: 1n, gasLimit: 1n, baseFeePerGas: 1n, coinbase: bytes(20, 2), mixHash: bytes(32, 3) };
