@@ -250,6 +250,18 @@ describe("callTracer frames go-ethereum has and ethereumjs opens no message for"
     const invalid = await call<Frame>(provider, "debug_traceCall", [{ from, to: INVALID }, "latest", { tracer: "callTracer" }]);
     expect(invalid).to.deep.include({ error: "invalid opcode: INVALID", to: INVALID });
   });
+
+  it("a CREATE whose init code (a view of its caller's pooled memory, framePool.ts) hits an undefined opcode: the byte it read, not what the caller wrote there later", async () => {
+    // MSTORE8 0x0c at 0; CREATE(value 0, offset 0, length 1); POP; MSTORE8 0xff at 0; STOP. The
+    // child's code is the caller's memory in place, and that memory is zeroed into the pool when the
+    // caller ends: the frame's error must be read from it while the caller still runs.
+    const factory = "0x00000000000000000000000000000000000fac70";
+    await call(provider, "hardhat_setCode", [factory, "0x600c600053600160006000f05060ff60005300"]);
+    const frame = await call<Frame>(provider, "debug_traceCall", [{ from, to: factory, gas: "0x20000" }, "latest", { tracer: "callTracer" }]);
+    expect(frame.error).to.equal(undefined);
+    expect(frame.calls).to.have.length(1);
+    expect(frame.calls![0]).to.deep.include({ type: "CREATE", input: "0x0c", error: "invalid opcode: opcode 0xc not defined" });
+  });
 });
 
 describe("the traceFormat option", () => {
