@@ -99,6 +99,29 @@ describe("evm_snapshot / evm_revert", () => {
     expect(wallet.requests.map((request) => request.id)).to.deep.equal([1, 5]);
   });
 
+  it("keeps the wallet's state as it was when what the snapshot shares with it is changed in place since", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", switchOnAdd: false }));
+    const { wallet } = provider;
+    // Before the snapshot: a grant (its permitted chains), a known chain (its URLs) and a list of watched tokens.
+    await call(provider, "eth_requestAccounts");
+    await call(provider, "wallet_addEthereumChain", [BASE]);
+    await call(provider, "wallet_watchAsset", [{ type: "ERC20", options: { address: USDC, symbol: "USDC", decimals: 6 } }]);
+    const state = () => ({ chains: wallet.chains(), assets: wallet.assets(), permissions: wallet.permissions(), chainId: wallet.activeChainId });
+    const before = state();
+    const id = await provider.chain.snapshot();
+
+    // Each grows or changes something the wallet already held: the token list, the chain's URLs, the grant's chains.
+    await call(provider, "wallet_watchAsset", [
+      { type: "ERC20", options: { address: "0x0000000000000000000000000000000000000abc", symbol: "ABC", decimals: 18 } },
+    ]);
+    await call(provider, "wallet_addEthereumChain", [{ ...BASE, rpcUrls: ["https://base.example"], iconUrls: ["https://base.example/icon.png"] }]);
+    await call(provider, "wallet_switchEthereumChain", [{ chainId: "0x2105" }]);
+    expect(state()).to.not.deep.equal(before);
+
+    expect(await provider.chain.revert(id)).to.equal(true);
+    expect(state()).to.deep.equal(before);
+  });
+
   it("restores the active chain and tells the dapp (chainChanged)", async () => {
     ({ provider } = await createTestChain({ mining: "manual" }));
     const id = await provider.chain.snapshot();
