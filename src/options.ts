@@ -501,6 +501,11 @@ function resolveForks(
   }
   const first = Math.min(...forkSchedule.keys());
   const forkIndex = hardfork !== undefined ? forkIndexOf(profile, hardfork) : forkSchedule.size > 0 ? first - 1 : profile.ladder.length - 1;
+  if (forkIndex < 0) {
+    // The ladder's first fork scheduled without `hardfork`: there is no fork before it to start at.
+    const name = profile.ladder[first]!.name;
+    throw new InvalidOptionsError(`forkSchedule.${name}`, `${name} is the first fork of the ${profile.name} profile: the chain starts at it (leave it out)`);
+  }
   let previous: ForkActivation | undefined;
   for (const [index, activation] of [...forkSchedule].sort(([a], [b]) => a - b)) {
     const name = profile.ladder[index]!.name;

@@ -366,6 +366,10 @@ describe("the Denim cutover, scheduled on a local chain (forkSchedule)", () => {
     expect(await refusal({ profile: "base", hardfork: "denim", forkSchedule: { cobalt: { block: 3 } } })).to.equal(
       "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.cobalt: cobalt is not after denim, the fork the chain starts at",
     );
+    // The ladder's first fork: no fork before it to start the chain at (this was a TypeError).
+    expect(await refusal({ profile: "base", forkSchedule: { jovian: { block: 4 } } })).to.equal(
+      "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.jovian: jovian is the first fork of the base profile: the chain starts at it (leave it out)",
+    );
     expect(await refusal({ profile: "base", forkSchedule: { denim: { block: 0 } } })).to.equal(
       "InvalidOptionsError: Invalid hardhat-preconf option forkSchedule.denim: block 0 is the genesis: start the chain at denim with hardfork instead",
     );
