@@ -502,13 +502,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
           };
           const copy = executionHeader(common, fields);
           const built = createBlockHeader({ ...fields, difficulty: 0n, ...(fields.excessBlobGas !== undefined && { blobGasUsed: 0n }) }, opts);
-          expect(copy).to.be.instanceOf(BlockHeader);
-          expect(Object.isFrozen(copy)).to.equal(true);
-          expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
-          expect(copy.hash()).to.deep.equal(built.hash());
-          expect(copy.serialize()).to.deep.equal(built.serialize());
-          expect(copy.toJSON()).to.deep.equal(built.toJSON());
-          expect(copy.common).to.equal(built.common);
+          expectSameHeader(copy, built);
         }
         expect(executionHeaderBuilds.count - builds).to.equal(1);
       });
@@ -568,13 +562,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
         };
         const copy = sealedHeader(executed, fields);
         const built = createBlockHeader({ ...data, ...fields }, opts);
-        expect(copy).to.be.instanceOf(BlockHeader);
-        expect(Object.isFrozen(copy)).to.equal(true);
-        expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
-        expect(copy.hash()).to.deep.equal(built.hash());
-        expect(copy.serialize()).to.deep.equal(built.serialize());
-        expect(copy.toJSON()).to.deep.equal(built.toJSON());
-        expect(copy.common).to.equal(built.common);
+        expectSameHeader(copy, built);
         // The executed header is untouched, its hash cache included.
         expect(executed.hash()).to.deep.equal(executedHash);
         expect(executed.stateRoot).to.deep.equal(new Uint8Array(32));
@@ -583,3 +571,14 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
     }
   });
 });
+
+/** A header copy is the constructor's header: a frozen BlockHeader, the same own keys, hash, encoding, JSON and Common. */
+function expectSameHeader(copy: BlockHeader, built: BlockHeader): void {
+  expect(copy).to.be.instanceOf(BlockHeader);
+  expect(Object.isFrozen(copy)).to.equal(true);
+  expect(Object.keys(copy).sort()).to.deep.equal(Object.keys(built).sort());
+  expect(copy.hash()).to.deep.equal(built.hash());
+  expect(copy.serialize()).to.deep.equal(built.serialize());
+  expect(copy.toJSON()).to.deep.equal(built.toJSON());
+  expect(copy.common).to.equal(built.common);
+}

@@ -16,6 +16,7 @@ import { address, blockSelector, bytes, callRequest, hash, quantity, smallQuanti
 import { stateOverrides } from "../src/node/state/stateOverrides.ts";
 import { positional } from "../src/rpc/table.ts";
 import { bytesOfCheckedHex } from "../src/node/common/hex.ts";
+import { seededRandom } from "./helpers/seeded.ts";
 
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const CALL = { to: TOKEN, data: "0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266" };
@@ -71,21 +72,9 @@ describe("positional params fast path", () => {
   });
 });
 
-/** A seeded generator (mulberry32), so that a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Random params: mostly near-valid call objects, block selectors and hex values, with every kind of flaw. */
 function generator(seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const hex = (digits: number) => Array.from({ length: digits }, () => pick([..."0123456789abcdefABCDEF"])).join("");
   const atom = (): unknown =>

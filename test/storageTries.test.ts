@@ -17,20 +17,15 @@ import { reuseStorageTries, storageTrieCounts } from "../src/node/ethereumjs/sto
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { proveAccount } from "../src/node/state/proof.ts";
 import { MAX_VIEW_STORAGE_TRIES, StateViews } from "../src/node/state/stateViews.ts";
+import { seededRandom } from "./helpers/seeded.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Hex } from "viem";
 
-/** A small deterministic PRNG (mulberry32), so a failing seed can be run again. */
+/** A seeded generator scaled to [0, n), so a failing seed can be run again. */
 function random(seed: number): (n: number) => number {
-  let state = seed >>> 0;
-  return (n: number) => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * n;
-  };
+  const next = seededRandom(seed);
+  return (n: number) => next() * n;
 }
 
 const ADDRESSES = ["0xaa", "0xbb", "0xcc", "0xdd"].map((a) => createAddressFromString(`0x${a.slice(2).padStart(40, "0")}`));

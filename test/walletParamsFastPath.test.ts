@@ -12,6 +12,7 @@ import { invalidParams } from "../src/protocol/errors.ts";
 import { fieldOf, parseValid, positional } from "../src/protocol/params.ts";
 import { sendTransactionParams } from "../src/rpc/services/send.ts";
 import { callsIdParams, callsRules, getCapabilitiesParams, sendCallsParams } from "../src/wallet/calls.ts";
+import { seededRandom } from "./helpers/seeded.ts";
 import {
   addEthereumChainParams,
   parseParams,
@@ -50,23 +51,11 @@ function outcome(parse: () => unknown): Outcome {
   }
 }
 
-/** A seeded generator (mulberry32), so that a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const ACCOUNT = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
 describe("wallet params: the fast path answers as zod does", () => {
-  const next = random(0x3a11e7);
+  const next = seededRandom(0x3a11e7);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const hex = (digits: number) => Array.from({ length: digits }, () => pick([..."0123456789abcdefABCDEF"])).join("");
   const atom = (): unknown =>
