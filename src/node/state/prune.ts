@@ -91,35 +91,45 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   return { kept: store.size, deleted };
 }
 
-/** An RLP item of `bytes` at `at`: whether it is a list, where its payload starts and where the item ends (the RLP spec, ethereum.org "Recursive-length prefix"). */
-interface Item {
-  list: boolean;
-  start: number;
-  end: number;
-}
+/**
+ * The RLP item last read by `readItem` (the RLP spec, ethereum.org "Recursive-length prefix"):
+ * whether it is a list, where its payload starts and where the item ends. Module state rather
+ * than an object per item: a pass reads every node written since the last one, a dozen items each.
+ */
+let itemIsList = false;
+let itemStart = 0;
+let itemEnd = 0;
 
-function itemAt(bytes: Uint8Array, at: number): Item {
+function readItem(bytes: Uint8Array, at: number): void {
   const first = bytes[at]!;
-  if (first < 0x80) return { list: false, start: at, end: at + 1 };
-  const list = first >= 0xc0;
-  const short = list ? 0xc0 : 0x80;
-  const long = list ? 0xf7 : 0xb7;
-  if (first <= long) return { list, start: at + 1, end: at + 1 + first - short };
+  if (first < 0x80) {
+    itemIsList = false;
+    itemStart = at;
+    itemEnd = at + 1;
+    return;
+  }
+  itemIsList = first >= 0xc0;
+  const short = itemIsList ? 0xc0 : 0x80;
+  const long = itemIsList ? 0xf7 : 0xb7;
+  if (first <= long) {
+    itemStart = at + 1;
+    itemEnd = itemStart + first - short;
+    return;
+  }
   const lengthOfLength = first - long;
   let length = 0;
   for (let i = 1; i <= lengthOfLength; i++) length = length * 256 + bytes[at + i]!;
-  return { list, start: at + 1 + lengthOfLength, end: at + 1 + lengthOfLength + length };
+  itemStart = at + 1 + lengthOfLength;
+  itemEnd = itemStart + length;
 }
 
-/** The items of the list `list` of `bytes`. */
-function itemsOf(bytes: Uint8Array, list: Item): Item[] {
-  const items: Item[] = [];
-  for (let at = list.start; at < list.end; ) {
-    const item = itemAt(bytes, at);
-    items.push(item);
-    at = item.end;
-  }
-  return items;
+/**
+ * The 32 bytes of `bytes` from `at` as unprefixed lowercase hex: the store's key of a node hash.
+ * Node's native encoder gives a flat string, which the reference maps hash without first joining
+ * the pieces a loop of concatenations would leave (about a third of the time per key, measured).
+ */
+function hashHex(bytes: Uint8Array, at: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at, 32).toString("hex");
 }
 
 /**
@@ -131,35 +141,58 @@ function itemsOf(bytes: Uint8Array, list: Item): Item[] {
  */
 function linksOf(bytes: Uint8Array): string[] {
   const targets: string[] = [];
-  const hashAt = (item: Item) => bytesToUnprefixedHex(bytes.subarray(item.start, item.end));
-  const child = (item: Item) => {
-    if (item.list) node(item);
-    else if (item.end - item.start === 32) targets.push(hashAt(item));
-  };
-  const leaf = (value: Item) => {
-    if (value.list || value.end === value.start) return;
-    const account = itemAt(bytes, value.start);
-    if (!account.list || account.end !== value.end) return; // an RLP string: a storage value
-    const fields = itemsOf(bytes, account);
-    if (fields.length !== 4 || fields.some((field) => field.list)) return;
-    const [, , storageRoot, codeHash] = fields as [Item, Item, Item, Item];
-    if (storageRoot.end - storageRoot.start === 32) targets.push(hashAt(storageRoot));
-    if (codeHash.end - codeHash.start === 32) targets.push(CODE_PREFIX + hashAt(codeHash));
-  };
-  const node = (list: Item) => {
-    const items = itemsOf(bytes, list);
-    if (items.length === 17) {
-      for (let i = 0; i < 16; i++) child(items[i]!);
-      leaf(items[16]!);
-    } else if (items.length === 2) {
-      const [path, next] = items as [Item, Item];
-      // Hex-prefix flag 2 or 3: a leaf; 0 or 1: an extension to one child.
-      const isLeaf = !path.list && path.end > path.start && bytes[path.start]! >> 4 >= 2;
-      if (isLeaf) leaf(next);
-      else child(next);
-    }
-  };
-  const root = itemAt(bytes, 0);
-  if (root.list) node(root);
+  readItem(bytes, 0);
+  if (itemIsList) nodeLinks(bytes, itemStart, itemEnd, targets);
   return targets;
+}
+
+/** The links of the node whose list payload is `bytes[from, to)`: a branch (17 items), an extension or a leaf (2). */
+function nodeLinks(bytes: Uint8Array, from: number, to: number, targets: string[]): void {
+  let count = 0;
+  for (let at = from; at < to; at = itemEnd, count++) readItem(bytes, at);
+  if (count === 17) {
+    let at = from;
+    for (let i = 0; i < 16; i++, at = itemEnd) {
+      readItem(bytes, at);
+      childLinks(bytes, targets);
+    }
+    readItem(bytes, at);
+    leafLinks(bytes, targets);
+  } else if (count === 2) {
+    readItem(bytes, from);
+    // Hex-prefix flag 2 or 3: a leaf; 0 or 1: an extension to one child.
+    const isLeaf = !itemIsList && itemEnd > itemStart && bytes[itemStart]! >> 4 >= 2;
+    readItem(bytes, itemEnd);
+    if (isLeaf) leafLinks(bytes, targets);
+    else childLinks(bytes, targets);
+  }
+}
+
+/** A child reference, the item just read: a node embedded in place (read through), or a 32-byte hash. */
+function childLinks(bytes: Uint8Array, targets: string[]): void {
+  if (itemIsList) {
+    const end = itemEnd;
+    nodeLinks(bytes, itemStart, end, targets);
+    itemEnd = end;
+  } else if (itemEnd - itemStart === 32) {
+    targets.push(hashHex(bytes, itemStart));
+  }
+}
+
+/** A leaf's value, the item just read: an account's storage root and code, or nothing (a storage value). */
+function leafLinks(bytes: Uint8Array, targets: string[]): void {
+  if (itemIsList || itemEnd === itemStart) return;
+  const valueEnd = itemEnd;
+  readItem(bytes, itemStart);
+  if (!itemIsList || itemEnd !== valueEnd) return; // an RLP string: a storage value
+  const fields: number[] = [];
+  for (let at = itemStart; at < valueEnd; at = itemEnd) {
+    readItem(bytes, at);
+    if (itemIsList || fields.length === 8) return;
+    fields.push(itemStart, itemEnd);
+  }
+  if (fields.length !== 8) return;
+  const [, , , , rootStart, rootEnd, codeStart, codeEnd] = fields as [number, number, number, number, number, number, number, number];
+  if (rootEnd - rootStart === 32) targets.push(hashHex(bytes, rootStart));
+  if (codeEnd - codeStart === 32) targets.push(CODE_PREFIX + hashHex(bytes, codeStart));
 }
