@@ -31,34 +31,56 @@ export interface PruneResult {
   deleted: number;
 }
 
+/**
+ * A key some pass has seen, stored or linked to: its links once the entry is seen, and how many
+ * links of seen entries point at it. Entries link to each other's records, so a pass follows a
+ * link and counts it down without looking its key up again (a lookup of a 64-digit key was most
+ * of a pass's time, measured).
+ */
+interface Reference {
+  key: string;
+  /** What the stored entry links to (a record twice if it links to it twice); undefined: not seen stored. */
+  links: Reference[] | undefined;
+  /** Links of seen entries pointing here (the key may not be stored: the empty trie's root). */
+  count: number;
+}
+
 /** What a store's entries reference, as far as passes have seen them. */
 interface References {
-  /** The keys each seen entry links to (a key twice if it links to it twice). */
-  links: Map<string, string[]>;
-  /** How many links of seen entries point at each key (the key may not be stored). */
-  counts: Map<string, number>;
+  /** Every key seen, stored or linked to, that is still counted. */
+  byKey: Map<string, Reference>;
   /** Seen entries no link points at: each is a kept root or garbage. */
-  unreferenced: Set<string>;
+  unreferenced: Set<Reference>;
 }
 
 const referencesByStore = new WeakMap<NodeStore, References>();
 
+/** The record of `key`, made on first sight. */
+function referenceOf(byKey: Map<string, Reference>, key: string): Reference {
+  let reference = byKey.get(key);
+  if (reference === undefined) byKey.set(key, (reference = { key, links: undefined, count: 0 }));
+  return reference;
+}
+
 /** Deletes every entry of `store` that `stateRoots` (account tries) and `storageRoots` do not reach. */
 export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, storageRoots: Iterable<Uint8Array>): PruneResult {
   let references = referencesByStore.get(store);
-  if (references === undefined) referencesByStore.set(store, (references = { links: new Map(), counts: new Map(), unreferenced: new Set() }));
-  const { links, counts, unreferenced } = references;
+  if (references === undefined) referencesByStore.set(store, (references = { byKey: new Map(), unreferenced: new Set() }));
+  const { byKey, unreferenced } = references;
 
   // Entries written since the last pass: their links count from now on.
   for (const [key, value] of store) {
-    if (links.has(key)) continue;
+    const reference = referenceOf(byKey, key);
+    if (reference.links !== undefined) continue;
     const targets = key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value) : [];
-    links.set(key, targets);
-    for (const target of targets) {
-      counts.set(target, (counts.get(target) ?? 0) + 1);
-      unreferenced.delete(target);
+    const links: Reference[] = new Array(targets.length);
+    for (let i = 0; i < targets.length; i++) {
+      const target = referenceOf(byKey, targets[i]!);
+      if (target.count++ === 0) unreferenced.delete(target);
+      links[i] = target;
     }
-    if ((counts.get(key) ?? 0) === 0) unreferenced.add(key);
+    reference.links = links;
+    if (reference.count === 0) unreferenced.add(reference);
   }
 
   const kept = new Set<string>();
@@ -66,25 +88,19 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   for (const root of storageRoots) kept.add(bytesToUnprefixedHex(root));
 
   let deleted = 0;
-  const garbage = [...unreferenced].filter((key) => !kept.has(key));
+  const garbage: Reference[] = [];
+  for (const reference of unreferenced) if (!kept.has(reference.key)) garbage.push(reference);
   while (garbage.length > 0) {
-    const key = garbage.pop()!;
-    const targets = links.get(key);
-    if (targets === undefined) continue;
-    store.delete(key);
-    links.delete(key);
-    unreferenced.delete(key);
-    counts.delete(key);
+    const reference = garbage.pop()!;
+    store.delete(reference.key);
+    byKey.delete(reference.key);
+    unreferenced.delete(reference);
     deleted++;
-    for (const target of targets) {
-      const count = counts.get(target)! - 1;
-      if (count > 0) {
-        counts.set(target, count);
-        continue;
-      }
-      counts.delete(target);
-      if (!links.has(target)) continue; // never stored (the empty trie's root), or not seen yet
-      if (kept.has(target)) unreferenced.add(target);
+    for (const target of reference.links!) {
+      if (--target.count > 0) continue;
+      // Never stored (the empty trie's root): nothing to delete, nothing left to count.
+      if (target.links === undefined) byKey.delete(target.key);
+      else if (kept.has(target.key)) unreferenced.add(target);
       else garbage.push(target);
     }
   }
