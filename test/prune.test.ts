@@ -121,4 +121,37 @@ describe("pruneStore", () => {
     pruneStore(store, [first], openStorageRoots(stateManager));
     expect(new Set(store.keys())).to.deep.equal(await reachable(store, [first], openStorageRoots(stateManager)));
   });
+
+  /** A 64-digit store key (a node's hash) made of one repeated byte. */
+  const key = (byte: number) => bytesToUnprefixedHex(new Uint8Array(32).fill(byte));
+
+  it("reads through a node embedded in a branch (under 32 bytes) to the children after it", () => {
+    // A branch: child 0 an embedded leaf, child 1 the hash of a stored leaf, the rest empty. The
+    // embedded leaf's value reads as an RLP list shorter than the value (not an account): the walk
+    // must go on from the end of the embedded node, not from where that inner read stopped (there,
+    // 0xa1 would read as a 33-byte string swallowing the next child).
+    const embedded = [Uint8Array.of(0x20), Uint8Array.of(0xc0, 0xa1)];
+    const children: (Uint8Array | Uint8Array[])[] = Array.from({ length: 17 }, () => new Uint8Array());
+    children[0] = embedded;
+    children[1] = new Uint8Array(32).fill(0xbb);
+    const store: NodeStore = new Map([
+      [key(0xaa), RLP.encode(children)],
+      [key(0xbb), RLP.encode([Uint8Array.of(0x20), Uint8Array.of(0x02)])],
+    ]);
+    expect(pruneStore(store, [new Uint8Array(32).fill(0xaa)], []).deleted).to.equal(0);
+    expect([...store.keys()]).to.deep.equal([key(0xaa), key(0xbb)]);
+    // Once the branch is not kept, both go: the stored leaf only through the branch's link.
+    expect(pruneStore(store, [], []).deleted).to.equal(2);
+  });
+
+  it("an entry cut short links to nothing and is pruned like any other; later passes still run", () => {
+    // A list announcing a 32-byte string of which only 5 bytes are there (review input, not a trie's).
+    const store: NodeStore = new Map([
+      [key(0x01), Uint8Array.of(0xe2, 0x00, 0xa0, 1, 2, 3, 4, 5)],
+      [key(0x02), RLP.encode([Uint8Array.of(0x20), Uint8Array.of(0x03)])],
+    ]);
+    expect(pruneStore(store, [new Uint8Array(32).fill(0x02)], []).deleted).to.equal(1);
+    expect([...store.keys()]).to.deep.equal([key(0x02)]);
+    expect(pruneStore(store, [], []).deleted).to.equal(1);
+  });
 });

@@ -139,6 +139,9 @@ function readItem(bytes: Uint8Array, at: number): void {
   itemEnd = itemStart + length;
 }
 
+/** Whether `bytes[start, end)` is a 32-byte string that is all there (a truncated entry links to nothing). */
+const isHash = (bytes: Uint8Array, start: number, end: number): boolean => end - start === 32 && end <= bytes.length;
+
 /**
  * The 32 bytes of `bytes` from `at` as unprefixed lowercase hex: the store's key of a node hash.
  * Node's native encoder gives a flat string, which the reference maps hash without first joining
@@ -190,7 +193,7 @@ function childLinks(bytes: Uint8Array, targets: string[]): void {
     const end = itemEnd;
     nodeLinks(bytes, itemStart, end, targets);
     itemEnd = end;
-  } else if (itemEnd - itemStart === 32) {
+  } else if (isHash(bytes, itemStart, itemEnd)) {
     targets.push(hashHex(bytes, itemStart));
   }
 }
@@ -209,6 +212,6 @@ function leafLinks(bytes: Uint8Array, targets: string[]): void {
   }
   if (fields.length !== 8) return;
   const [, , , , rootStart, rootEnd, codeStart, codeEnd] = fields as [number, number, number, number, number, number, number, number];
-  if (rootEnd - rootStart === 32) targets.push(hashHex(bytes, rootStart));
-  if (codeEnd - codeStart === 32) targets.push(CODE_PREFIX + hashHex(bytes, codeStart));
+  if (isHash(bytes, rootStart, rootEnd)) targets.push(hashHex(bytes, rootStart));
+  if (isHash(bytes, codeStart, codeEnd)) targets.push(CODE_PREFIX + hashHex(bytes, codeStart));
 }
