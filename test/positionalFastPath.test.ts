@@ -16,7 +16,7 @@ import { address, blockSelector, bytes, callRequest, hash, quantity, smallQuanti
 import { stateOverrides } from "../src/node/state/stateOverrides.ts";
 import { positional } from "../src/rpc/table.ts";
 import { bytesOfCheckedHex } from "../src/node/common/hex.ts";
-import { seededRandom } from "./helpers/seeded.ts";
+import { seededDraws } from "./helpers/seeded.ts";
 
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const CALL = { to: TOKEN, data: "0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266" };
@@ -74,9 +74,7 @@ describe("positional params fast path", () => {
 
 /** Random params: mostly near-valid call objects, block selectors and hex values, with every kind of flaw. */
 function generator(seed: number) {
-  const next = seededRandom(seed);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
-  const hex = (digits: number) => Array.from({ length: digits }, () => pick([..."0123456789abcdefABCDEF"])).join("");
+  const { next, pick, hex } = seededDraws(seed);
   const atom = (): unknown =>
     pick([
       () => `0x${hex(Math.floor(next() * 6))}`,

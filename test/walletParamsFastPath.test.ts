@@ -12,7 +12,7 @@ import { invalidParams } from "../src/protocol/errors.ts";
 import { fieldOf, parseValid, positional } from "../src/protocol/params.ts";
 import { sendTransactionParams } from "../src/rpc/services/send.ts";
 import { callsIdParams, callsRules, getCapabilitiesParams, sendCallsParams } from "../src/wallet/calls.ts";
-import { seededRandom } from "./helpers/seeded.ts";
+import { seededDraws } from "./helpers/seeded.ts";
 import {
   addEthereumChainParams,
   parseParams,
@@ -55,9 +55,7 @@ const ACCOUNT = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
 describe("wallet params: the fast path answers as zod does", () => {
-  const next = seededRandom(0x3a11e7);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
-  const hex = (digits: number) => Array.from({ length: digits }, () => pick([..."0123456789abcdefABCDEF"])).join("");
+  const { next, pick, hex } = seededDraws(0x3a11e7);
   const atom = (): unknown =>
     pick([
       () => `0x${hex(Math.floor(next() * 6))}`,

@@ -9,3 +9,11 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Draws from one seeded generator: a number, an item of a list, a string of hex digits in mixed case. */
+export function seededDraws(seed: number): { next: () => number; pick: <T>(list: readonly T[]) => T; hex: (digits: number) => string } {
+  const next = seededRandom(seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+  const hex = (digits: number) => Array.from({ length: digits }, () => pick([..."0123456789abcdefABCDEF"])).join("");
+  return { next, pick, hex };
+}
