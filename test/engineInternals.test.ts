@@ -231,11 +231,10 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(counts[0]).to.be.lessThan(counts[1]!);
   });
 
-  it("the members the view storage memo uses exist", () => {
+  it("the members writeStorageToCacheOnly and proofs of the live state use exist", () => {
     const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() }) as unknown as Internals;
     expect(stateManager._caches?.storage).to.not.equal(undefined);
     expect(stateManager._getStorageTrie).to.be.a("function");
-    expect(stateManager.originalStorageCache?.getStorage).to.be.a("function");
   });
 
   it("the account cache keeps an account as its RLP, and upstream decodes it on every read (what memoiseAccounts saves)", async () => {
@@ -310,7 +309,7 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     await expectSame([1n, 10n]);
   });
 
-  it("views answer each block's own storage, reads alternating between blocks (the memo is keyed by storage root)", async () => {
+  it("views answer each block's own storage, reads alternating between blocks (the memos are keyed by root)", async () => {
     const { provider } = await createTestChain({ mining: "manual" });
     try {
       const from = provider.accounts[0]!.address;

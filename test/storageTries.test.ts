@@ -5,21 +5,18 @@
  * dumps and proofs, on the live state's state manager with and without the patch, comparing every
  * read, root, dump, proof, error and the roots of the storage tries each holds open.
  */
-import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { Common, Mainnet } from "@ethereumjs/common";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createVM } from "@ethereumjs/vm";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft, unpadBytes } from "@ethereumjs/util";
+import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 
 import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
-import { createStateManager, memoiseStorage, writeStorageToCacheOnly } from "../src/node/ethereumjs/stateManager.ts";
+import { createStateManager, writeStorageToCacheOnly } from "../src/node/ethereumjs/stateManager.ts";
 import { reuseStorageTries, storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { proveAccount } from "../src/node/state/proof.ts";
-import { MAX_VIEW_STORAGE_TRIES, StateViews } from "../src/node/state/stateViews.ts";
 import { seededRandom } from "./helpers/seeded.ts";
 
-import type { Block } from "@ethereumjs/block";
 import type { Hex } from "viem";
 
 /** A seeded generator scaled to [0, n), so a failing seed can be run again. */
@@ -58,7 +55,7 @@ async function both<T>(
   return answers[0]!.startsWith("ok");
 }
 
-async function run(seed: number, steps: number, view: boolean): Promise<void> {
+async function run(seed: number, steps: number): Promise<void> {
   const rnd = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd(items.length))]!;
   const common = new Common({ chain: Mainnet });
@@ -69,8 +66,6 @@ async function run(seed: number, steps: number, view: boolean): Promise<void> {
   expect(storageTrieCounts(ours)).to.not.equal(undefined);
   expect(storageTrieCounts(reference)).to.not.equal(undefined);
   const managers: [MerkleStateManager, MerkleStateManager] = [reference, ours];
-  // A state view's reads: through the (storage root, slot) memo (stateViews.ts), one per manager.
-  if (view) for (const sm of managers) memoiseStorage(sm, new Map(), 64);
   const log: string[] = [];
   const roots: Uint8Array[] = [];
   let depth = 0;
@@ -136,9 +131,8 @@ describe("storage tries kept across revert and setStateRoot, randomised against 
   before(() => installTrieFindPath());
 
   for (let seed = 1; seed <= 40; seed++) {
-    const view = seed % 4 === 0;
-    it(`seed ${seed}${view ? " (a state view's reads)" : ""}: the same reads, roots, dumps, proofs and errors`, async () => {
-      await run(seed, 500, view);
+    it(`seed ${seed}: the same reads, roots, dumps, proofs and errors`, async () => {
+      await run(seed, 500);
     });
   }
 });
@@ -167,25 +161,5 @@ describe("spare storage tries are bounded (storageTries.ts)", () => {
     }
     expect(storageTrieCounts(ours)!.spares).to.be.at.most(8);
     expect(bytesToHex(await ours.getStateRoot())).to.equal(root);
-  });
-
-  it("a state view's VM keeps at most MAX_VIEW_STORAGE_TRIES spares (stateViews.ts), not the live state's 4,096", async () => {
-    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
-    const live = await createVM({ common, stateManager: createStateManager(common) });
-    const many = Array.from({ length: MAX_VIEW_STORAGE_TRIES + 40 }, (_, i) => createAddressFromString(`0x${(i + 1).toString(16).padStart(40, "0")}`));
-    // A slot of its own in each (the views' slot memo is keyed by storage root: equal tries would read one).
-    for (const [i, who] of many.entries()) {
-      await live.stateManager.putAccount(who, new Account(0n, 1n));
-      await live.stateManager.putStorage(who, slot(1), Uint8Array.of(i >> 8, (i & 0xff) + 1));
-    }
-    const stateRoot = await live.stateManager.getStateRoot();
-    const views = new StateViews(live);
-    const counts = await views.run({ header: { stateRoot, number: 0n } } as Block, async (vm) => {
-      for (const [i, who] of many.entries())
-        expect(bytesToHex(await vm.stateManager.getStorage(who, slot(1)))).to.equal(bytesToHex(unpadBytes(Uint8Array.of(i >> 8, (i & 0xff) + 1))));
-      return storageTrieCounts(vm.stateManager as MerkleStateManager);
-    });
-    expect(counts!.built).to.equal(many.length);
-    expect(counts!.spares).to.be.at.most(MAX_VIEW_STORAGE_TRIES);
   });
 });

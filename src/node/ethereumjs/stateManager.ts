@@ -8,7 +8,6 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Account, bytesToUnprefixedHex, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from "@ethereumjs/util";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 
-import { flatHex } from "../common/hex.ts";
 import { isPlainMerkleStateManager, merkleInternals } from "./internals.ts";
 import { reuseStorageTries } from "./storageTries.ts";
 import { batchFlush } from "./stateFlush.ts";
@@ -83,45 +82,6 @@ export function writeStorageToCacheOnly(stateManager: MerkleStateManager): void 
     if (internals._checkpointCount === 0) await stateManager.flush();
     return dumpStorage(address);
   };
-}
-
-/** RLP of an empty slot, as the package caches a slot the trie does not have. */
-const EMPTY_SLOT = Uint8Array.of(0x80);
-
-/**
- * Patch (@ethereumjs/statemanager 10.1.3, `getStorage` in merkleStateManager.js and
- * `originalStorageCache.getStorage`): a dry run reads inside a journal checkpoint that is always
- * reverted, and the package drops what was read in it (the cached slot, and the account's storage
- * trie object, rebuilt per call with a debug logger and a path walk). A slot's value under a
- * storage root never changes, so state views share `slots`, a memo from (storage root, slot) to
- * the slot's RLP, consulted only where the package would read the trie (after its own cache, for
- * an existing account), so writes inside a call still win. `maxSlots` bounds the memo.
- */
-export function memoiseStorage(stateManager: MerkleStateManager, slots: Map<string, Uint8Array>, maxSlots: number): void {
-  const internals = merkleInternals(stateManager);
-  const cache = internals._caches?.storage;
-  // Not for a subclass (a fork's state reads slots it lacks from upstream in its own getStorage).
-  if (cache === undefined || typeof internals._getStorageTrie !== "function" || !isPlainMerkleStateManager(stateManager)) return;
-  const getStorage = async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-    if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
-    const cached = cache.get(address, key);
-    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    const account = await stateManager.getAccount(address);
-    if (account === undefined) return new Uint8Array();
-    // Flat hex (src/node/common/hex.ts): bytesToUnprefixedHex's ropes held ~2 KB per memoised slot.
-    const memoKey = flatHex(account.storageRoot) + flatHex(key);
-    let value = slots.get(memoKey);
-    if (value === undefined) {
-      value = (await internals._getStorageTrie(address, account).get(key)) ?? EMPTY_SLOT;
-      if (slots.size >= maxSlots) slots.clear();
-      slots.set(memoKey, value);
-    }
-    cache.put(address, key, value);
-    return RLP.decode(value) as Uint8Array;
-  };
-  stateManager.getStorage = getStorage;
-  // SSTORE's gas reads the slot's value at the start of the tx through this cache's own reference.
-  internals.originalStorageCache.getStorage = getStorage;
 }
 
 /**

@@ -8,8 +8,12 @@ import { createMerkleProof } from "@ethereumjs/mpt";
 import { bytesToBigInt, bytesToHex, createAddressFromString, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 
 import { merkleInternals } from "../ethereumjs/internals.ts";
+import { ViewStateManager } from "./viewState.ts";
 
+import type { StateManagerInterface } from "@ethereumjs/common";
+import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { Account, Address } from "@ethereumjs/util";
 import type { Hex } from "../common/types.ts";
 
 export interface StorageProof {
@@ -38,13 +42,11 @@ const EMPTY_STORAGE_ROOT = bytesToHex(KECCAK256_RLP);
  * that does not exist is proven absent and reported as an empty one: keccak256 of no code and the
  * empty trie's root, as Hardhat (EDR), anvil and reth answer (go-ethereum reports zero hashes).
  */
-export async function proveAccount(stateManager: MerkleStateManager, address: Hex, slots: readonly Uint8Array[]): Promise<AccountProof> {
-  const internals = merkleInternals(stateManager);
-  // Cached writes reach the trie first (on a view of a block they are none).
-  await stateManager.flush();
+export async function proveAccount(stateManager: StateManagerInterface, address: Hex, slots: readonly Uint8Array[]): Promise<AccountProof> {
+  const tries = await triesOf(stateManager);
   const where = createAddressFromString(address);
   const account = await stateManager.getAccount(where);
-  const accountProof = (await createMerkleProof(internals._trie, where.bytes)).map((node) => bytesToHex(node));
+  const accountProof = (await createMerkleProof(tries.account, where.bytes)).map((node) => bytesToHex(node));
   const storageProof: StorageProof[] = [];
   const hasStorage = account !== undefined && !equalsBytes(account.storageRoot, KECCAK256_RLP);
   for (const slot of slots) {
@@ -52,9 +54,7 @@ export async function proveAccount(stateManager: MerkleStateManager, address: He
       storageProof.push({ slot, value: 0n, proof: [] });
       continue;
     }
-    // A copy at the account's storage root: the proof walks exactly the state read here.
-    const trie = internals._getStorageTrie(where, account).shallowCopy(false);
-    trie.root(account.storageRoot);
+    const trie = tries.storage(where, account);
     const proof = (await createMerkleProof(trie, slot)).map((node) => bytesToHex(node));
     storageProof.push({ slot, value: bytesToBigInt(await stateManager.getStorage(where, slot)), proof });
   }
@@ -66,5 +66,31 @@ export async function proveAccount(stateManager: MerkleStateManager, address: He
     nonce: account?.nonce ?? 0n,
     storageHash: account === undefined ? EMPTY_STORAGE_ROOT : bytesToHex(account.storageRoot),
     storageProof,
+  };
+}
+
+/** The tries a proof walks: the state's account trie, and a copy of an account's storage trie at its storage root. */
+interface StateTries {
+  account: MerklePatriciaTrie;
+  storage(where: Address, account: Account): MerklePatriciaTrie;
+}
+
+async function triesOf(stateManager: StateManagerInterface): Promise<StateTries> {
+  // A view's state (viewState.ts) proves its block's tries (a proof never runs inside a dry run).
+  if (stateManager instanceof ViewStateManager) {
+    return { account: stateManager.baseTries(), storage: (_where, account) => stateManager.baseTries(account.storageRoot) };
+  }
+  // A fork's state, or the live one: cached writes reach the trie first.
+  const merkle = stateManager as MerkleStateManager;
+  const internals = merkleInternals(merkle);
+  await merkle.flush();
+  return {
+    account: internals._trie,
+    storage: (where, account) => {
+      // A copy at the account's storage root: the proof walks exactly the state read here.
+      const trie = internals._getStorageTrie(where, account).shallowCopy(false);
+      trie.root(account.storageRoot);
+      return trie;
+    },
   };
 }

@@ -14,35 +14,29 @@
  * kept as spares and pointed at the next view's root (`setStateRoot`, a trie lookup, against ~1 ms
  * for a copy: a new EVM and its opcode table).
  *
- * Storage reads of views skip the trie when they can. A dry run reads inside a journal checkpoint
- * that is always reverted, and @ethereumjs/statemanager 10.1.3 drops what was read in it (the
- * cached slot, and the account's storage trie object, rebuilt per call with a debug logger and a
- * path walk). A slot's value under a storage root never changes, so the views share a memo from
- * (storage root, slot) to the slot's RLP; it is only consulted where the package would read the
- * trie (after its own cache, for an existing account), so writes inside a call still win
- * (the patch is memoiseStorage in src/node/ethereumjs/stateManager.ts). Accounts a call reads and
- * writes stay objects in the view's cache, not RLP encoded and decoded at each step (memoiseAccounts).
+ * A view of the chain's own state reads through a ViewStateManager (viewState.ts): the block's
+ * tries under an overlay of plain objects that its dry runs write into and revert, with what the
+ * tries answered remembered by root in memos every view shares (a value under a root never
+ * changes). A view of a forked chain's state is a copy of the live ForkStateManager, which reads
+ * what it lacks from upstream.
  */
 import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "../common/serialQueue.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
-import { memoiseAccounts, memoiseStorage, writeStorageToCacheOnly } from "../ethereumjs/stateManager.ts";
-import { reuseStorageTries } from "../ethereumjs/storageTries.ts";
+import { isPlainMerkleStateManager, merkleInternals } from "../ethereumjs/internals.ts";
+import { copyVmOver } from "../ethereumjs/vmCopy.ts";
+import { ViewMemos, ViewStateManager } from "./viewState.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
 
 const MAX_VIEWS = 8;
-/** Slots the storage memo holds before it starts over (~100 bytes each). */
-const MAX_MEMO_SLOTS = 100_000;
-/**
- * Storage-trie objects (~2 KB each) each view VM keeps across its dry runs' reverts (storageTries.ts):
- * the contracts its calls read again. With the live state's bound (4,096), one call reading that many
- * contracts would leave ~9 MB on each of up to 36 VMs (MAX_VIEWS × MAX_LANES + MAX_SPARES).
- */
-export const MAX_VIEW_STORAGE_TRIES = 256;
+/** Accounts and slots each of the views' memos holds before it starts over (~200 bytes each). */
+const MAX_MEMO_ENTRIES = 100_000;
+/** Contracts' code the views' memo holds before it starts over (≤ 24 KiB each under EIP-170: ≤ 48 MiB). */
+const MAX_MEMO_CODE = 2_048;
 
 /** One VM of a view and the reads queued on it. */
 interface Lane {
@@ -71,8 +65,8 @@ export class StateViews {
   readonly #views = new Map<string, View>();
   /** Views evicted from the cache while reads were still queued on them. */
   readonly #busy = new Set<View>();
-  /** (storage root, slot) → the slot's RLP, shared by every view (see the module comment). */
-  readonly #slots = new Map<string, Uint8Array>();
+  /** Base-state reads by root, shared by every view (see the module comment). */
+  readonly #memos = new ViewMemos(MAX_MEMO_ENTRIES, MAX_MEMO_CODE);
   /** VMs of views no longer cached nor read, at no particular root (see the module comment). */
   readonly #spares: VM[] = [];
 
@@ -163,19 +157,24 @@ export class StateViews {
   }
 
   /**
-   * An idle view's VM at another root (the storage memo stays valid), or a new copy when the live
-   * VM's hardfork has moved on since it was made. Its caches are emptied first, their pending
-   * entries handed back and dropped (each cache's flush() writes nothing): setStateRoot would write
-   * them into the trie at the old root, whose nodes pruning may have deleted, and clear() alone
-   * leaves entries behind that the next flush cannot find (@ethereumjs/statemanager 10.1.3).
+   * An idle view's VM at another root (the memos stay valid), or a new copy when the live VM's
+   * hardfork has moved on since it was made. A ViewStateManager drops its overlay as it moves. A
+   * fork's state manager has its caches emptied first, their pending entries handed back and
+   * dropped (each cache's flush() writes nothing): setStateRoot would write them into the trie at
+   * the old root, whose nodes pruning may have deleted, and clear() alone leaves entries behind
+   * that the next flush cannot find (@ethereumjs/statemanager 10.1.3).
    */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
     if (vm.common.hardfork() !== this.#hardforkOf(block)) return this.#createVm(block);
-    const caches = (vm.stateManager as unknown as { _caches?: Record<"account" | "storage" | "code", { flush(): unknown } | undefined> })._caches;
-    caches?.account?.flush();
-    caches?.storage?.flush();
-    caches?.code?.flush();
-    vm.stateManager.clearCaches();
+    if (!(vm.stateManager instanceof ViewStateManager)) {
+      const caches = merkleInternals(vm.stateManager as MerkleStateManager)._caches as
+        | Record<"account" | "storage" | "code", { flush(): unknown } | undefined>
+        | undefined;
+      caches?.account?.flush();
+      caches?.storage?.flush();
+      caches?.code?.flush();
+      vm.stateManager.clearCaches();
+    }
     await vm.stateManager.setStateRoot(block.header.stateRoot);
     return vm;
   }
@@ -190,17 +189,22 @@ export class StateViews {
     return timestamp === undefined ? this.#live.common.hardfork() : this.#live.common.getHardforkBy({ blockNumber: number, timestamp });
   }
 
-  /** A copy of the live VM (the newest fork: everything an older one needs is initialised) moved to `block`'s root and fork. */
+  /**
+   * A copy of the live VM (the newest fork: everything an older one needs is initialised) at
+   * `block`'s root and fork: over a ViewStateManager for the chain's own state, a copy of the
+   * live state manager for a fork's.
+   */
   async #createVm(block: Block): Promise<VM> {
-    const vm = await this.#live.shallowCopy(false);
+    const live = this.#live.stateManager as MerkleStateManager;
+    const vm = isPlainMerkleStateManager(live)
+      ? await copyVmOver(
+          this.#live,
+          new ViewStateManager({ common: live.common, trie: merkleInternals(live)._trie, root: block.header.stateRoot, memos: this.#memos }),
+        )
+      : await this.#live.shallowCopy(false);
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
-    await vm.stateManager.setStateRoot(block.header.stateRoot);
-    // A copy is a plain MerkleStateManager: SSTOREs of dry runs go to its cache only, as the live state's do.
-    writeStorageToCacheOnly(vm.stateManager as MerkleStateManager);
-    memoiseStorage(vm.stateManager as MerkleStateManager, this.#slots, MAX_MEMO_SLOTS);
-    memoiseAccounts(vm.stateManager as MerkleStateManager);
-    reuseStorageTries(vm.stateManager as MerkleStateManager, MAX_VIEW_STORAGE_TRIES);
+    if (!(vm.stateManager instanceof ViewStateManager)) await vm.stateManager.setStateRoot(block.header.stateRoot);
     // Each dry run's journal cleanup and receipt ask the hardfork order (hardforkOrder.ts).
     for (const common of new Set([vm.common, vm.evm.common])) memoiseHardforkOrder(common);
     return vm;

@@ -12,7 +12,6 @@ import { proveAccount } from "../../node/state/proof.ts";
 import { LATEST } from "../schema.ts";
 import { resolveOrThrow } from "./calls.ts";
 
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { AccountProof } from "../../node/state/proof.ts";
 import type { BlockSelector, Hex } from "../schema.ts";
 import type { NodeContext } from "./context.ts";
@@ -74,7 +73,7 @@ export async function getProof(ctx: NodeContext, address: Hex, keys: readonly St
     resolved,
     (vm) =>
       proveAccount(
-        vm.stateManager as MerkleStateManager,
+        vm.stateManager,
         address,
         keys.map((key) => key.slot),
       ),

@@ -1,0 +1,409 @@
+/**
+ * The state manager of a state view (stateViews.ts): a sealed block's state, read from the tries
+ * at its root, under an overlay of plain objects that a dry run writes into and reverts.
+ *
+ * A view's VM only runs dry runs (eth_call, estimates, access lists, traces, eth_simulateV1,
+ * proofs), each inside a checkpoint that is reverted: nothing it writes ever reaches the tries.
+ * @ethereumjs/statemanager's MerkleStateManager pays for writes it would flush: its caches keep
+ * accounts and slots as RLP, checkpoint each cache's diff per call frame, and drop what a reverted
+ * checkpoint read. Here a write is a Map update and one journal entry, a checkpoint is the journal's
+ * length, and a read of the base state is a trie walk done once per state root and address (or
+ * storage root and slot), remembered in memos the views share: a value under a root never changes.
+ *
+ * What it answers is MerkleStateManager's with caches (10.1.3 merkleStateManager.js), which
+ * test/viewState.test.ts checks by running the same random operations on both:
+ *   - a slot not written is read at the storage root of the account as it is now (a deleted and
+ *     recreated account, or one whose storage was cleared, reads an empty trie);
+ *   - `clearStorage` drops the slots written before it and sets the account's storage root to the
+ *     empty trie's; `deleteAccount` drops the account and its written slots; `putAccount(address,
+ *     undefined)` drops the account only;
+ *   - `getAccount(...).storageRoot` is the root as last put (written slots change it only when a
+ *     state root is computed, as the package's flush does).
+ * `getStateRoot` (eth_simulateV1 seals its blocks with it) puts the overlay into copies of the
+ * tries inside a trie checkpoint that it reverts, so the shared node store is left as it was.
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { Account, createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, unpadBytes } from "@ethereumjs/util";
+
+import { keccak_256 } from "@noble/hashes/sha3.js";
+
+import { flatHex } from "../common/hex.ts";
+
+import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
+import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import type { Address } from "@ethereumjs/util";
+
+/** An account's fields, never changed in place (a write puts a new one). */
+interface AccountRecord {
+  readonly nonce: bigint;
+  readonly balance: bigint;
+  readonly storageRoot: Uint8Array;
+  readonly codeHash: Uint8Array;
+}
+
+/** Slot (flat hex) → value (leading zeros stripped; empty: zero). */
+type Slots = Map<string, Uint8Array>;
+
+/** What one write changed, to undo it: an overlay entry as it was (undefined: none). */
+type Undo = { account: true; address: string; previous: AccountRecord | null | undefined } | { account: false; address: string; previous: Slots | undefined };
+
+/**
+ * What every view's state shares: base-state reads by root. Accounts: state root + address → the
+ * account (null: none). Slots: storage root + slot → the value. Code: code hash → code. Each memo
+ * starts over at its bound: `maxEntries` accounts or slots, `maxCode` contracts (up to the code
+ * size limit each).
+ */
+export class ViewMemos {
+  readonly accounts = new Map<string, AccountRecord | null>();
+  readonly slots = new Map<string, Uint8Array>();
+  readonly code = new Map<string, Uint8Array>();
+  constructor(
+    readonly maxEntries: number,
+    readonly maxCode: number,
+  ) {}
+
+  remember<T>(memo: Map<string, T>, key: string, value: T): void {
+    if (memo.size >= (memo === (this.code as Map<string, unknown>) ? this.maxCode : this.maxEntries)) memo.clear();
+    memo.set(key, value);
+  }
+}
+
+/** MerkleStateManager's key of code in the trie's database (its default `prefixCodeHashes`: `c` + code hash). */
+const CODE_PREFIX = Uint8Array.of(0x63);
+
+const EMPTY = new Uint8Array(0);
+
+export class ViewStateManager implements StateManagerInterface {
+  readonly common: Common;
+  readonly originalStorageCache: OriginalValues;
+  readonly #memos: ViewMemos;
+  /** The account trie at the base root; its copies read storage tries (useKeyHashing, the shared node store). */
+  readonly #accountTrie: MerklePatriciaTrie;
+  readonly #storageTrie: MerklePatriciaTrie;
+  readonly #keccak: (data: Uint8Array) => Uint8Array;
+  #root: Uint8Array;
+  #rootKey: string;
+
+  // ── The overlay (null: deleted) and its journal ──
+  #accounts = new Map<string, AccountRecord | null>();
+  #slots = new Map<string, Slots>();
+  /** Code put by dry runs, by code hash. */
+  #code = new Map<string, Uint8Array>();
+  #journal: Undo[] = [];
+  readonly #checkpoints: number[] = [];
+
+  /** `trie`: the live state's account trie (a copy at `root` is taken; it is not changed). */
+  constructor(options: { common: Common; trie: MerklePatriciaTrie; root: Uint8Array; memos: ViewMemos }) {
+    this.common = options.common;
+    this.#memos = options.memos;
+    this.#accountTrie = options.trie.shallowCopy(false);
+    this.#accountTrie.root(options.root);
+    this.#storageTrie = options.trie.shallowCopy(false);
+    this.#keccak = options.common.customCrypto.keccak256 ?? keccak_256;
+    this.#root = options.root;
+    this.#rootKey = flatHex(options.root);
+    this.originalStorageCache = new OriginalValues((address, slot) => this.getStorage(address, slot));
+  }
+
+  // ── Accounts ────────────────────────────────────────────────────────────────────────────────
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    return record === null ? undefined : new Account(record.nonce, record.balance, record.storageRoot, record.codeHash);
+  }
+
+  async #record(id: string, addressBytes: Uint8Array): Promise<AccountRecord | null> {
+    const written = this.#accounts.get(id);
+    if (written !== undefined) return written;
+    const key = this.#rootKey + id;
+    let record = this.#memos.accounts.get(key);
+    if (record === undefined) {
+      const rlp = await this.#accountTrie.get(addressBytes);
+      if (rlp === null) {
+        record = null;
+      } else {
+        const { nonce, balance, storageRoot, codeHash } = createAccountFromRLP(rlp);
+        record = { nonce, balance, storageRoot, codeHash };
+      }
+      this.#memos.remember(this.#memos.accounts, key, record);
+    }
+    return record;
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    const id = flatHex(address.bytes);
+    this.#setAccount(
+      id,
+      account === undefined ? null : { nonce: account.nonce, balance: account.balance, storageRoot: account.storageRoot, codeHash: account.codeHash },
+    );
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    const id = flatHex(address.bytes);
+    this.#setAccount(id, null);
+    this.#setSlots(id, undefined);
+  }
+
+  async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
+    const id = flatHex(address.bytes);
+    const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, storageRoot: KECCAK256_RLP, codeHash: KECCAK256_NULL };
+    this.#setAccount(id, {
+      nonce: fields.nonce ?? current.nonce,
+      balance: fields.balance ?? current.balance,
+      storageRoot: fields.storageRoot ?? current.storageRoot,
+      codeHash: fields.codeHash ?? current.codeHash,
+    });
+  }
+
+  #setAccount(id: string, record: AccountRecord | null): void {
+    this.#journal.push({ account: true, address: id, previous: this.#accounts.get(id) });
+    this.#accounts.set(id, record);
+  }
+
+  // ── Code ────────────────────────────────────────────────────────────────────────────────────
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    const codeHash = this.#keccak(value);
+    this.#code.set(flatHex(codeHash), value);
+    await this.modifyAccountFields(address, { codeHash });
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    if (record === null || equalsBytes(record.codeHash, KECCAK256_NULL)) return EMPTY;
+    const hash = flatHex(record.codeHash);
+    const code = this.#code.get(hash) ?? this.#memos.code.get(hash);
+    if (code !== undefined) return code;
+    const key = new Uint8Array(1 + record.codeHash.length);
+    key.set(CODE_PREFIX);
+    key.set(record.codeHash, 1);
+    const stored = ((await this.#accountTrie.database().get(key)) as Uint8Array | null | undefined) ?? EMPTY;
+    this.#memos.remember(this.#memos.code, hash, stored);
+    return stored;
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  // ── Storage ─────────────────────────────────────────────────────────────────────────────────
+
+  /** The slot's value, leading zeros stripped (empty when unset); read-only. */
+  async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    if (slot.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    const id = flatHex(address.bytes);
+    const slotKey = flatHex(slot);
+    const written = this.#slots.get(id)?.get(slotKey);
+    if (written !== undefined) return written;
+    const record = await this.#record(id, address.bytes);
+    if (record === null || equalsBytes(record.storageRoot, KECCAK256_RLP)) return EMPTY;
+    const key = flatHex(record.storageRoot) + slotKey;
+    let value = this.#memos.slots.get(key);
+    if (value === undefined) {
+      this.#storageTrie.root(record.storageRoot);
+      const rlp = await this.#storageTrie.get(slot);
+      value = rlp === null ? EMPTY : (RLP.decode(rlp) as Uint8Array);
+      this.#memos.remember(this.#memos.slots, key, value);
+    }
+    return value;
+  }
+
+  async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    if (slot.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
+    const id = flatHex(address.bytes);
+    if ((await this.#record(id, address.bytes)) === null) throw new Error("putStorage() called on non-existing account");
+    const previous = this.#slots.get(id);
+    const slots: Slots = previous === undefined ? new Map() : new Map(previous);
+    slots.set(flatHex(slot), unpadBytes(value));
+    this.#setSlots(id, slots);
+  }
+
+  /** The written slots go, and the account (created if missing) reads an empty trie from now on. */
+  async clearStorage(address: Address): Promise<void> {
+    const id = flatHex(address.bytes);
+    const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL };
+    this.#setSlots(id, undefined);
+    this.#setAccount(id, { nonce: current.nonce, balance: current.balance, storageRoot: KECCAK256_RLP, codeHash: current.codeHash });
+  }
+
+  /**
+   * The account's slots as the package dumps them (0x keccak(slot) → 0x RLP(value), in the trie's
+   * order): its storage trie at the account's storage root, with the slots written since put in.
+   */
+  async dumpStorage(address: Address): Promise<StorageDump> {
+    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    if (record === null) throw new Error("dumpStorage f() can only be called for an existing account");
+    const base: StorageDump = equalsBytes(record.storageRoot, KECCAK256_RLP) ? {} : (await this.baseTries(record.storageRoot).getValueMap()).values;
+    const written = this.#slots.get(flatHex(address.bytes));
+    if (written === undefined) return base;
+    for (const [slot, value] of written) {
+      const hashed = flatHex(this.#keccak(Buffer.from(slot.slice(2), "hex")));
+      if (value.length === 0) delete base[hashed];
+      else base[hashed] = flatHex(RLP.encode(value));
+    }
+    const dump: StorageDump = {};
+    for (const hashed of Object.keys(base).sort()) dump[hashed] = base[hashed]!;
+    return dump;
+  }
+
+  /**
+   * The overlay's slots of an account are replaced whole (copy on write): a journal entry holds the
+   * map as it was, so a revert is one Map set however many slots a frame wrote.
+   */
+  #setSlots(id: string, slots: Slots | undefined): void {
+    const previous = this.#slots.get(id);
+    if (previous === undefined && slots === undefined) return;
+    this.#journal.push({ account: false, address: id, previous });
+    if (slots === undefined) this.#slots.delete(id);
+    else this.#slots.set(id, slots);
+  }
+
+  // ── Checkpoints ─────────────────────────────────────────────────────────────────────────────
+
+  async checkpoint(): Promise<void> {
+    this.#checkpoints.push(this.#journal.length);
+  }
+
+  async commit(): Promise<void> {
+    this.#checkpoints.pop();
+    if (this.#checkpoints.length === 0) this.#settle();
+  }
+
+  async revert(): Promise<void> {
+    const mark = this.#checkpoints.pop() ?? 0;
+    const journal = this.#journal;
+    for (let at = journal.length - 1; at >= mark; at--) {
+      const undo = journal[at]!;
+      const overlay: Map<string, unknown> = undo.account ? this.#accounts : this.#slots;
+      if (undo.previous === undefined) overlay.delete(undo.address);
+      else overlay.set(undo.address, undo.previous);
+    }
+    journal.length = mark;
+    if (this.#checkpoints.length === 0) this.#settle();
+  }
+
+  /** Outside every checkpoint nothing can be reverted any more: the journal and the tx's original values go. */
+  #settle(): void {
+    this.#journal = [];
+    this.originalStorageCache.clear();
+  }
+
+  // ── Roots ───────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The root of the base state with the overlay put in: copies of the tries inside a checkpoint
+   * of their own, reverted after, so no node reaches the shared store. Unlike the package's flush,
+   * the accounts keep the storage roots they were put with (their slots are read from the base
+   * trie under the overlay's writes, and the new root's nodes are not kept): only a CREATE's
+   * collision check reads an account's storage root, and an account whose storage a dry run wrote
+   * has code or a nonce already.
+   */
+  async getStateRoot(): Promise<Uint8Array> {
+    if (this.#accounts.size === 0 && this.#slots.size === 0) return this.#root;
+    const accountTrie = this.#accountTrie.shallowCopy(false);
+    accountTrie.checkpoint();
+    try {
+      const ids = new Set([...this.#accounts.keys(), ...this.#slots.keys()]);
+      for (const id of ids) {
+        const addressBytes = Buffer.from(id.slice(2), "hex");
+        let record = await this.#record(id, addressBytes);
+        if (record === null) {
+          await accountTrie.del(addressBytes);
+          continue;
+        }
+        const slots = this.#slots.get(id);
+        if (slots !== undefined && slots.size > 0) {
+          const storageTrie = this.#accountTrie.shallowCopy(false);
+          storageTrie.root(record.storageRoot);
+          storageTrie.checkpoint();
+          for (const [slot, value] of slots) {
+            const slotBytes = Buffer.from(slot.slice(2), "hex");
+            if (value.length === 0) await storageTrie.del(slotBytes);
+            else await storageTrie.put(slotBytes, RLP.encode(value));
+          }
+          record = { ...record, storageRoot: storageTrie.root() };
+          await storageTrie.revert();
+        }
+        await accountTrie.put(addressBytes, new Account(record.nonce, record.balance, record.storageRoot, record.codeHash).serialize());
+      }
+      return accountTrie.root();
+    } finally {
+      await accountTrie.revert();
+    }
+  }
+
+  /** Moves the view to another root: the overlay and its journal go. */
+  async setStateRoot(stateRoot: Uint8Array): Promise<void> {
+    if (!equalsBytes(stateRoot, this.#accountTrie.EMPTY_TRIE_ROOT) && !(await this.#accountTrie.checkRoot(stateRoot))) {
+      throw new Error("State trie does not contain state root");
+    }
+    this.#accountTrie.root(stateRoot);
+    this.#root = stateRoot;
+    this.#rootKey = flatHex(stateRoot);
+    this.clearCaches();
+  }
+
+  async hasStateRoot(root: Uint8Array): Promise<boolean> {
+    return this.#accountTrie.checkRoot(root);
+  }
+
+  /** The base root (what the view was opened at). */
+  get baseRoot(): Uint8Array {
+    return this.#root;
+  }
+
+  /** Copies of the tries at the base root, for proofs (proof.ts): the account trie, and a storage trie at `storageRoot`. */
+  baseTries(storageRoot?: Uint8Array): MerklePatriciaTrie {
+    const trie = this.#accountTrie.shallowCopy(false);
+    if (storageRoot !== undefined) trie.root(storageRoot);
+    return trie;
+  }
+
+  /** Whether a dry run has written anything since the view was opened or moved (outside a checkpoint: never). */
+  get written(): boolean {
+    return this.#accounts.size > 0 || this.#slots.size > 0 || this.#code.size > 0;
+  }
+
+  // ── The rest of the interface ───────────────────────────────────────────────────────────────
+
+  /** The overlay goes (what the package's clearCaches does to unflushed writes). */
+  clearCaches(): void {
+    this.#accounts = new Map();
+    this.#slots = new Map();
+    this.#code = new Map();
+    this.#checkpoints.length = 0;
+    this.#settle();
+  }
+
+  /** Another view at the same base root, sharing the memos (an overlay is not copied, as the package's caches are not). */
+  shallowCopy(): ViewStateManager {
+    return new ViewStateManager({ common: this.common, trie: this.#accountTrie, root: this.#root, memos: this.#memos });
+  }
+}
+
+/**
+ * Each slot's value when the tx began, for SSTORE's gas (EIP-2200, EIP-3529): the first read
+ * since the outermost checkpoint opened, as @ethereumjs/statemanager's OriginalStorageCache keeps.
+ */
+class OriginalValues {
+  #values = new Map<string, Uint8Array>();
+  readonly #read: (address: Address, slot: Uint8Array) => Promise<Uint8Array>;
+  constructor(read: (address: Address, slot: Uint8Array) => Promise<Uint8Array>) {
+    this.#read = read;
+  }
+
+  async get(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    const key = flatHex(address.bytes) + flatHex(slot);
+    let value = this.#values.get(key);
+    if (value === undefined) {
+      value = await this.#read(address, slot);
+      this.#values.set(key, value);
+    }
+    return value;
+  }
+
+  clear(): void {
+    if (this.#values.size > 0) this.#values = new Map();
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The state of a view (src/node/state/viewState.ts) against the plain state layer given the same
+ * state (plainState.ts), and its roots and dumps against a state built afresh from what it reads: random reads, writes, deletions, code,
+ * checkpoints, commits, reverts, original values, dumps and state roots, every answer and error
+ * compared. And the VM a view runs on (copyVmOver) reads the view's state, not the live one.
+ */
+import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
+import { createVM } from "@ethereumjs/vm";
+import { RLP } from "@ethereumjs/rlp";
+import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
+import { expect } from "chai";
+
+import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
+import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { PlainStateManager } from "../src/node/state/plainState.ts";
+import { copyVmOver } from "../src/node/ethereumjs/vmCopy.ts";
+import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
+import { seededDraws } from "./helpers/seeded.ts";
+
+import type { StateManagerInterface } from "@ethereumjs/common";
+import type { Address } from "@ethereumjs/util";
+
+const ADDRESSES = ["0xaa", "0xbb", "0xcc", "0xdd", "0xee"].map((a) => createAddressFromString(`0x${a.slice(2).padStart(40, "0")}`));
+const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
+const CODES = [Uint8Array.of(0x60, 0x00), Uint8Array.of(0x5f, 0x5f, 0xf3), new Uint8Array(0)];
+
+/** A base state: some accounts with storage and code, some without, one missing (0xee). */
+async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: MerkleStateManager; root: Uint8Array }> {
+  const live = createStateManager(common);
+  for (const state of into === undefined ? [live] : [live, into]) {
+    for (const [i, address] of ADDRESSES.slice(0, 4).entries()) {
+      await state.putAccount(address, new Account(BigInt(i), 10n ** 18n * BigInt(i + 1)));
+      if (i % 2 === 0) await state.putCode(address, CODES[i >> 1]!);
+      for (let s = 0; s < i + 1; s++) await state.putStorage(address, slot(s), Uint8Array.of(s + 1, i));
+    }
+  }
+  return { live, root: await live.getStateRoot() };
+}
+
+const show = (value: unknown) => JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? bytesToHex(v) : typeof v === "bigint" ? v.toString() : v));
+
+/** Runs `op` on both, comparing what each answers or throws. */
+async function both(
+  log: string[],
+  name: string,
+  managers: [StateManagerInterface, StateManagerInterface],
+  op: (sm: StateManagerInterface) => Promise<unknown>,
+) {
+  const answers: string[] = [];
+  for (const sm of managers) {
+    try {
+      answers.push(`ok ${show(await op(sm))}`);
+    } catch (error) {
+      answers.push(`error ${(error as Error).message}`);
+    }
+  }
+  log.push(`${name}: ${answers[1]}`);
+  expect(answers[1], `${name} after:\n${log.slice(-15).join("\n")}`).to.equal(answers[0]);
+}
+
+async function run(seed: number, steps: number): Promise<void> {
+  const { next, pick } = seededDraws(seed);
+  const common = new Common({ chain: Mainnet });
+  // The reference: the plain state layer (plainState.ts, itself checked against MerkleStateManager
+  // on random transactions) given the same base state. MerkleStateManager's own caches are no
+  // reference here: after some sequences of clearStorage and reverts they keep a slot a revert dropped.
+  const reference = new PlainStateManager({ common });
+  const { live, root } = await baseState(common, reference);
+  expect(bytesToHex(await reference.getStateRoot())).to.equal(bytesToHex(root));
+  const ours = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 8) });
+  const managers: [StateManagerInterface, StateManagerInterface] = [reference, ours];
+  const log: string[] = [];
+  // As a dry run runs on a view: inside a checkpoint, all of it reverted at the end. (The package's
+  // flush at the outermost commit or revert writes its caches into the tries, and a view has no
+  // such step: stateViews.ts never writes outside a checkpoint.)
+  await both(log, "checkpoint", managers, (sm) => sm.checkpoint());
+  let depth = 1;
+  for (let step = 0; step < steps; step++) {
+    const address = pick(ADDRESSES);
+    const key = slot(Math.floor(next() * 6));
+    const choice = Math.floor(next() * 100);
+    if (choice < 8) {
+      depth++;
+      await both(log, "checkpoint", managers, (sm) => sm.checkpoint());
+    } else if (choice < 14 && depth > 1) {
+      depth--;
+      await both(log, "commit", managers, (sm) => sm.commit());
+    } else if (choice < 22 && depth > 1) {
+      depth--;
+      await both(log, "revert", managers, (sm) => sm.revert());
+    } else if (choice < 36) {
+      const value = next() < 0.25 ? new Uint8Array(0) : next() < 0.1 ? new Uint8Array(33) : Uint8Array.of(0, 1 + Math.floor(next() * 250));
+      await both(log, `putStorage ${address} ${bytesToHex(key)} ${bytesToHex(value)}`, managers, (sm) => sm.putStorage(address, key, value));
+    } else if (choice < 48) {
+      await both(log, `getStorage ${address} ${bytesToHex(key)}`, managers, (sm) => sm.getStorage(address, key));
+    } else if (choice < 52) {
+      await both(log, `original ${address} ${bytesToHex(key)}`, managers, (sm) => sm.originalStorageCache.get(address, key));
+    } else if (choice < 60) {
+      // An account created, or its balance and nonce changed (its storage root kept, as the EVM's writes keep it).
+      await both(log, `putAccount ${address}`, managers, async (sm) => {
+        const account = (await sm.getAccount(address)) ?? new Account();
+        account.balance += 1n;
+        account.nonce += 1n;
+        await sm.putAccount(address, account);
+      });
+    } else if (choice < 63) {
+      await both(log, `modifyAccountFields ${address}`, managers, (sm) => sm.modifyAccountFields(address, { balance: 7n }));
+    } else if (choice < 66) {
+      await both(log, `deleteAccount ${address}`, managers, (sm) => sm.deleteAccount(address));
+    } else if (choice < 71) {
+      await both(log, `clearStorage ${address}`, managers, (sm) => sm.clearStorage(address));
+    } else if (choice < 75) {
+      const code = pick(CODES);
+      await both(log, `putCode ${address} ${bytesToHex(code)}`, managers, (sm) => sm.putCode(address, code));
+    } else if (choice < 81) {
+      await both(log, `getCode ${address}`, managers, async (sm) => [await sm.getCode(address), await sm.getCodeSize(address)]);
+    } else if (choice < 85) {
+      await expectOracleRoot(log, ours);
+      await both(log, "getStateRoot", managers, (sm) => sm.getStateRoot());
+    } else if (choice < 88) {
+      await expectOracleDump(log, ours, address);
+    } else {
+      await both(log, `getAccount ${address}`, managers, async (sm) => {
+        const account = await sm.getAccount(address);
+        if (account === undefined) return undefined;
+        // (A storage root is reported as last computed by the plain layer, as put by a view: not compared.)
+        return [account.nonce, account.balance, account.codeHash];
+      });
+    }
+  }
+  for (const address of ADDRESSES) await expectOracleDump(log, ours, address);
+  await expectOracleRoot(log, ours);
+  while (depth-- > 0) await both(log, "revert", managers, (sm) => sm.revert());
+  // Every write undone: the base state (as a state manager just opened at the root reads it; the
+  // package's own caches can keep a slot a revert should have dropped), and after a move to the root.
+  const fresh = new MerkleStateManager({ common, caches: new Caches(), trie: merkleInternals(live)._trie.shallowCopy(false) });
+  await fresh.setStateRoot(root);
+  expect(bytesToHex(await ours.getStateRoot())).to.equal(bytesToHex(root));
+  for (const moved of [false, true]) {
+    if (moved) await ours.setStateRoot(root);
+    for (const address of ADDRESSES) {
+      await both(log, `getAccount ${address}`, [fresh, ours], (sm) => sm.getAccount(address).then((account) => account?.serialize()));
+      for (let n = 0; n < 6; n++) await both(log, `getStorage ${address} ${n}`, [fresh, ours], (sm) => sm.getStorage(address, slot(n)));
+    }
+  }
+}
+
+/** The view's dump of an account's storage holds exactly the slots it reads (keccak(slot) → RLP(value), in key order), or refuses a missing account. */
+async function expectOracleDump(log: string[], view: ViewStateManager, address: Address): Promise<void> {
+  log.push(`dumpStorage ${address}`);
+  if ((await view.getAccount(address)) === undefined) {
+    const error = await view.dumpStorage(address).then(
+      () => undefined,
+      (caught: Error) => caught.message,
+    );
+    expect(error, log.slice(-15).join("\n")).to.equal("dumpStorage f() can only be called for an existing account");
+    return;
+  }
+  const expected: Record<string, string> = {};
+  const entries: [string, string][] = [];
+  for (let n = 0; n < 6; n++) {
+    const value = await view.getStorage(address, slot(n));
+    if (value.length > 0) entries.push([bytesToHex(keccak256(slot(n))), bytesToHex(RLP.encode(value))]);
+  }
+  for (const [key, value] of entries.sort(([a], [b]) => (a < b ? -1 : 1))) expected[key] = value;
+  expect(show(await view.dumpStorage(address)), log.slice(-15).join("\n")).to.equal(show(expected));
+}
+
+/**
+ * The view's state root is the root of its state built afresh (a new state manager given every
+ * account, code and slot the view reads, which the reference answered the same all along).
+ * MerkleStateManager's own root is no oracle here: after a flush inside a checkpoint it answers
+ * the root it had (10.1.3).
+ */
+async function expectOracleRoot(log: string[], view: ViewStateManager): Promise<void> {
+  const fresh = createStateManager(new Common({ chain: Mainnet }));
+  for (const address of ADDRESSES) {
+    const account = await view.getAccount(address);
+    if (account === undefined) continue;
+    await fresh.putAccount(address, new Account(account.nonce, account.balance, undefined, account.codeHash));
+    const code = await view.getCode(address);
+    if (code.length > 0) await fresh.putCode(address, code);
+    for (let n = 0; n < 6; n++) {
+      const value = await view.getStorage(address, slot(n));
+      if (value.length > 0) await fresh.putStorage(address, slot(n), value);
+    }
+  }
+  const expected = bytesToHex(await fresh.getStateRoot());
+  log.push(`getStateRoot: ${expected}`);
+  expect(bytesToHex(await view.getStateRoot()), `getStateRoot after:\n${log.slice(-15).join("\n")}`).to.equal(expected);
+}
+
+describe("view state (viewState.ts), randomised against the plain state layer and fresh tries", () => {
+  for (let seed = 1; seed <= 30; seed++) {
+    it(`seed ${seed}: the same reads, writes, errors, original values, dumps and roots`, async () => {
+      await run(seed, 400);
+    });
+  }
+
+  it("computing a root leaves the shared node store as it was, and the view at its base reads the base state", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const store = (merkleInternals(live)._trie.database().db as unknown as { _database: Map<string, unknown> })._database;
+    const before = store.size;
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 8) });
+    await view.checkpoint();
+    await view.putStorage(ADDRESSES[1]!, slot(9), Uint8Array.of(9));
+    await view.putAccount(ADDRESSES[4]!, new Account(0n, 5n));
+    expect(bytesToHex(await view.getStateRoot())).to.not.equal(bytesToHex(root));
+    expect(store.size).to.equal(before);
+    await view.revert();
+    expect(bytesToHex(await view.getStateRoot())).to.equal(bytesToHex(root));
+    expect(await view.getAccount(ADDRESSES[4]!)).to.equal(undefined);
+  });
+
+  it("a VM copied over a view (copyVmOver) and its EVM read the view's state, and the live VM keeps its own", async () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const { live: liveState, root } = await baseState(common);
+    const live = await createVM({ common, stateManager: liveState });
+    const view = new ViewStateManager({ common, trie: merkleInternals(liveState)._trie, root, memos: new ViewMemos(64, 8) });
+    const copy = await copyVmOver(live, view);
+    expect(copy.stateManager).to.equal(view);
+    expect(copy.evm.stateManager).to.equal(view);
+    expect(live.stateManager).to.equal(liveState);
+    await liveState.putAccount(ADDRESSES[0]!, new Account(0n, 1n));
+    expect((await copy.stateManager.getAccount(ADDRESSES[0]!))?.balance).to.equal(10n ** 18n);
+  });
+});
