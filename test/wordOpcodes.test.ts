@@ -1,5 +1,5 @@
 /**
- * KECCAK256 and SLOAD's handlers and SLOAD's gas (src/node/ethereumjs/wordOpcodes.ts) replace
+ * KECCAK256, SLOAD, SSTORE and LOG0–LOG4's handlers and SLOAD and SSTORE's gas (src/node/ethereumjs/wordOpcodes.ts) replace
  * @ethereumjs/evm 10.1.3's in each EVM's opcode table. These tests fail when the entries stop being
  * ours, when a word's bytes or a hash's number differ from @ethereumjs/util's, and when any program
  * runs differently on them than on the package's handlers.
@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { evmFile } from "../src/node/ethereumjs/framePool.ts";
 import { installInterpreterLoop } from "../src/node/ethereumjs/interpreterLoop.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
-import { keccak256Opcode, sloadOpcode, sstoreOpcode, storageWord, wordBytes, wordOf } from "../src/node/ethereumjs/wordOpcodes.ts";
+import { keccak256Opcode, logOpcode, sloadOpcode, sstoreOpcode, storageWord, wordBytes, wordOf } from "../src/node/ethereumjs/wordOpcodes.ts";
 // The engine's opcode hook (JUMP, JUMPI and the calls yield through it): the handlers must run with it.
 import "../src/node/execution/evmBudget.ts";
 
@@ -83,6 +83,10 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
     expect(table[0x54]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x54));
     expect(table[0x55]!.opHandler).to.equal(sstoreOpcode);
     expect(table[0x55]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x55));
+    for (let code = 0xa0; code <= 0xa4; code++) {
+      expect(table[code]!.opHandler).to.equal(logOpcode);
+      expect(table[code]!.gasHandler).to.equal(dynamicGasHandlers.get(code));
+    }
     const binaryTrees = new Common({ chain: Mainnet, hardfork: "osaka", eips: [7864] });
     // The EVM asks such a state manager for code-chunk witnesses; this one is never run.
     const stateManager = Object.assign(new MerkleStateManager({ common: binaryTrees }), { checkChunkWitnessPresent: async () => true });
@@ -112,6 +116,8 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       fc.tuple(op(0x54, [key]), slot).map(([code, at]) => kept(code, at)), // SLOAD (cold, then warm)
       op(0x55, [key, word]), // SSTORE
       op(0x01, [word, word]),
+      // LOG0–LOG4 of memory at and past its end, with word topics (and in the static frame below, refused).
+      fc.integer({ min: 0, max: 4 }).chain((count) => op(0xa0 + count, [small, edge, ...Array.from({ length: count }, () => word)])),
       // STATICCALL to itself with some or all of its gas (GAS): SLOAD in a nested frame, and SSTORE where it may not write.
       fc
         .tuple(small, fc.oneof(small, fc.constant(-1n)))
@@ -130,7 +136,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       if (!ours) {
         const { handlers, dynamicGasHandlers } = await packageHandlers();
         const table = opcodeTableOf(evm) as unknown as Entry[];
-        for (const op of [0x20, 0x54, 0x55]) {
+        for (const op of [0x20, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4]) {
           table[op]!.opHandler = handlers.get(op);
           table[op]!.gasHandler = dynamicGasHandlers.get(op);
         }
@@ -148,11 +154,12 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
         gasUsed: exec.executionGasUsed,
         refund: exec.gasRefund,
         returned: bytesToHex(exec.returnValue),
+        logs: (exec.logs ?? []).map((log) => log.map((part) => (part instanceof Uint8Array ? bytesToHex(part) : part.map((topic) => bytesToHex(topic))))),
         root: bytesToHex(await evm.stateManager.getStateRoot()),
       };
     }
 
-    it("random programs (hashes of memory at and past its end, cold and warm loads, stores that set, reset, clear and restore slots, nested frames, out of gas), under every hardfork from Constantinople: same outcome, gas, refund, return and state root", async () => {
+    it("random programs (hashes of memory at and past its end, logs, cold and warm loads, stores that set, reset, clear and restore slots, nested frames, out of gas), under every hardfork from Constantinople: same outcome, gas, refund, return and state root", async () => {
       await fc.assert(
         fc.asyncProperty(program, fc.bigInt({ min: 21_000n, max: 300_000n }), fc.constantFrom(...hardforks), async (code, gasLimit, hardfork) => {
           expect(await execute(code, gasLimit, true, hardfork), `${hardfork} ${bytesToHex(code)}`).to.deep.equal(

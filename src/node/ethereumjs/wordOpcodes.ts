@@ -1,6 +1,6 @@
 /**
- * KECCAK256, SLOAD and SSTORE (their handlers and dynamic gas) without the byte↔bigint round trips
- * of @ethereumjs/util.
+ * KECCAK256, SLOAD and SSTORE (their handlers and dynamic gas), and LOG0–LOG4's handlers, without
+ * the byte↔bigint round trips of @ethereumjs/util.
  *
  * @ethereumjs/evm 10.1.3 (opcodes/functions.js, opcodes/gas.js) turns a storage key into its 32
  * bytes with `setLengthLeft(bigIntToBytes(key), 32)` (a hex string, its bytes, then a padded copy
@@ -11,7 +11,8 @@
  * bytes are written as four 64-bit words into a new array (a new one per key: the state manager and
  * the journal may keep it), a stored value is padded with one `set`, the hash input is read as a
  * view of memory (the hash only reads it, before anything else runs), and the hash becomes a number
- * from its four 64-bit words. The values are the same: a stack word is below 2^256, so its 32-byte
+ * from its four 64-bit words. LOG pads each topic the same way as a storage key (~3 % of an
+ * ERC-20 transfer's dry run went to padding its three topics). The values are the same: a stack word is below 2^256, so its 32-byte
  * big-endian form is what `setLengthLeft(bigIntToBytes(word), 32)` gives, and the hash's number is
  * what `BigInt(bytesToHex(hash))` gives. The gas is the package's own formulas (`accessStorageEIP2929`,
  * `updateSstoreGasEIP2200`, ...) on those bytes; SLOAD's is returned without a promise (the loop,
@@ -39,15 +40,19 @@ import type { Common } from "@ethereumjs/common";
 const KECCAK256 = 0x20;
 const SLOAD = 0x54;
 const SSTORE = 0x55;
+const LOG0 = 0xa0;
+const LOG4 = 0xa4;
 const EMPTY = new Uint8Array(0);
 
 interface WordRunState {
+  opCode: number;
   stack: { pop(): bigint; popN(count: number): bigint[]; push(value: bigint): void; peek(count?: number): bigint[] };
   memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array };
   interpreter: {
     storageLoad(key: Uint8Array, original?: boolean, trackBAL?: boolean): Promise<Uint8Array>;
     storageStore(key: Uint8Array, value: Uint8Array): Promise<void>;
     isStatic(): boolean;
+    log(data: Uint8Array, topicsCount: number, topics: Uint8Array[]): void;
   };
 }
 
@@ -100,6 +105,17 @@ export function keccak256Opcode(runState: WordRunState, common: Common): void {
   const [offset, length] = runState.stack.popN(2) as [bigint, bigint];
   const data = length === 0n ? EMPTY : runState.memory.read(Number(offset), Number(length), true);
   runState.stack.push(wordOf((common.customCrypto.keccak256 ?? keccak)(data)));
+}
+
+/** The package's LOG0–LOG4 (functions.js, 0xa0–0xa4): the memory read, and each topic as its 32 bytes. Their gas (and the static-call check) stays the package's. */
+export function logOpcode(runState: WordRunState): void {
+  const [offset, length] = runState.stack.popN(2) as [bigint, bigint];
+  const count = runState.opCode - LOG0;
+  const words = runState.stack.popN(count);
+  const topics = new Array<Uint8Array>(count);
+  for (let at = 0; at < count; at++) topics[at] = wordBytes(words[at]!);
+  const data = length === 0n ? new Uint8Array(0) : runState.memory.read(Number(offset), Number(length));
+  runState.interpreter.log(data, count, topics);
 }
 
 /** The package's SLOAD (functions.js, 0x54). */
@@ -179,6 +195,10 @@ export function installWordOpcodes(): Promise<void> {
       }[];
       const hash = table[KECCAK256];
       if (hash !== undefined && !hash.opcodeInfo.isInvalid && !isHooked(hash.opHandler)) hash.opHandler = keccak256Opcode;
+      for (let code = LOG0; code <= LOG4; code++) {
+        const log = table[code];
+        if (log !== undefined && !log.opcodeInfo.isInvalid && !isHooked(log.opHandler)) log.opHandler = logOpcode;
+      }
       const common = this.common;
       const witnesses = common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
       const sload = table[SLOAD];

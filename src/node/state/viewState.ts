@@ -348,21 +348,11 @@ export class ViewStateManager implements StateManagerInterface {
     return this.#accountTrie.checkRoot(root);
   }
 
-  /** The base root (what the view was opened at). */
-  get baseRoot(): Uint8Array {
-    return this.#root;
-  }
-
   /** Copies of the tries at the base root, for proofs (proof.ts): the account trie, and a storage trie at `storageRoot`. */
   baseTries(storageRoot?: Uint8Array): MerklePatriciaTrie {
     const trie = this.#accountTrie.shallowCopy(false);
     if (storageRoot !== undefined) trie.root(storageRoot);
     return trie;
-  }
-
-  /** Whether a dry run has written anything since the view was opened or moved (outside a checkpoint: never). */
-  get written(): boolean {
-    return this.#accounts.size > 0 || this.#slots.size > 0 || this.#code.size > 0;
   }
 
   // ── The rest of the interface ───────────────────────────────────────────────────────────────
