@@ -77,6 +77,8 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   try {
+    // Before the chain's code loads: the server optimizes its request path sooner (cli/tierUp.ts).
+    (await import("./cli/tierUp.ts")).lowerTierUpThreshold();
     const { runNode } = await import("./cli/node.ts");
     return await runNode(parsed, packageVersion());
   } catch (error) {

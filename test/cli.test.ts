@@ -17,6 +17,7 @@ import { wordlist } from "@scure/bip39/wordlists/english";
 import { expect } from "chai";
 
 import { parseNodeArgs } from "../src/cli.ts";
+import { lowerTierUpThreshold } from "../src/cli/tierUp.ts";
 import { mnemonicProblem } from "../src/node/common/bip39.ts";
 import { requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
 import { CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
@@ -29,6 +30,23 @@ const ALICE = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const BOB = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const ALICE_55 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const BOB_55 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+describe("preconf CLI: the server's V8 tier-up threshold (docs/cli.md#the-servers-process)", () => {
+  const run = (execArgv: string[], nodeOptions: string) => {
+    const set: string[] = [];
+    const changed = lowerTierUpThreshold(execArgv, nodeOptions, (flags) => set.push(flags));
+    return { changed, set };
+  };
+
+  it("is lowered to 500 invocations when Node was given none", () => {
+    expect(run(["--enable-source-maps"], "--max-old-space-size=4096")).to.deep.equal({ changed: true, set: ["--invocation-count-for-turbofan=500"] });
+  });
+
+  it("is left as given on Node's command line or in NODE_OPTIONS", () => {
+    expect(run(["--invocation-count-for-turbofan=3000"], "")).to.deep.equal({ changed: false, set: [] });
+    expect(run([], "--no-warnings --invocation-count-for-turbofan=1000")).to.deep.equal({ changed: false, set: [] });
+  });
+});
 
 describe("preconf CLI: version and mnemonic", () => {
   before(requireBuiltCli);
