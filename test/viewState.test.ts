@@ -199,6 +199,20 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     });
   }
 
+  it("the memos start over at their bound, and reads after that walk the tries again with the same answers", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const memos = new ViewMemos(3, 1);
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos });
+    const read = async () => Promise.all(ADDRESSES.slice(0, 4).map(async (address) => [await view.getStorage(address, slot(0)), await view.getCode(address)]));
+    const first = show(await read());
+    const size = (memo: Map<string, Map<string, unknown>>) => [...memo.values()].reduce((sum, entries) => sum + entries.size, 0);
+    expect(size(memos.accounts)).to.be.at.most(3);
+    expect(size(memos.slots)).to.be.at.most(3);
+    expect(memos.code.size).to.be.at.most(1);
+    expect(show(await read())).to.equal(first);
+  });
+
   it("computing a root leaves the shared node store as it was, and the view at its base reads the base state", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);

@@ -70,14 +70,13 @@ export interface ReadOptions {
  * (a view at its state root).
  */
 export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, read: (vm: VM) => Promise<T>, options: ReadOptions = {}): Promise<T> {
-  const live = (number: bigint) => (options.snapshot === true ? readSnapshot(core, number, read) : core.queue.run(() => read(core.vm)));
   if (resolved.kind === "open") {
     const { stateRoot } = resolved;
     // A frozen view's state root, read like a sealed block's (state views need the root, and the
     // number and time that name the block's fork).
     const { number, timestamp } = resolved.open.header;
     if (stateRoot !== undefined) return core.history.read({ header: { stateRoot, number, timestamp } } as Block, read);
-    return live(resolved.open.number);
+    return options.snapshot === true ? readSnapshot(core, resolved.open.number, read) : core.queue.run(() => read(core.vm));
   }
   if (!core.history.hasState(resolved.sealed)) throw new HistoricalStateUnavailableError(resolved.sealed.block.header.number, core.history.from);
   // A sealed block's state as every read sees it: with the dev edits that landed on it (stateEdits.ts),

@@ -54,18 +54,49 @@ type Undo = { account: true; address: string; previous: AccountRecord | null | u
  * size limit each).
  */
 export class ViewMemos {
-  readonly accounts = new Map<string, AccountRecord | null>();
-  readonly slots = new Map<string, Uint8Array>();
+  /** By state root, then address; slots by storage root, then slot (two maps: no key is built by joining two long strings). */
+  readonly accounts = new Map<string, Map<string, AccountRecord | null>>();
+  readonly slots = new Map<string, Map<string, Uint8Array>>();
   readonly code = new Map<string, Uint8Array>();
+  readonly #counts = new Map<Map<string, unknown>, number>();
   constructor(
     readonly maxEntries: number,
     readonly maxCode: number,
   ) {}
 
-  remember<T>(memo: Map<string, T>, key: string, value: T): void {
-    if (memo.size >= (memo === (this.code as Map<string, unknown>) ? this.maxCode : this.maxEntries)) memo.clear();
-    memo.set(key, value);
+  rememberCode(hash: string, code: Uint8Array): void {
+    if (this.code.size >= this.maxCode) this.code.clear();
+    this.code.set(hash, code);
   }
+
+  /** Puts `value` under `root` then `key` in `memo` (accounts or slots), which starts over at `maxEntries` entries in all. */
+  remember<T>(memo: Map<string, Map<string, T>>, root: string, key: string, value: T): void {
+    const count = this.#counts.get(memo) ?? 0;
+    if (count >= this.maxEntries) memo.clear();
+    this.#counts.set(memo, count >= this.maxEntries ? 1 : count + 1);
+    let entries = memo.get(root);
+    if (entries === undefined) {
+      entries = new Map();
+      memo.set(root, entries);
+    }
+    entries.set(key, value);
+  }
+}
+
+/**
+ * The hex key of an address's or a root's bytes, remembered per array: the EVM hands the same
+ * Address objects to every read of a run, and an account's storage root array is shared by every
+ * Account built from its record. Such arrays are never changed in place (@ethereumjs builds new ones).
+ */
+const keys = new WeakMap<Uint8Array, string>();
+
+function keyOf(bytes: Uint8Array): string {
+  let key = keys.get(bytes);
+  if (key === undefined) {
+    key = flatHex(bytes);
+    keys.set(bytes, key);
+  }
+  return key;
 }
 
 /** MerkleStateManager's key of code in the trie's database (its default `prefixCodeHashes`: `c` + code hash). */
@@ -108,15 +139,14 @@ export class ViewStateManager implements StateManagerInterface {
   // ── Accounts ────────────────────────────────────────────────────────────────────────────────
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    const record = await this.#record(keyOf(address.bytes), address.bytes);
     return record === null ? undefined : new Account(record.nonce, record.balance, record.storageRoot, record.codeHash);
   }
 
   async #record(id: string, addressBytes: Uint8Array): Promise<AccountRecord | null> {
     const written = this.#accounts.get(id);
     if (written !== undefined) return written;
-    const key = this.#rootKey + id;
-    let record = this.#memos.accounts.get(key);
+    let record = this.#memos.accounts.get(this.#rootKey)?.get(id);
     if (record === undefined) {
       const rlp = await this.#accountTrie.get(addressBytes);
       if (rlp === null) {
@@ -125,13 +155,13 @@ export class ViewStateManager implements StateManagerInterface {
         const { nonce, balance, storageRoot, codeHash } = createAccountFromRLP(rlp);
         record = { nonce, balance, storageRoot, codeHash };
       }
-      this.#memos.remember(this.#memos.accounts, key, record);
+      this.#memos.remember(this.#memos.accounts, this.#rootKey, id, record);
     }
     return record;
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     this.#setAccount(
       id,
       account === undefined ? null : { nonce: account.nonce, balance: account.balance, storageRoot: account.storageRoot, codeHash: account.codeHash },
@@ -139,13 +169,13 @@ export class ViewStateManager implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     this.#setAccount(id, null);
     this.#setSlots(id, undefined);
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, storageRoot: KECCAK256_RLP, codeHash: KECCAK256_NULL };
     this.#setAccount(id, {
       nonce: fields.nonce ?? current.nonce,
@@ -169,16 +199,16 @@ export class ViewStateManager implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    const record = await this.#record(keyOf(address.bytes), address.bytes);
     if (record === null || equalsBytes(record.codeHash, KECCAK256_NULL)) return EMPTY;
-    const hash = flatHex(record.codeHash);
+    const hash = keyOf(record.codeHash);
     const code = this.#code.get(hash) ?? this.#memos.code.get(hash);
     if (code !== undefined) return code;
     const key = new Uint8Array(1 + record.codeHash.length);
     key.set(CODE_PREFIX);
     key.set(record.codeHash, 1);
     const stored = ((await this.#accountTrie.database().get(key)) as Uint8Array | null | undefined) ?? EMPTY;
-    this.#memos.remember(this.#memos.code, hash, stored);
+    this.#memos.rememberCode(hash, stored);
     return stored;
   }
 
@@ -191,19 +221,19 @@ export class ViewStateManager implements StateManagerInterface {
   /** The slot's value, leading zeros stripped (empty when unset); read-only. */
   async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     if (slot.length !== 32) throw new Error("Storage key must be 32 bytes long");
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     const slotKey = flatHex(slot);
     const written = this.#slots.get(id)?.get(slotKey);
     if (written !== undefined) return written;
     const record = await this.#record(id, address.bytes);
     if (record === null || equalsBytes(record.storageRoot, KECCAK256_RLP)) return EMPTY;
-    const key = flatHex(record.storageRoot) + slotKey;
-    let value = this.#memos.slots.get(key);
+    const rootKey = keyOf(record.storageRoot);
+    let value = this.#memos.slots.get(rootKey)?.get(slotKey);
     if (value === undefined) {
       this.#storageTrie.root(record.storageRoot);
       const rlp = await this.#storageTrie.get(slot);
       value = rlp === null ? EMPTY : (RLP.decode(rlp) as Uint8Array);
-      this.#memos.remember(this.#memos.slots, key, value);
+      this.#memos.remember(this.#memos.slots, rootKey, slotKey, value);
     }
     return value;
   }
@@ -211,7 +241,7 @@ export class ViewStateManager implements StateManagerInterface {
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
     if (slot.length !== 32) throw new Error("Storage key must be 32 bytes long");
     if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     if ((await this.#record(id, address.bytes)) === null) throw new Error("putStorage() called on non-existing account");
     const previous = this.#slots.get(id);
     const slots: Slots = previous === undefined ? new Map() : new Map(previous);
@@ -221,7 +251,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** The written slots go, and the account (created if missing) reads an empty trie from now on. */
   async clearStorage(address: Address): Promise<void> {
-    const id = flatHex(address.bytes);
+    const id = keyOf(address.bytes);
     const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL };
     this.#setSlots(id, undefined);
     this.#setAccount(id, { nonce: current.nonce, balance: current.balance, storageRoot: KECCAK256_RLP, codeHash: current.codeHash });
@@ -232,10 +262,10 @@ export class ViewStateManager implements StateManagerInterface {
    * order): its storage trie at the account's storage root, with the slots written since put in.
    */
   async dumpStorage(address: Address): Promise<StorageDump> {
-    const record = await this.#record(flatHex(address.bytes), address.bytes);
+    const record = await this.#record(keyOf(address.bytes), address.bytes);
     if (record === null) throw new Error("dumpStorage f() can only be called for an existing account");
     const base: StorageDump = equalsBytes(record.storageRoot, KECCAK256_RLP) ? {} : (await this.baseTries(record.storageRoot).getValueMap()).values;
-    const written = this.#slots.get(flatHex(address.bytes));
+    const written = this.#slots.get(keyOf(address.bytes));
     if (written === undefined) return base;
     for (const [slot, value] of written) {
       const hashed = flatHex(this.#keccak(Buffer.from(slot.slice(2), "hex")));
@@ -377,18 +407,25 @@ export class ViewStateManager implements StateManagerInterface {
  * since the outermost checkpoint opened, as @ethereumjs/statemanager's OriginalStorageCache keeps.
  */
 class OriginalValues {
-  #values = new Map<string, Uint8Array>();
+  /** By address, then slot. */
+  #values = new Map<string, Map<string, Uint8Array>>();
   readonly #read: (address: Address, slot: Uint8Array) => Promise<Uint8Array>;
   constructor(read: (address: Address, slot: Uint8Array) => Promise<Uint8Array>) {
     this.#read = read;
   }
 
   async get(address: Address, slot: Uint8Array): Promise<Uint8Array> {
-    const key = flatHex(address.bytes) + flatHex(slot);
-    let value = this.#values.get(key);
+    const id = keyOf(address.bytes);
+    const slotKey = flatHex(slot);
+    let slots = this.#values.get(id);
+    let value = slots?.get(slotKey);
     if (value === undefined) {
       value = await this.#read(address, slot);
-      this.#values.set(key, value);
+      if (slots === undefined) {
+        slots = new Map();
+        this.#values.set(id, slots);
+      }
+      slots.set(slotKey, value);
     }
     return value;
   }
