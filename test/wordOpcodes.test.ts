@@ -9,14 +9,26 @@ import { createRequire } from "node:module";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, bigIntToBytes, bytesToHex, createAddressFromString, equalsBytes, setLengthLeft } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToBigInt, bytesToHex, createAddressFromString, equalsBytes, setLengthLeft } from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 
 import { evmFile } from "../src/node/ethereumjs/framePool.ts";
 import { installInterpreterLoop } from "../src/node/ethereumjs/interpreterLoop.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
-import { keccak256Opcode, logOpcode, sloadOpcode, sstoreOpcode, storageWord, wordBytes, wordOf } from "../src/node/ethereumjs/wordOpcodes.ts";
+import {
+  calldataloadOpcode,
+  callerOpcode,
+  keccak256Opcode,
+  logOpcode,
+  mloadOpcode,
+  numberOf,
+  sloadOpcode,
+  sstoreOpcode,
+  storageWord,
+  wordBytes,
+  wordOf,
+} from "../src/node/ethereumjs/wordOpcodes.ts";
 // The engine's opcode hook (JUMP, JUMPI and the calls yield through it): the handlers must run with it.
 import "../src/node/execution/evmBudget.ts";
 
@@ -24,7 +36,8 @@ const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Numbe
 const SEED = Number(process.env.FC_SEED ?? 20_261_128);
 const require = createRequire(import.meta.url);
 const MAX_UINT256 = (1n << 256n) - 1n;
-const CALLER = createAddressFromString("0x00000000000000000000000000000000000000c0");
+// Its leading byte is not zero: CALLER must read all 20.
+const CALLER = createAddressFromString("0xc0000000000000000000000000000000000000c0");
 const CONTRACT = createAddressFromString("0x00000000000000000000000000000000000000cc");
 
 type Entry = { opHandler: unknown; gasHandler?: unknown };
@@ -72,6 +85,13 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       ),
       { numRuns: runs(500), seed: SEED },
     );
+    // Any 0 to 32 bytes (a stored value, an address) as util's bytesToBigInt reads them.
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 32 }), (value) => {
+        expect(numberOf(value)).to.equal(bytesToBigInt(value));
+      }),
+      { numRuns: runs(500), seed: SEED },
+    );
   });
 
   it("every EVM's table holds them (SLOAD's gas too, where EIP-6800 and EIP-7864 are off)", async () => {
@@ -83,6 +103,9 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
     expect(table[0x54]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x54));
     expect(table[0x55]!.opHandler).to.equal(sstoreOpcode);
     expect(table[0x55]!.gasHandler).to.not.equal(dynamicGasHandlers.get(0x55));
+    expect(table[0x51]!.opHandler).to.equal(mloadOpcode);
+    expect(table[0x35]!.opHandler).to.equal(calldataloadOpcode);
+    expect(table[0x33]!.opHandler).to.equal(callerOpcode);
     for (let code = 0xa0; code <= 0xa4; code++) {
       expect(table[code]!.opHandler).to.equal(logOpcode);
       expect(table[code]!.gasHandler).to.equal(dynamicGasHandlers.get(code));
@@ -116,6 +139,9 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       fc.tuple(op(0x54, [key]), slot).map(([code, at]) => kept(code, at)), // SLOAD (cold, then warm)
       op(0x55, [key, word]), // SSTORE
       op(0x01, [word, word]),
+      fc.tuple(op(0x51, [edge]), slot).map(([code, at]) => kept(code, at)), // MLOAD (at and past the end of memory)
+      fc.tuple(op(0x35, [fc.oneof(small, edge)]), slot).map(([code, at]) => kept(code, at)), // CALLDATALOAD (whole, partial and past the calldata)
+      slot.map((at) => kept([0x33], at)), // CALLER (the contract calling itself, below, or the caller)
       // LOG0–LOG4 of memory at and past its end, with word topics (and in the static frame below, refused).
       fc.integer({ min: 0, max: 4 }).chain((count) => op(0xa0 + count, [small, edge, ...Array.from({ length: count }, () => word)])),
       // STATICCALL to itself with some or all of its gas (GAS): SLOAD in a nested frame, and SSTORE where it may not write.
@@ -128,6 +154,8 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       .array(instruction, { minLength: 1, maxLength: 40 })
       .map((body) => Uint8Array.from([...body.flat(), 0x59, 0x60, 0x00, 0x52, 0x59, 0x60, 0x00, 0xf3]));
 
+    /** 45 bytes: a load at 0 is whole, at 13 partial, at 45 and beyond zero. */
+    const CALLDATA = Uint8Array.from({ length: 45 }, (_, i) => (i * 37 + 11) & 0xff);
     const hardforks = ["constantinople", "petersburg", "istanbul", "berlin", "london", "cancun", "osaka"] as const;
 
     async function execute(code: Uint8Array, gasLimit: bigint, ours: boolean, hardfork: (typeof hardforks)[number] = "osaka") {
@@ -136,7 +164,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       if (!ours) {
         const { handlers, dynamicGasHandlers } = await packageHandlers();
         const table = opcodeTableOf(evm) as unknown as Entry[];
-        for (const op of [0x20, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4]) {
+        for (const op of [0x20, 0x33, 0x35, 0x51, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4]) {
           table[op]!.opHandler = handlers.get(op);
           table[op]!.gasHandler = dynamicGasHandlers.get(op);
         }
@@ -145,7 +173,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       await evm.stateManager.putAccount(CONTRACT, new Account(1n, 10n ** 18n));
       await evm.stateManager.putCode(CONTRACT, code);
       for (let slot = 0n; slot < 3n; slot++) await evm.stateManager.putStorage(CONTRACT, wordBytes(slot), bigIntToBytes(slot * 1000n + 7n));
-      const result = await evm.runCall({ caller: CALLER, to: CONTRACT, gasLimit });
+      const result = await evm.runCall({ caller: CALLER, to: CONTRACT, gasLimit, data: CALLDATA });
       const exec = result.execResult;
       await evm.stateManager.checkpoint();
       await evm.stateManager.commit();
@@ -159,7 +187,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       };
     }
 
-    it("random programs (hashes of memory at and past its end, logs, cold and warm loads, stores that set, reset, clear and restore slots, nested frames, out of gas), under every hardfork from Constantinople: same outcome, gas, refund, return and state root", async () => {
+    it("random programs (hashes of memory at and past its end, logs, memory and calldata loads, the caller, cold and warm loads, stores that set, reset, clear and restore slots, nested frames, out of gas), under every hardfork from Constantinople: same outcome, gas, refund, return and state root", async () => {
       await fc.assert(
         fc.asyncProperty(program, fc.bigInt({ min: 21_000n, max: 300_000n }), fc.constantFrom(...hardforks), async (code, gasLimit, hardfork) => {
           expect(await execute(code, gasLimit, true, hardfork), `${hardfork} ${bytesToHex(code)}`).to.deep.equal(
@@ -168,6 +196,20 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
         }),
         { numRuns: runs(200), seed: SEED },
       );
+    });
+
+    it("calldata loads whole, partial, at and past the end, and the caller: the package's words", async () => {
+      const offsets = [0n, 1n, 13n, 31n, 44n, 45n, 46n, 1000n, MAX_UINT256];
+      const code = Uint8Array.from([
+        ...offsets.flatMap((offset, i) => [...push(offset), 0x35, ...push(200n + BigInt(i)), 0x55]),
+        0x33,
+        ...push(250n),
+        0x55,
+        0x00,
+      ]);
+      const ours = await execute(code, 1_000_000n, true);
+      expect(ours.error).to.equal(undefined);
+      expect(ours).to.deep.equal(await execute(code, 1_000_000n, false));
     });
 
     it("stores at every gas limit around EIP-2200's sentry and around where they run out, under every hardfork", async () => {

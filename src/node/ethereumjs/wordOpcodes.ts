@@ -1,6 +1,6 @@
 /**
- * KECCAK256, SLOAD and SSTORE (their handlers and dynamic gas), and LOG0–LOG4's handlers, without
- * the byte↔bigint round trips of @ethereumjs/util.
+ * KECCAK256, SLOAD and SSTORE (their handlers and dynamic gas), and the handlers of LOG0–LOG4,
+ * MLOAD, CALLDATALOAD and CALLER, without the byte↔bigint round trips of @ethereumjs/util.
  *
  * @ethereumjs/evm 10.1.3 (opcodes/functions.js, opcodes/gas.js) turns a storage key into its 32
  * bytes with `setLengthLeft(bigIntToBytes(key), 32)` (a hex string, its bytes, then a padded copy
@@ -12,7 +12,9 @@
  * the journal may keep it), a stored value is padded with one `set`, the hash input is read as a
  * view of memory (the hash only reads it, before anything else runs), and the hash becomes a number
  * from its four 64-bit words. LOG pads each topic the same way as a storage key (~3 % of an
- * ERC-20 transfer's dry run went to padding its three topics). The values are the same: a stack word is below 2^256, so its 32-byte
+ * ERC-20 transfer's dry run went to padding its three topics). MLOAD, CALLDATALOAD, CALLER and a
+ * loaded slot's value become numbers from 64-bit words too, where util's `bytesToBigInt` goes
+ * through a hex string (~4 % of a dry run in the interpreter's tiers). The values are the same: a stack word is below 2^256, so its 32-byte
  * big-endian form is what `setLengthLeft(bigIntToBytes(word), 32)` gives, and the hash's number is
  * what `BigInt(bytesToHex(hash))` gives. The gas is the package's own formulas (`accessStorageEIP2929`,
  * `updateSstoreGasEIP2200`, ...) on those bytes; SLOAD's is returned without a promise (the loop,
@@ -29,7 +31,7 @@
  */
 import { Hardfork } from "@ethereumjs/common";
 import { EVM, EVMError } from "@ethereumjs/evm";
-import { bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
+import { bigIntToBytes, setLengthLeft } from "@ethereumjs/util";
 
 import { evmFile } from "./framePool.ts";
 import { isHooked, opcodeTableOf } from "./opcodeHooks.ts";
@@ -42,10 +44,14 @@ const SLOAD = 0x54;
 const SSTORE = 0x55;
 const LOG0 = 0xa0;
 const LOG4 = 0xa4;
+const MLOAD = 0x51;
+const CALLDATALOAD = 0x35;
+const CALLER = 0x33;
 const EMPTY = new Uint8Array(0);
 
 interface WordRunState {
   opCode: number;
+  env: { caller: { bytes: Uint8Array } };
   stack: { pop(): bigint; popN(count: number): bigint[]; push(value: bigint): void; peek(count?: number): bigint[] };
   memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array };
   interpreter: {
@@ -53,6 +59,7 @@ interface WordRunState {
     storageStore(key: Uint8Array, value: Uint8Array): Promise<void>;
     isStatic(): boolean;
     log(data: Uint8Array, topicsCount: number, topics: Uint8Array[]): void;
+    getCallData(): Uint8Array;
   };
 }
 
@@ -79,6 +86,17 @@ export function wordBytes(word: bigint): Uint8Array {
 export function wordOf(bytes: Uint8Array): bigint {
   const view = new DataView(bytes.buffer, bytes.byteOffset, 32);
   return (view.getBigUint64(0) << 192n) | (view.getBigUint64(8) << 128n) | (view.getBigUint64(16) << 64n) | view.getBigUint64(24);
+}
+
+/** Left-padding room for `numberOf` (used and read synchronously, never kept). */
+const padded = new Uint8Array(32);
+
+/** The number whose big-endian form is `bytes` (at most 32 of them; none: 0), as util's `bytesToBigInt`. */
+export function numberOf(bytes: Uint8Array): bigint {
+  if (bytes.length === 32) return wordOf(bytes);
+  padded.fill(0);
+  padded.set(bytes, 32 - bytes.length);
+  return wordOf(padded);
 }
 
 /**
@@ -122,7 +140,37 @@ export function logOpcode(runState: WordRunState): void {
 export async function sloadOpcode(runState: WordRunState): Promise<void> {
   const key = runState.stack.pop();
   const value = await runState.interpreter.storageLoad(wordBytes(key));
-  runState.stack.push(value.length > 0 ? bytesToBigInt(value) : 0n);
+  runState.stack.push(value.length > 0 ? numberOf(value) : 0n);
+}
+
+/** The package's MLOAD (functions.js, 0x51): the word at the offset (memory grown by the gas handler, and by `read` as the package's does). */
+export function mloadOpcode(runState: WordRunState): void {
+  const offset = runState.stack.pop();
+  runState.stack.push(wordOf(runState.memory.read(Number(offset), 32, true)));
+}
+
+/** The package's CALLDATALOAD (functions.js, 0x35): 32 bytes of calldata from the offset, zeros past its end. */
+export function calldataloadOpcode(runState: WordRunState): void {
+  const offset = runState.stack.pop();
+  const data = runState.interpreter.getCallData();
+  if (offset >= BigInt(data.length)) {
+    runState.stack.push(0n);
+    return;
+  }
+  const at = Number(offset);
+  const loaded = data.subarray(at, at + 32);
+  if (loaded.length === 32) {
+    runState.stack.push(wordOf(loaded));
+    return;
+  }
+  padded.fill(0);
+  padded.set(loaded, 0);
+  runState.stack.push(wordOf(padded));
+}
+
+/** The package's CALLER (functions.js, 0x33, through interpreter.js `getCaller`). */
+export function callerOpcode(runState: WordRunState): void {
+  runState.stack.push(numberOf(runState.env.caller.bytes));
 }
 
 /** The package's SLOAD gas (gas.js, 0x54) where EIP-6800 and EIP-7864 are off. */
@@ -195,9 +243,15 @@ export function installWordOpcodes(): Promise<void> {
       }[];
       const hash = table[KECCAK256];
       if (hash !== undefined && !hash.opcodeInfo.isInvalid && !isHooked(hash.opHandler)) hash.opHandler = keccak256Opcode;
-      for (let code = LOG0; code <= LOG4; code++) {
-        const log = table[code];
-        if (log !== undefined && !log.opcodeInfo.isInvalid && !isHooked(log.opHandler)) log.opHandler = logOpcode;
+      const handlers: [number, unknown][] = [
+        [MLOAD, mloadOpcode],
+        [CALLDATALOAD, calldataloadOpcode],
+        [CALLER, callerOpcode],
+      ];
+      for (let code = LOG0; code <= LOG4; code++) handlers.push([code, logOpcode]);
+      for (const [code, handler] of handlers) {
+        const entry = table[code];
+        if (entry !== undefined && !entry.opcodeInfo.isInvalid && !isHooked(entry.opHandler)) entry.opHandler = handler;
       }
       const common = this.common;
       const witnesses = common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
