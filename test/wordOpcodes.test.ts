@@ -23,6 +23,7 @@ import {
   logOpcode,
   mloadOpcode,
   numberOf,
+  pushOpcode,
   sloadOpcode,
   sstoreOpcode,
   storageWord,
@@ -106,6 +107,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
     expect(table[0x51]!.opHandler).to.equal(mloadOpcode);
     expect(table[0x35]!.opHandler).to.equal(calldataloadOpcode);
     expect(table[0x33]!.opHandler).to.equal(callerOpcode);
+    for (let code = 0x60; code <= 0x7f; code++) expect(table[code]!.opHandler).to.equal(pushOpcode);
     for (let code = 0xa0; code <= 0xa4; code++) {
       expect(table[code]!.opHandler).to.equal(logOpcode);
       expect(table[code]!.gasHandler).to.equal(dynamicGasHandlers.get(code));
@@ -115,6 +117,8 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
     const stateManager = Object.assign(new MerkleStateManager({ common: binaryTrees }), { checkChunkWitnessPresent: async () => true });
     const verkle = opcodeTableOf(await createEVM({ common: binaryTrees, stateManager })) as unknown as Entry[];
     expect(verkle[0x54]!.gasHandler).to.equal(dynamicGasHandlers.get(0x54));
+    // PUSH charges code-chunk witness gas there: the package's handler stays.
+    expect(verkle[0x60]!.opHandler).to.not.equal(pushOpcode);
     expect(verkle[0x55]!.gasHandler).to.equal(dynamicGasHandlers.get(0x55));
   });
 
@@ -164,7 +168,7 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       if (!ours) {
         const { handlers, dynamicGasHandlers } = await packageHandlers();
         const table = opcodeTableOf(evm) as unknown as Entry[];
-        for (const op of [0x20, 0x33, 0x35, 0x51, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4]) {
+        for (const op of [0x20, 0x33, 0x35, 0x51, 0x54, 0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, ...Array.from({ length: 32 }, (_, i) => 0x60 + i)]) {
           table[op]!.opHandler = handlers.get(op);
           table[op]!.gasHandler = dynamicGasHandlers.get(op);
         }
@@ -210,6 +214,24 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
       const ours = await execute(code, 1_000_000n, true);
       expect(ours.error).to.equal(undefined);
       expect(ours).to.deep.equal(await execute(code, 1_000_000n, false));
+    });
+
+    it("pushes of every width, read from the code and from the analysis a jump makes: the package's words", async () => {
+      const pushes = (salt: number) =>
+        Array.from({ length: 32 }, (_, i) => [
+          0x60 + i,
+          ...Array.from({ length: i + 1 }, (_, j) => (j * 53 + i * 7 + salt) & 0xff),
+          ...push(300n + BigInt(i)),
+          0x55,
+        ]).flat();
+      // Before any jump the immediates are read from the code; after the first, from the analysis.
+      const before = pushes(1);
+      const target = before.length + 4;
+      const code = Uint8Array.from([...before, 0x61, target >> 8, target & 0xff, 0x56, 0x5b, ...pushes(2), 0x00]);
+      expect(code[target]).to.equal(0x5b);
+      const ours = await execute(code, 3_000_000n, true);
+      expect(ours.error).to.equal(undefined);
+      expect(ours).to.deep.equal(await execute(code, 3_000_000n, false));
     });
 
     it("stores at every gas limit around EIP-2200's sentry and around where they run out, under every hardfork", async () => {

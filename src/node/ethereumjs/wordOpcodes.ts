@@ -1,6 +1,7 @@
 /**
  * KECCAK256, SLOAD and SSTORE (their handlers and dynamic gas), and the handlers of LOG0–LOG4,
- * MLOAD, CALLDATALOAD and CALLER, without the byte↔bigint round trips of @ethereumjs/util.
+ * MLOAD, CALLDATALOAD, CALLER and PUSH1–PUSH32, without the byte↔bigint round trips of
+ * @ethereumjs/util.
  *
  * @ethereumjs/evm 10.1.3 (opcodes/functions.js, opcodes/gas.js) turns a storage key into its 32
  * bytes with `setLengthLeft(bigIntToBytes(key), 32)` (a hex string, its bytes, then a padded copy
@@ -14,7 +15,9 @@
  * from its four 64-bit words. LOG pads each topic the same way as a storage key (~3 % of an
  * ERC-20 transfer's dry run went to padding its three topics). MLOAD, CALLDATALOAD, CALLER and a
  * loaded slot's value become numbers from 64-bit words too, where util's `bytesToBigInt` goes
- * through a hex string (~4 % of a dry run in the interpreter's tiers). The values are the same: a stack word is below 2^256, so its 32-byte
+ * through a hex string (~4 % of a dry run in the interpreter's tiers). PUSH, the most frequent
+ * opcode, asks `common.isActivatedEIP` twice per run for EIP-6800 and EIP-7864 (code-chunk
+ * witness gas): ours is installed only where both are off, so it does not ask. The values are the same: a stack word is below 2^256, so its 32-byte
  * big-endian form is what `setLengthLeft(bigIntToBytes(word), 32)` gives, and the hash's number is
  * what `BigInt(bytesToHex(hash))` gives. The gas is the package's own formulas (`accessStorageEIP2929`,
  * `updateSstoreGasEIP2200`, ...) on those bytes; SLOAD's is returned without a promise (the loop,
@@ -47,10 +50,17 @@ const LOG4 = 0xa4;
 const MLOAD = 0x51;
 const CALLDATALOAD = 0x35;
 const CALLER = 0x33;
+const PUSH1 = 0x60;
+const PUSH32 = 0x7f;
 const EMPTY = new Uint8Array(0);
 
 interface WordRunState {
   opCode: number;
+  programCounter: number;
+  code: Uint8Array;
+  /** Whether the code's PUSH immediates were not decoded ahead (`cachedPushes`, by position, when they were). */
+  shouldDoJumpAnalysis: boolean;
+  cachedPushes: Record<number, bigint>;
   env: { caller: { bytes: Uint8Array } };
   stack: { pop(): bigint; popN(count: number): bigint[]; push(value: bigint): void; peek(count?: number): bigint[] };
   memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array };
@@ -168,6 +178,23 @@ export function calldataloadOpcode(runState: WordRunState): void {
   runState.stack.push(wordOf(padded));
 }
 
+/**
+ * The package's PUSH1–PUSH32 (functions.js, 0x60–0x7f) where EIP-6800 and EIP-7864 are off: the
+ * immediate decoded ahead, else read from the code (zeros past its end).
+ */
+export function pushOpcode(runState: WordRunState): void {
+  const count = runState.opCode - PUSH1 + 1;
+  const at = runState.programCounter;
+  runState.programCounter = at + count;
+  if (!runState.shouldDoJumpAnalysis) {
+    runState.stack.push(runState.cachedPushes[at]!);
+    return;
+  }
+  const loaded = runState.code.subarray(at, at + count);
+  const value = numberOf(loaded);
+  runState.stack.push(loaded.length < count ? value << BigInt(8 * (count - loaded.length)) : value);
+}
+
 /** The package's CALLER (functions.js, 0x33, through interpreter.js `getCaller`). */
 export function callerOpcode(runState: WordRunState): void {
   runState.stack.push(numberOf(runState.env.caller.bytes));
@@ -243,18 +270,19 @@ export function installWordOpcodes(): Promise<void> {
       }[];
       const hash = table[KECCAK256];
       if (hash !== undefined && !hash.opcodeInfo.isInvalid && !isHooked(hash.opHandler)) hash.opHandler = keccak256Opcode;
+      const common = this.common;
+      const witnesses = common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
       const handlers: [number, unknown][] = [
         [MLOAD, mloadOpcode],
         [CALLDATALOAD, calldataloadOpcode],
         [CALLER, callerOpcode],
       ];
       for (let code = LOG0; code <= LOG4; code++) handlers.push([code, logOpcode]);
+      if (!witnesses) for (let code = PUSH1; code <= PUSH32; code++) handlers.push([code, pushOpcode]);
       for (const [code, handler] of handlers) {
         const entry = table[code];
         if (entry !== undefined && !entry.opcodeInfo.isInvalid && !isHooked(entry.opHandler)) entry.opHandler = handler;
       }
-      const common = this.common;
-      const witnesses = common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
       const sload = table[SLOAD];
       if (sload !== undefined && !sload.opcodeInfo.isInvalid && !isHooked(sload.opHandler)) {
         sload.opHandler = sloadOpcode;
