@@ -25,6 +25,7 @@ import {
   numberOf,
   pushOpcode,
   sloadOpcode,
+  shortestBytes,
   sstoreOpcode,
   storageWord,
   wordBytes,
@@ -82,6 +83,16 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
         ),
         (value) => {
           expect(bytesToHex(storageWord(value))).to.equal(bytesToHex(setLengthLeftStorage(value)));
+        },
+      ),
+      { numRuns: runs(500), seed: SEED },
+    );
+    // A stored value's shortest bytes, as util's bigIntToBytes writes them.
+    fc.assert(
+      fc.property(
+        word.filter((value) => value > 0n),
+        (value) => {
+          expect(bytesToHex(shortestBytes(value))).to.equal(bytesToHex(bigIntToBytes(value)));
         },
       ),
       { numRuns: runs(500), seed: SEED },

@@ -34,7 +34,7 @@
  */
 import { Hardfork } from "@ethereumjs/common";
 import { EVM, EVMError } from "@ethereumjs/evm";
-import { bigIntToBytes, setLengthLeft } from "@ethereumjs/util";
+import { setLengthLeft } from "@ethereumjs/util";
 
 import { evmFile } from "./framePool.ts";
 import { isHooked, opcodeTableOf } from "./opcodeHooks.ts";
@@ -107,6 +107,14 @@ export function numberOf(bytes: Uint8Array): bigint {
   padded.fill(0);
   padded.set(bytes, 32 - bytes.length);
   return wordOf(padded);
+}
+
+/** A positive word's big-endian bytes without leading zeros, as util's `bigIntToBytes` (a view of a new array). */
+export function shortestBytes(word: bigint): Uint8Array {
+  const bytes = wordBytes(word);
+  let at = 0;
+  while (at < 31 && bytes[at] === 0) at++;
+  return bytes.subarray(at);
 }
 
 /**
@@ -210,7 +218,7 @@ export const sloadGas =
 export async function sstoreOpcode(runState: WordRunState): Promise<void> {
   const [key, val] = runState.stack.popN(2) as [bigint, bigint];
   // The value's shortest form, as the package stores it (bigIntToBytes; empty for zero).
-  await runState.interpreter.storageStore(wordBytes(key), val === 0n ? new Uint8Array(0) : bigIntToBytes(val));
+  await runState.interpreter.storageStore(wordBytes(key), val === 0n ? new Uint8Array(0) : shortestBytes(val));
 }
 
 /**
