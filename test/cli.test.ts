@@ -45,6 +45,8 @@ describe("preconf CLI: the server's V8 tier-up threshold (docs/cli.md#the-server
   it("is left as given on Node's command line or in NODE_OPTIONS", () => {
     expect(run(["--invocation-count-for-turbofan=3000"], "")).to.deep.equal({ changed: false, set: [] });
     expect(run([], "--no-warnings --invocation-count-for-turbofan=1000")).to.deep.equal({ changed: false, set: [] });
+    // V8 reads - and _ in a flag's name alike.
+    expect(run(["--invocation_count_for_turbofan=3000"], "")).to.deep.equal({ changed: false, set: [] });
   });
 });
 

@@ -69,7 +69,7 @@ async function run(seed: number, steps: number): Promise<void> {
   const reference = new PlainStateManager({ common });
   const { live, root } = await baseState(common, reference);
   expect(bytesToHex(await reference.getStateRoot())).to.equal(bytesToHex(root));
-  const ours = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 8) });
+  const ours = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
   const managers: [StateManagerInterface, StateManagerInterface] = [reference, ours];
   const log: string[] = [];
   // As a dry run runs on a view: inside a checkpoint, all of it reverted at the end. (The package's
@@ -202,15 +202,89 @@ describe("view state (viewState.ts), randomised against the plain state layer an
   it("the memos start over at their bound, and reads after that walk the tries again with the same answers", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);
-    const memos = new ViewMemos(3, 1);
+    // Three accounts or slots, and 3 bytes of code: one of the base state's contracts (2 and 3 bytes).
+    const memos = new ViewMemos(3, 3);
     const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos });
     const read = async () => Promise.all(ADDRESSES.slice(0, 4).map(async (address) => [await view.getStorage(address, slot(0)), await view.getCode(address)]));
     const first = show(await read());
     const size = (memo: Map<string, Map<string, unknown>>) => [...memo.values()].reduce((sum, entries) => sum + entries.size, 0);
     expect(size(memos.accounts)).to.be.at.most(3);
     expect(size(memos.slots)).to.be.at.most(3);
-    expect(memos.code.size).to.be.at.most(1);
+    expect([...memos.code.values()].reduce((sum, code) => sum + code.length, 0)).to.be.at.most(3);
     expect(show(await read())).to.equal(first);
+  });
+
+  it("writes to many slots journal one entry each, and a revert takes them all back", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    await view.checkpoint();
+    for (let n = 0; n < 2_000; n++) await view.putStorage(ADDRESSES[1]!, setLengthLeft(Uint8Array.of(n >> 8, n & 0xff), 32), Uint8Array.of(1));
+    // One for the account's map of written slots, then one per slot (a map copied per write held n²/2 entries).
+    expect(view.journalLength).to.equal(2_001);
+    expect(bytesToHex(await view.getStorage(ADDRESSES[1]!, slot(0)))).to.equal("0x01");
+    await view.revert();
+    expect(view.journalLength).to.equal(0);
+    expect(bytesToHex(await view.getStorage(ADDRESSES[1]!, slot(0)))).to.equal("0x0101");
+    expect(bytesToHex(await view.getStateRoot())).to.equal(bytesToHex(root));
+  });
+
+  it("code a reverted run put is gone with it: an account given its hash afterwards has no code, as the package answers", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const reference = new MerkleStateManager({ common, caches: new Caches(), trie: merkleInternals(live)._trie.shallowCopy(false) });
+    await reference.setStateRoot(root);
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const code = Uint8Array.of(0x60, 0x2a, 0x5f, 0x55);
+    const answers: string[] = [];
+    for (const sm of [reference, view] as StateManagerInterface[]) {
+      await sm.checkpoint();
+      await sm.putCode(ADDRESSES[4]!, code);
+      expect(bytesToHex(await sm.getCode(ADDRESSES[4]!))).to.equal(bytesToHex(code));
+      await sm.revert();
+      await sm.putAccount(ADDRESSES[4]!, new Account(0n, 1n, undefined, keccak256(code)));
+      answers.push(bytesToHex(await sm.getCode(ADDRESSES[4]!)));
+    }
+    expect(answers).to.deep.equal(["0x", "0x"]);
+  });
+
+  it("a state root computed mid-run gives written accounts their new storage roots (EIP-7610 reads them), unwritten slots still read, a revert takes the roots back", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const empty = ADDRESSES[4]!;
+    const stored = ADDRESSES[2]!;
+    const baseStorageRoot = (await view.getAccount(stored))!.storageRoot;
+    await view.checkpoint();
+    // A state override's stateDiff on an address without code or nonce, and a write beside a contract's slots.
+    await view.putAccount(empty, new Account());
+    await view.putStorage(empty, slot(0), Uint8Array.of(1));
+    await view.putStorage(stored, slot(9), Uint8Array.of(9));
+    const stateRoot = await view.getStateRoot();
+    // What the package answers after its flush: the roots of the storage as it now is.
+    const fresh = createStateManager(new Common({ chain: Mainnet }));
+    await fresh.putAccount(empty, new Account());
+    await fresh.putStorage(empty, slot(0), Uint8Array.of(1));
+    await fresh.getStateRoot();
+    const expectedEmpty = (await fresh.getAccount(empty))!.storageRoot;
+    expect(bytesToHex((await view.getAccount(empty))!.storageRoot)).to.equal(bytesToHex(expectedEmpty));
+    expect(bytesToHex((await view.getAccount(stored))!.storageRoot)).to.not.equal(bytesToHex(baseStorageRoot));
+    // Unwritten slots still come from the base trie (the new roots' nodes are not kept), written ones from the overlay.
+    expect(bytesToHex(await view.getStorage(stored, slot(0)))).to.equal("0x0102");
+    expect(bytesToHex(await view.getStorage(stored, slot(9)))).to.equal("0x09");
+    expect(bytesToHex(await view.getStorage(empty, slot(1)))).to.equal("0x");
+    // The account put back as the EVM reads it (its new root) still reads its base slots; the root is the same.
+    const account = (await view.getAccount(stored))!;
+    account.balance += 1n;
+    await view.putAccount(stored, account);
+    expect(bytesToHex(await view.getStorage(stored, slot(1)))).to.equal("0x0202");
+    account.balance -= 1n;
+    await view.putAccount(stored, account);
+    expect(bytesToHex(await view.getStateRoot())).to.equal(bytesToHex(stateRoot));
+    await view.revert();
+    expect(bytesToHex((await view.getAccount(stored))!.storageRoot)).to.equal(bytesToHex(baseStorageRoot));
+    expect(await view.getAccount(empty)).to.equal(undefined);
+    expect(bytesToHex(await view.getStateRoot())).to.equal(bytesToHex(root));
   });
 
   it("computing a root leaves the shared node store as it was, and the view at its base reads the base state", async () => {
@@ -218,7 +292,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     const { live, root } = await baseState(common);
     const store = (merkleInternals(live)._trie.database().db as unknown as { _database: Map<string, unknown> })._database;
     const before = store.size;
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 8) });
+    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
     await view.checkpoint();
     await view.putStorage(ADDRESSES[1]!, slot(9), Uint8Array.of(9));
     await view.putAccount(ADDRESSES[4]!, new Account(0n, 5n));
@@ -233,7 +307,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
     const { live: liveState, root } = await baseState(common);
     const live = await createVM({ common, stateManager: liveState });
-    const view = new ViewStateManager({ common, trie: merkleInternals(liveState)._trie, root, memos: new ViewMemos(64, 8) });
+    const view = new ViewStateManager({ common, trie: merkleInternals(liveState)._trie, root, memos: new ViewMemos(64, 1024) });
     const copy = await copyVmOver(live, view);
     expect(copy.stateManager).to.equal(view);
     expect(copy.evm.stateManager).to.equal(view);

@@ -10,6 +10,8 @@
 import { setFlagsFromString } from "node:v8";
 
 const FLAG = "--invocation-count-for-turbofan";
+/** The flag as Node may have been given it: V8 reads `-` and `_` in a flag's name alike. */
+const GIVEN = /--invocation[-_]count[-_]for[-_]turbofan\b/;
 export const SERVER_TURBOFAN_INVOCATIONS = 500;
 
 /** Sets the threshold unless Node was given one; answers whether it did. */
@@ -18,7 +20,7 @@ export function lowerTierUpThreshold(
   nodeOptions = process.env.NODE_OPTIONS ?? "",
   setFlags: (flags: string) => void = setFlagsFromString,
 ): boolean {
-  if (execArgv.some((arg) => arg.startsWith(FLAG)) || nodeOptions.includes(FLAG)) return false;
+  if (execArgv.some((arg) => GIVEN.test(arg)) || GIVEN.test(nodeOptions)) return false;
   setFlags(`${FLAG}=${SERVER_TURBOFAN_INVOCATIONS}`);
   return true;
 }

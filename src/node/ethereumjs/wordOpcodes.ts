@@ -193,11 +193,13 @@ export function calldataloadOpcode(runState: WordRunState): void {
 export function pushOpcode(runState: WordRunState): void {
   const count = runState.opCode - PUSH1 + 1;
   const at = runState.programCounter;
-  runState.programCounter = at + count;
+  // In the package's order: a full stack throws before the counter moves on the decoded path, after it otherwise.
   if (!runState.shouldDoJumpAnalysis) {
     runState.stack.push(runState.cachedPushes[at]!);
+    runState.programCounter = at + count;
     return;
   }
+  runState.programCounter = at + count;
   const loaded = runState.code.subarray(at, at + count);
   const value = numberOf(loaded);
   runState.stack.push(loaded.length < count ? value << BigInt(8 * (count - loaded.length)) : value);

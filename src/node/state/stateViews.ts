@@ -35,8 +35,8 @@ import type { VM } from "@ethereumjs/vm";
 const MAX_VIEWS = 8;
 /** Accounts and slots each of the views' memos holds before it starts over (~200 bytes each). */
 const MAX_MEMO_ENTRIES = 100_000;
-/** Contracts' code the views' memo holds before it starts over (≤ 24 KiB each under EIP-170: ≤ 48 MiB). */
-const MAX_MEMO_CODE = 2_048;
+/** Bytes of contracts' code the views' memo holds before it starts over. */
+const MAX_MEMO_CODE_BYTES = 32 * 1024 * 1024;
 
 /** One VM of a view and the reads queued on it. */
 interface Lane {
@@ -66,7 +66,7 @@ export class StateViews {
   /** Views evicted from the cache while reads were still queued on them. */
   readonly #busy = new Set<View>();
   /** Base-state reads by root, shared by every view (see the module comment). */
-  readonly #memos = new ViewMemos(MAX_MEMO_ENTRIES, MAX_MEMO_CODE);
+  readonly #memos = new ViewMemos(MAX_MEMO_ENTRIES, MAX_MEMO_CODE_BYTES);
   /** VMs of views no longer cached nor read, at no particular root (see the module comment). */
   readonly #spares: VM[] = [];
 

@@ -11,9 +11,10 @@
  * storage root and slot), remembered in memos the views share: a value under a root never changes.
  *
  * What it answers is MerkleStateManager's with caches (10.1.3 merkleStateManager.js), which
- * test/viewState.test.ts checks by running the same random operations on both:
- *   - a slot not written is read at the storage root of the account as it is now (a deleted and
- *     recreated account, or one whose storage was cleared, reads an empty trie);
+ * test/viewState.test.ts checks against the plain state layer on random operations:
+ *   - a slot not written is read from the account's storage trie (a deleted and recreated account,
+ *     or one whose storage was cleared, reads an empty trie; a write that gives an existing account
+ *     another storage root, which the EVM never makes, does not move where its slots are read);
  *   - `clearStorage` drops the slots written before it and sets the account's storage root to the
  *     empty trie's; `deleteAccount` drops the account and its written slots; `putAccount(address,
  *     undefined)` drops the account only;
@@ -33,25 +34,37 @@ import type { AccountFields, Common, StateManagerInterface, StorageDump } from "
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { Address } from "@ethereumjs/util";
 
-/** An account's fields, never changed in place (a write puts a new one). */
+/**
+ * An account's fields, never changed in place (a write puts a new one). `storageRoot` is the root
+ * the account reports (as put, or as a state root last computed it); `readRoot` is the trie its
+ * slots not written in the overlay are read from: a root in the node store (the base state's, or
+ * the empty trie's once its storage was cleared or it was created anew).
+ */
 interface AccountRecord {
   readonly nonce: bigint;
   readonly balance: bigint;
   readonly storageRoot: Uint8Array;
   readonly codeHash: Uint8Array;
+  readonly readRoot: Uint8Array;
 }
 
 /** Slot (flat hex) → value (leading zeros stripped; empty: zero). */
 type Slots = Map<string, Uint8Array>;
 
-/** What one write changed, to undo it: an overlay entry as it was (undefined: none). */
-type Undo = { account: true; address: string; previous: AccountRecord | null | undefined } | { account: false; address: string; previous: Slots | undefined };
+/**
+ * What one write changed, to undo it: an account's overlay entry, an account's map of written slots
+ * (replaced whole when its storage is cleared), one slot of such a map, or code put (undefined: none).
+ */
+type Undo =
+  | { kind: "account"; address: string; previous: AccountRecord | null | undefined }
+  | { kind: "slots"; address: string; previous: Slots | undefined }
+  | { kind: "slot"; slots: Slots; slot: string; previous: Uint8Array | undefined }
+  | { kind: "code"; hash: string };
 
 /**
  * What every view's state shares: base-state reads by root. Accounts: state root + address → the
  * account (null: none). Slots: storage root + slot → the value. Code: code hash → code. Each memo
- * starts over at its bound: `maxEntries` accounts or slots, `maxCode` contracts (up to the code
- * size limit each).
+ * starts over at its bound: `maxEntries` accounts or slots, `maxCodeBytes` bytes of code.
  */
 export class ViewMemos {
   /** By state root, then address; slots by storage root, then slot (two maps: no key is built by joining two long strings). */
@@ -59,14 +72,19 @@ export class ViewMemos {
   readonly slots = new Map<string, Map<string, Uint8Array>>();
   readonly code = new Map<string, Uint8Array>();
   readonly #counts = new Map<Map<string, unknown>, number>();
+  #codeBytes = 0;
   constructor(
     readonly maxEntries: number,
-    readonly maxCode: number,
+    readonly maxCodeBytes: number,
   ) {}
 
   rememberCode(hash: string, code: Uint8Array): void {
-    if (this.code.size >= this.maxCode) this.code.clear();
+    if (this.#codeBytes + code.length > this.maxCodeBytes) {
+      this.code.clear();
+      this.#codeBytes = 0;
+    }
     this.code.set(hash, code);
+    this.#codeBytes += code.length;
   }
 
   /** Puts `value` under `root` then `key` in `memo` (accounts or slots), which starts over at `maxEntries` entries in all. */
@@ -98,6 +116,9 @@ function keyOf(bytes: Uint8Array): string {
   }
   return key;
 }
+
+/** What a missing account is read as by a write that creates it (`modifyAccountFields`, `clearStorage`). */
+const NO_ACCOUNT: AccountRecord = { nonce: 0n, balance: 0n, storageRoot: KECCAK256_RLP, codeHash: KECCAK256_NULL, readRoot: KECCAK256_RLP };
 
 /** MerkleStateManager's key of code in the trie's database (its default `prefixCodeHashes`: `c` + code hash). */
 const CODE_PREFIX = Uint8Array.of(0x63);
@@ -153,7 +174,7 @@ export class ViewStateManager implements StateManagerInterface {
         record = null;
       } else {
         const { nonce, balance, storageRoot, codeHash } = createAccountFromRLP(rlp);
-        record = { nonce, balance, storageRoot, codeHash };
+        record = { nonce, balance, storageRoot, codeHash, readRoot: storageRoot };
       }
       this.#memos.remember(this.#memos.accounts, this.#rootKey, id, record);
     }
@@ -162,10 +183,12 @@ export class ViewStateManager implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     const id = keyOf(address.bytes);
-    this.#setAccount(
-      id,
-      account === undefined ? null : { nonce: account.nonce, balance: account.balance, storageRoot: account.storageRoot, codeHash: account.codeHash },
-    );
+    if (account === undefined) {
+      this.#setAccount(id, null);
+      return;
+    }
+    const { nonce, balance, storageRoot, codeHash } = account;
+    this.#setAccount(id, { nonce, balance, storageRoot, codeHash, readRoot: this.#readRootOf(await this.#record(id, address.bytes), storageRoot) });
   }
 
   async deleteAccount(address: Address): Promise<void> {
@@ -176,17 +199,29 @@ export class ViewStateManager implements StateManagerInterface {
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
     const id = keyOf(address.bytes);
-    const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, storageRoot: KECCAK256_RLP, codeHash: KECCAK256_NULL };
+    const current = (await this.#record(id, address.bytes)) ?? NO_ACCOUNT;
+    const storageRoot = fields.storageRoot ?? current.storageRoot;
     this.#setAccount(id, {
       nonce: fields.nonce ?? current.nonce,
       balance: fields.balance ?? current.balance,
-      storageRoot: fields.storageRoot ?? current.storageRoot,
+      storageRoot,
       codeHash: fields.codeHash ?? current.codeHash,
+      readRoot: this.#readRootOf(current, storageRoot),
     });
   }
 
+  /**
+   * The trie a written account's unwritten slots are read from: an account that exists keeps the
+   * one it has (the EVM puts back what it read; it changes a storage root only through
+   * `clearStorage`, and a computed root's nodes are not kept), a new one reads the root it is put
+   * with (the empty trie's).
+   */
+  #readRootOf(current: AccountRecord | null, storageRoot: Uint8Array): Uint8Array {
+    return current === null ? storageRoot : current.readRoot;
+  }
+
   #setAccount(id: string, record: AccountRecord | null): void {
-    this.#journal.push({ account: true, address: id, previous: this.#accounts.get(id) });
+    this.#journal.push({ kind: "account", address: id, previous: this.#accounts.get(id) });
     this.#accounts.set(id, record);
   }
 
@@ -194,7 +229,11 @@ export class ViewStateManager implements StateManagerInterface {
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     const codeHash = this.#keccak(value);
-    this.#code.set(flatHex(codeHash), value);
+    const hash = keyOf(codeHash);
+    if (!this.#code.has(hash)) {
+      this.#code.set(hash, value);
+      this.#journal.push({ kind: "code", hash });
+    }
     await this.modifyAccountFields(address, { codeHash });
   }
 
@@ -226,11 +265,11 @@ export class ViewStateManager implements StateManagerInterface {
     const written = this.#slots.get(id)?.get(slotKey);
     if (written !== undefined) return written;
     const record = await this.#record(id, address.bytes);
-    if (record === null || equalsBytes(record.storageRoot, KECCAK256_RLP)) return EMPTY;
-    const rootKey = keyOf(record.storageRoot);
+    if (record === null || equalsBytes(record.readRoot, KECCAK256_RLP)) return EMPTY;
+    const rootKey = keyOf(record.readRoot);
     let value = this.#memos.slots.get(rootKey)?.get(slotKey);
     if (value === undefined) {
-      this.#storageTrie.root(record.storageRoot);
+      this.#storageTrie.root(record.readRoot);
       const rlp = await this.#storageTrie.get(slot);
       value = rlp === null ? EMPTY : (RLP.decode(rlp) as Uint8Array);
       this.#memos.remember(this.#memos.slots, rootKey, slotKey, value);
@@ -243,18 +282,23 @@ export class ViewStateManager implements StateManagerInterface {
     if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
     const id = keyOf(address.bytes);
     if ((await this.#record(id, address.bytes)) === null) throw new Error("putStorage() called on non-existing account");
-    const previous = this.#slots.get(id);
-    const slots: Slots = previous === undefined ? new Map() : new Map(previous);
-    slots.set(flatHex(slot), unpadBytes(value));
-    this.#setSlots(id, slots);
+    let slots = this.#slots.get(id);
+    if (slots === undefined) {
+      slots = new Map();
+      this.#setSlots(id, slots);
+    }
+    // One journal entry per slot written (a copy of the map per write would cost n² for n slots).
+    const name = flatHex(slot);
+    this.#journal.push({ kind: "slot", slots, slot: name, previous: slots.get(name) });
+    slots.set(name, unpadBytes(value));
   }
 
   /** The written slots go, and the account (created if missing) reads an empty trie from now on. */
   async clearStorage(address: Address): Promise<void> {
     const id = keyOf(address.bytes);
-    const current = (await this.#record(id, address.bytes)) ?? { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL };
+    const current = (await this.#record(id, address.bytes)) ?? NO_ACCOUNT;
     this.#setSlots(id, undefined);
-    this.#setAccount(id, { nonce: current.nonce, balance: current.balance, storageRoot: KECCAK256_RLP, codeHash: current.codeHash });
+    this.#setAccount(id, { nonce: current.nonce, balance: current.balance, storageRoot: KECCAK256_RLP, codeHash: current.codeHash, readRoot: KECCAK256_RLP });
   }
 
   /**
@@ -264,7 +308,7 @@ export class ViewStateManager implements StateManagerInterface {
   async dumpStorage(address: Address): Promise<StorageDump> {
     const record = await this.#record(keyOf(address.bytes), address.bytes);
     if (record === null) throw new Error("dumpStorage f() can only be called for an existing account");
-    const base: StorageDump = equalsBytes(record.storageRoot, KECCAK256_RLP) ? {} : (await this.baseTries(record.storageRoot).getValueMap()).values;
+    const base: StorageDump = equalsBytes(record.readRoot, KECCAK256_RLP) ? {} : (await this.baseTries(record.readRoot).getValueMap()).values;
     const written = this.#slots.get(keyOf(address.bytes));
     if (written === undefined) return base;
     for (const [slot, value] of written) {
@@ -277,14 +321,11 @@ export class ViewStateManager implements StateManagerInterface {
     return dump;
   }
 
-  /**
-   * The overlay's slots of an account are replaced whole (copy on write): a journal entry holds the
-   * map as it was, so a revert is one Map set however many slots a frame wrote.
-   */
+  /** An account's map of written slots replaced whole (a new one, or none when its storage goes); the journal keeps the old one. */
   #setSlots(id: string, slots: Slots | undefined): void {
     const previous = this.#slots.get(id);
     if (previous === undefined && slots === undefined) return;
-    this.#journal.push({ account: false, address: id, previous });
+    this.#journal.push({ kind: "slots", address: id, previous });
     if (slots === undefined) this.#slots.delete(id);
     else this.#slots.set(id, slots);
   }
@@ -305,9 +346,16 @@ export class ViewStateManager implements StateManagerInterface {
     const journal = this.#journal;
     for (let at = journal.length - 1; at >= mark; at--) {
       const undo = journal[at]!;
-      const overlay: Map<string, unknown> = undo.account ? this.#accounts : this.#slots;
-      if (undo.previous === undefined) overlay.delete(undo.address);
-      else overlay.set(undo.address, undo.previous);
+      if (undo.kind === "slot") {
+        if (undo.previous === undefined) undo.slots.delete(undo.slot);
+        else undo.slots.set(undo.slot, undo.previous);
+      } else if (undo.kind === "code") {
+        this.#code.delete(undo.hash);
+      } else {
+        const overlay: Map<string, unknown> = undo.kind === "account" ? this.#accounts : this.#slots;
+        if (undo.previous === undefined) overlay.delete(undo.address);
+        else overlay.set(undo.address, undo.previous);
+      }
     }
     journal.length = mark;
     if (this.#checkpoints.length === 0) this.#settle();
@@ -323,11 +371,11 @@ export class ViewStateManager implements StateManagerInterface {
 
   /**
    * The root of the base state with the overlay put in: copies of the tries inside a checkpoint
-   * of their own, reverted after, so no node reaches the shared store. Unlike the package's flush,
-   * the accounts keep the storage roots they were put with (their slots are read from the base
-   * trie under the overlay's writes, and the new root's nodes are not kept): only a CREATE's
-   * collision check reads an account's storage root, and an account whose storage a dry run wrote
-   * has code or a nonce already.
+   * of their own, reverted after, so no node reaches the shared store. An account whose slots were
+   * written then reports its new storage root, as after the package's flush (a CREATE's collision
+   * check reads it, EIP-7610: eth_simulateV1's next block may CREATE2 onto an address a state
+   * override gave storage); its unwritten slots are still read from its `readRoot`, whose nodes are
+   * in the store. The new roots are journaled writes: a revert undoes them with the slots.
    */
   async getStateRoot(): Promise<Uint8Array> {
     if (this.#accounts.size === 0 && this.#slots.size === 0) return this.#root;
@@ -345,15 +393,19 @@ export class ViewStateManager implements StateManagerInterface {
         const slots = this.#slots.get(id);
         if (slots !== undefined && slots.size > 0) {
           const storageTrie = this.#accountTrie.shallowCopy(false);
-          storageTrie.root(record.storageRoot);
+          storageTrie.root(record.readRoot);
           storageTrie.checkpoint();
           for (const [slot, value] of slots) {
             const slotBytes = Buffer.from(slot.slice(2), "hex");
             if (value.length === 0) await storageTrie.del(slotBytes);
             else await storageTrie.put(slotBytes, RLP.encode(value));
           }
-          record = { ...record, storageRoot: storageTrie.root() };
+          const storageRoot = storageTrie.root();
           await storageTrie.revert();
+          if (!equalsBytes(storageRoot, record.storageRoot)) {
+            record = { ...record, storageRoot };
+            this.#setAccount(id, record);
+          }
         }
         await accountTrie.put(addressBytes, new Account(record.nonce, record.balance, record.storageRoot, record.codeHash).serialize());
       }
@@ -383,6 +435,11 @@ export class ViewStateManager implements StateManagerInterface {
     const trie = this.#accountTrie.shallowCopy(false);
     if (storageRoot !== undefined) trie.root(storageRoot);
     return trie;
+  }
+
+  /** Entries in the journal (what a revert to the outermost checkpoint undoes). */
+  get journalLength(): number {
+    return this.#journal.length;
   }
 
   // ── The rest of the interface ───────────────────────────────────────────────────────────────
