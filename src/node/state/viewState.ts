@@ -28,7 +28,7 @@ import { Account, createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_R
 
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
-import { flatHex } from "../common/hex.ts";
+import { bytesOfCheckedHex, flatHex } from "../common/hex.ts";
 
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
@@ -306,13 +306,14 @@ export class ViewStateManager implements StateManagerInterface {
    * order): its storage trie at the account's storage root, with the slots written since put in.
    */
   async dumpStorage(address: Address): Promise<StorageDump> {
-    const record = await this.#record(keyOf(address.bytes), address.bytes);
+    const id = keyOf(address.bytes);
+    const record = await this.#record(id, address.bytes);
     if (record === null) throw new Error("dumpStorage f() can only be called for an existing account");
     const base: StorageDump = equalsBytes(record.readRoot, KECCAK256_RLP) ? {} : (await this.baseTries(record.readRoot).getValueMap()).values;
-    const written = this.#slots.get(keyOf(address.bytes));
+    const written = this.#slots.get(id);
     if (written === undefined) return base;
     for (const [slot, value] of written) {
-      const hashed = flatHex(this.#keccak(Buffer.from(slot.slice(2), "hex")));
+      const hashed = flatHex(this.#keccak(bytesOfCheckedHex(slot)));
       if (value.length === 0) delete base[hashed];
       else base[hashed] = flatHex(RLP.encode(value));
     }
@@ -384,7 +385,7 @@ export class ViewStateManager implements StateManagerInterface {
     try {
       const ids = new Set([...this.#accounts.keys(), ...this.#slots.keys()]);
       for (const id of ids) {
-        const addressBytes = Buffer.from(id.slice(2), "hex");
+        const addressBytes = bytesOfCheckedHex(id);
         let record = await this.#record(id, addressBytes);
         if (record === null) {
           await accountTrie.del(addressBytes);
@@ -396,7 +397,7 @@ export class ViewStateManager implements StateManagerInterface {
           storageTrie.root(record.readRoot);
           storageTrie.checkpoint();
           for (const [slot, value] of slots) {
-            const slotBytes = Buffer.from(slot.slice(2), "hex");
+            const slotBytes = bytesOfCheckedHex(slot);
             if (value.length === 0) await storageTrie.del(slotBytes);
             else await storageTrie.put(slotBytes, RLP.encode(value));
           }
