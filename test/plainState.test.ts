@@ -22,6 +22,7 @@ import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accou
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { Counter, Refund, Token } from "./helpers/contracts.ts";
 
@@ -126,7 +127,13 @@ class Sequence {
     // A third side: the chain's state without its batched flush (the package's own, one key at a time).
     const unbatched = createStateManager(this.common);
     delete (unbatched as { flush?: unknown }).flush;
-    const states: StateManagerInterface[] = [createStateManager(this.common), new PlainStateManager({ common: this.common }), unbatched];
+    // And the chain's live state (liveState.ts), whose overlay reaches the tries at each root asked for.
+    const states: StateManagerInterface[] = [
+      createStateManager(this.common),
+      new PlainStateManager({ common: this.common }),
+      unbatched,
+      new LiveStateManager(this.common),
+    ];
     this.sides = await Promise.all(states.map(async (state) => ({ vm: await createVM({ common: this.common, stateManager: state as never }), state })));
     for (const { state } of this.sides) {
       for (const account of SENDERS) await state.putAccount(createAddressFromString(account.address), new Account(0n, 10n ** 21n));

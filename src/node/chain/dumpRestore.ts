@@ -8,20 +8,20 @@ import { Account, bytesToHex, createAddressFromString, equalsBytes, hexToBytes }
 import { Bloom } from "@ethereumjs/vm";
 
 import { AccountIndex } from "../state/accountIndex.ts";
+import { LiveStateManager } from "../state/liveState.ts";
 import { feesOf, txCost } from "../pool/admission.ts";
 import { assertSender } from "../ethereumjs/assertedSender.ts";
 import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { LightBlockchain } from "./lightBlockchain.ts";
 import { OpenBlock } from "../execution/openBlock.ts";
 import { StateDumpError } from "../state/stateDump.ts";
-import { createStateManager } from "../ethereumjs/stateManager.ts";
 import { MAX_TIMESTAMP } from "../common/time.ts";
 import { flatHex } from "../common/hex.ts";
 import { createChainVm } from "../execution/vm.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { Blockchain } from "@ethereumjs/blockchain";
-import type { Common, GethGenesis } from "@ethereumjs/common";
+import type { Common, GethGenesis, StateManagerInterface } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
@@ -126,7 +126,7 @@ export async function restoreState(
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).
-  const stateManager = fork?.stateManager() ?? createStateManager(common);
+  const stateManager = fork?.stateManager() ?? new LiveStateManager(common);
   const index = AccountIndex.attach(stateManager);
   for (const [who, account] of Object.entries(dump.accounts)) if (account !== undefined) await writeAccount(stateManager, who as Hex, account);
   const liveRoot = await stateManager.getStateRoot();
@@ -140,7 +140,7 @@ export async function restoreState(
     headRoot = await stateManager.getStateRoot();
     await stateManager.setStateRoot(liveRoot);
   }
-  fork?.stateWritten(stateManager);
+  if (fork !== undefined) fork.stateWritten(stateManager as MerkleStateManager);
 
   let blockchain: Blockchain;
   if (fork !== undefined) {
@@ -183,7 +183,7 @@ function checkTimestamp(timestamp: bigint, path: string): void {
   if (timestamp > MAX_TIMESTAMP) throw new StateDumpError(path, `timestamp ${timestamp} exceeds the latest supported timestamp ${MAX_TIMESTAMP}`);
 }
 
-async function writeAccount(stateManager: MerkleStateManager, who: Hex, account: ParsedAccount): Promise<void> {
+async function writeAccount(stateManager: StateManagerInterface, who: Hex, account: ParsedAccount): Promise<void> {
   const where = createAddressFromString(who);
   await stateManager.putAccount(where, new Account(account.nonce, account.balance));
   if (account.code.length > 0) await stateManager.putCode(where, account.code);

@@ -69,10 +69,11 @@ export function copyOptionsOf(copy: MerkleStateManager): MerkleStateManagerOpts 
 export const checkpointDepth = (stateManager: MerkleStateManager): number => merkleInternals(stateManager)._checkpointCount;
 
 /** The node map behind a state manager; undefined when it is not the in-memory MapDB. */
-export function nodeStoreOf(stateManager: MerkleStateManager): NodeStore | undefined {
-  // Every copy of the trie (views, storage tries) shares this one Map.
-  const db = merkleInternals(stateManager)._trie.database().db as unknown as { _database?: unknown };
-  const store = db._database;
+export const nodeStoreOf = (stateManager: MerkleStateManager): NodeStore | undefined => nodeStoreOfTrie(merkleInternals(stateManager)._trie);
+
+/** The node map behind a trie (and every copy of it: views, storage tries); undefined when it is not the in-memory MapDB. */
+export function nodeStoreOfTrie(trie: { database(): { db: unknown } }): NodeStore | undefined {
+  const store = (trie.database().db as { _database?: unknown })._database;
   return store instanceof Map ? (store as NodeStore) : undefined;
 }
 

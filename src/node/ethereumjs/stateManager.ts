@@ -38,7 +38,7 @@ export function createStateManager(common: Common): MerkleStateManager {
  * Each storage-trie node read then decodes hex and each write encodes it, the larger part of a
  * storage write's cost; with `valueEncoding` in the trie's options, every copy inherits bytes.
  */
-function bytesTrie(common: Common): MerklePatriciaTrie {
+export function bytesTrie(common: Common): MerklePatriciaTrie {
   return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
 }
 

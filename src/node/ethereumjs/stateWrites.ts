@@ -1,12 +1,14 @@
 /**
- * Patch (@ethereumjs/statemanager 10.1.3 and @ethereumjs/vm 10.1.3, `putAccount` and `putStorage`
- * as own-property overrides of one state manager): the state trie is keyed by hashes, so it cannot
- * list its addresses or slots; a state dump needs them. Every write the VM makes goes through the
- * state manager's `putAccount` and `putStorage` (the journal and runTx call them on the instance),
- * so wrapping the instance's two methods sees every address and slot written. Copies (state
+ * Patch (@ethereumjs/statemanager 10.1.3 and @ethereumjs/vm 10.1.3, the writes of one state
+ * manager as own-property overrides): the state trie is keyed by hashes, so it cannot list its
+ * addresses or slots; a state dump needs them. Every write the VM makes goes through the state
+ * manager's `putAccount`, `modifyAccountFields`, `putCode`, `clearStorage` and `putStorage` (the
+ * journal, the EVM and runTx call them on the instance), so wrapping the instance's methods sees
+ * every address and slot written (MerkleStateManager's own `modifyAccountFields`, `putCode` and
+ * `clearStorage` go through its `putAccount` too: an address may be seen twice). Copies (state
  * views) are not wrapped. test/ethereumjs.test.ts fails if a tx's writes stop going through them.
  */
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
 import type { Account, Address } from "@ethereumjs/util";
 
 export interface StateWriteListener {
@@ -21,23 +23,38 @@ export interface StateWriteListener {
 }
 
 /** Calls `listener` before each account and slot write of this state manager instance. */
-export function onStateWrites(stateManager: MerkleStateManager, listener: StateWriteListener): void {
+export function onStateWrites(stateManager: StateManagerInterface, listener: StateWriteListener): void {
   const putAccount = stateManager.putAccount.bind(stateManager);
+  const modifyAccountFields = stateManager.modifyAccountFields.bind(stateManager);
+  const putCode = stateManager.putCode.bind(stateManager);
   const putStorage = stateManager.putStorage.bind(stateManager);
-  stateManager.putAccount = (where: Address, account: Account | undefined) => {
+  stateManager.putAccount = (where: Address, account?: Account) => {
     listener.account(where);
     return putAccount(where, account);
+  };
+  stateManager.modifyAccountFields = (where: Address, fields: AccountFields) => {
+    listener.account(where);
+    return modifyAccountFields(where, fields);
+  };
+  stateManager.putCode = (where: Address, code: Uint8Array) => {
+    listener.account(where);
+    return putCode(where, code);
   };
   stateManager.putStorage = (where: Address, key: Uint8Array, value: Uint8Array) => {
     listener.slot(where, key);
     return putStorage(where, key, value);
   };
   const reset = listener.reset;
+  const clearStorage = stateManager.clearStorage.bind(stateManager);
+  stateManager.clearStorage = (where: Address) => {
+    listener.account(where);
+    reset?.();
+    return clearStorage(where);
+  };
   if (reset === undefined) return;
   const setStateRoot = stateManager.setStateRoot.bind(stateManager);
   const revert = stateManager.revert.bind(stateManager);
   const deleteAccount = stateManager.deleteAccount.bind(stateManager);
-  const clearStorage = stateManager.clearStorage.bind(stateManager);
   stateManager.setStateRoot = (stateRoot: Uint8Array, clearCache?: boolean) => {
     reset();
     return setStateRoot(stateRoot, clearCache);
@@ -49,9 +66,5 @@ export function onStateWrites(stateManager: MerkleStateManager, listener: StateW
   stateManager.deleteAccount = (where: Address) => {
     reset();
     return deleteAccount(where);
-  };
-  stateManager.clearStorage = (where: Address) => {
-    reset();
-    return clearStorage(where);
   };
 }

@@ -14,8 +14,8 @@ import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, create
 import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
-import { isPlainMerkleStateManager } from "../ethereumjs/internals.ts";
 import { onStateWrites } from "../ethereumjs/stateWrites.ts";
+import { LiveStateManager } from "../state/liveState.ts";
 import {
   BEACON_ROOTS_ADDRESS,
   CONSOLIDATION_QUEUE_ADDRESS,
@@ -26,7 +26,6 @@ import {
 
 import type { Block } from "@ethereumjs/block";
 import type { Common, StateManagerInterface } from "@ethereumjs/common";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
 
@@ -128,17 +127,17 @@ type CLRequestQueueAddress = (typeof REQUEST_QUEUES)[number]["address"];
  * The queues known idle, per live state manager: the check above reads two code and eight slots at
  * every block's end, while a queue only fills when a tx (or a dev edit) writes to it. A write to a
  * queue's account or storage forgets that queue's fact; a state root set, a checkpoint reverted, an
- * account deleted or storage cleared forgets all (stateWrites.ts). Only @ethereumjs' own state
- * manager is watched (every write of it goes through the hooked methods); any other is read each time.
+ * account deleted or storage cleared forgets all (stateWrites.ts). Only the chain's own live state
+ * (liveState.ts: every write of it goes through the hooked methods) is watched; a fork's is read each time.
  */
 const idleQueues = new WeakMap<StateManagerInterface, Set<string>>();
 
 function idleQueuesOf(state: StateManagerInterface): Set<string> | undefined {
   let idle = idleQueues.get(state);
-  if (idle !== undefined || !isPlainMerkleStateManager(state)) return idle;
+  if (idle !== undefined || !(state instanceof LiveStateManager)) return idle;
   const known = new Set<string>();
   const forget = (where: { toString(): string }) => known.delete(where.toString());
-  onStateWrites(state as MerkleStateManager, { account: forget, slot: forget, reset: () => known.clear() });
+  onStateWrites(state, { account: forget, slot: forget, reset: () => known.clear() });
   idle = known;
   idleQueues.set(state, idle);
   return idle;

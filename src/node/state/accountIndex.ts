@@ -4,7 +4,7 @@ import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLength
 import { onStateWrites } from "../ethereumjs/stateWrites.ts";
 import { flatHex } from "../common/hex.ts";
 
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { StateManagerInterface } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
 import type { DumpAccount } from "./stateDump.ts";
@@ -19,7 +19,7 @@ export class AccountIndex {
   readonly #slots = new Map<Hex, Set<Hex>>();
 
   /** Sees every write of this state manager instance (src/node/ethereumjs/stateWrites.ts; views use their own copies). */
-  static attach(stateManager: MerkleStateManager): AccountIndex {
+  static attach(stateManager: StateManagerInterface): AccountIndex {
     const index = new AccountIndex();
     onStateWrites(stateManager, {
       account: (where) => index.#slotsOf(where.toString()),

@@ -7,9 +7,8 @@ import { createCommonFromGethGenesis, Hardfork } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { Account, bigIntToHex, bytesToBigInt, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 
-import type { Common, CustomCrypto, GethGenesis, ParamsDict } from "@ethereumjs/common";
+import type { Common, CustomCrypto, GethGenesis, ParamsDict, StateManagerInterface } from "@ethereumjs/common";
 import type { KZG } from "@ethereumjs/util";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { Hex } from "../common/types.ts";
 
 export interface GenesisAccount {
@@ -193,7 +192,7 @@ function bpoBlobParams(genesis: GethGenesis): ParamsDict {
 }
 
 /** Writes a geth `alloc` into an empty state and returns the state root. */
-export async function writeGenesisState(stateManager: MerkleStateManager, alloc: GethGenesis["alloc"]): Promise<Uint8Array> {
+export async function writeGenesisState(stateManager: StateManagerInterface, alloc: GethGenesis["alloc"]): Promise<Uint8Array> {
   for (const [addressHex, entry] of Object.entries(alloc)) {
     const address = createAddressFromString(addressHex.startsWith("0x") ? addressHex : `0x${addressHex}`);
     const balance = BigInt(entry.balance ?? 0);

@@ -8,6 +8,7 @@ import { createMerkleProof } from "@ethereumjs/mpt";
 import { bytesToBigInt, bytesToHex, createAddressFromString, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 
 import { merkleInternals } from "../ethereumjs/internals.ts";
+import { LiveStateManager } from "./liveState.ts";
 import { ViewStateManager } from "./viewState.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
@@ -76,11 +77,13 @@ interface StateTries {
 }
 
 async function triesOf(stateManager: StateManagerInterface): Promise<StateTries> {
-  // A view's state (viewState.ts) proves its block's tries (a proof never runs inside a dry run).
+  // A view's state (viewState.ts) proves its block's tries (a proof never runs inside a dry run);
+  // the live state's (liveState.ts) are its last root's once its writes are in.
   if (stateManager instanceof ViewStateManager) {
+    if (stateManager instanceof LiveStateManager) await stateManager.getStateRoot();
     return { account: stateManager.baseTries(), storage: (_where, account) => stateManager.baseTries(account.storageRoot) };
   }
-  // A fork's state, or the live one: cached writes reach the trie first.
+  // A fork's state: cached writes reach the trie first.
   const merkle = stateManager as MerkleStateManager;
   const internals = merkleInternals(merkle);
   await merkle.flush();

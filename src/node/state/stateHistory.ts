@@ -4,6 +4,7 @@
  * the pruning that drops the states older than `stateHistory` blocks (prune.ts).
  */
 import { checkpointDepth, nodeStoreOf, openStorageRoots } from "../ethereumjs/internals.ts";
+import { LiveStateManager } from "./liveState.ts";
 import { pruneStore } from "./prune.ts";
 import { StateViews } from "./stateViews.ts";
 
@@ -108,9 +109,11 @@ export class StateHistory {
     const history = this.#stateHistory;
     if (history === undefined) return;
     const from = headNumber - BigInt(history) + 1n;
-    const stateManager = live.stateManager as MerkleStateManager;
-    const store = nodeStoreOf(stateManager);
-    if (from <= this.#from || store === undefined || checkpointDepth(stateManager) > 0) return;
+    const stateManager = live.stateManager;
+    const merkle = stateManager instanceof LiveStateManager ? undefined : (stateManager as MerkleStateManager);
+    const store = merkle === undefined ? (stateManager as LiveStateManager).nodeStore : nodeStoreOf(merkle);
+    const depth = merkle === undefined ? (stateManager as LiveStateManager).checkpointDepth : checkpointDepth(merkle);
+    if (from <= this.#from || store === undefined || depth > 0) return;
 
     const roots: Uint8Array[] = [liveRoot];
     for (let number = from; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);
@@ -131,7 +134,8 @@ export class StateHistory {
     }
     this.#views.dropBelow(from);
     roots.push(...this.#views.roots());
-    pruneStore(store, roots, openStorageRoots(stateManager));
+    // The live state holds no trie open between blocks (its storage roots are reachable from `liveRoot`); a fork's state may.
+    pruneStore(store, roots, merkle === undefined ? [] : openStorageRoots(merkle));
     this.#from = from;
     this.#keptHeads = keptHeads;
     for (const [hash, { number }] of this.#edited) if (number < from && !keptHeads.has(hash)) this.#edited.delete(hash);

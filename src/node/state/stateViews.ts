@@ -24,8 +24,9 @@ import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "../common/serialQueue.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
-import { isPlainMerkleStateManager, merkleInternals } from "../ethereumjs/internals.ts";
+import { merkleInternals } from "../ethereumjs/internals.ts";
 import { copyVmOver } from "../ethereumjs/vmCopy.ts";
+import { LiveStateManager } from "./liveState.ts";
 import { ViewMemos, ViewStateManager } from "./viewState.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -195,13 +196,11 @@ export class StateViews {
    * live state manager for a fork's.
    */
   async #createVm(block: Block): Promise<VM> {
-    const live = this.#live.stateManager as MerkleStateManager;
-    const vm = isPlainMerkleStateManager(live)
-      ? await copyVmOver(
-          this.#live,
-          new ViewStateManager({ common: live.common, trie: merkleInternals(live)._trie, root: block.header.stateRoot, memos: this.#memos }),
-        )
-      : await this.#live.shallowCopy(false);
+    const live = this.#live.stateManager;
+    const vm =
+      live instanceof LiveStateManager
+        ? await copyVmOver(this.#live, new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos }))
+        : await this.#live.shallowCopy(false);
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
     if (!(vm.stateManager instanceof ViewStateManager)) await vm.stateManager.setStateRoot(block.header.stateRoot);

@@ -29,10 +29,13 @@ import { Account, createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_R
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { bytesOfCheckedHex, flatHex } from "../common/hex.ts";
+import { accountRLP } from "../ethereumjs/stateManager.ts";
+import { applyBatch, canBatch } from "../ethereumjs/trieBatch.ts";
 
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { Address } from "@ethereumjs/util";
+import type { BatchOp } from "../ethereumjs/trieBatch.ts";
 
 /**
  * An account's fields, never changed in place (a write puts a new one). `storageRoot` is the root
@@ -98,6 +101,28 @@ export class ViewMemos {
       memo.set(root, entries);
     }
     entries.set(key, value);
+  }
+
+  /**
+   * Moves what `memo` holds under the root `from` to the root `to`, with `written` put in: the
+   * live state's next root (liveState.ts), where what it did not write reads as before. Past the
+   * bound the memo starts over, empty.
+   */
+  carry<T>(memo: Map<string, Map<string, T>>, from: string, to: string, written: Iterable<[string, T]>): void {
+    const entries = memo.get(from) ?? new Map<string, T>();
+    memo.delete(from);
+    let count = this.#counts.get(memo) ?? 0;
+    for (const [key, value] of written) {
+      if (!entries.has(key)) count++;
+      entries.set(key, value);
+    }
+    if (count > this.maxEntries) {
+      memo.clear();
+      count = 0;
+    } else {
+      memo.set(to, entries);
+    }
+    this.#counts.set(memo, count);
   }
 }
 
@@ -416,6 +441,71 @@ export class ViewStateManager implements StateManagerInterface {
     }
   }
 
+  /**
+   * The live state's root (liveState.ts), outside every checkpoint: the overlay written into the
+   * tries themselves, one batch per trie (trieBatch.ts: each changed node encoded and hashed once),
+   * their nodes and the code put into the shared store. The base moves to the new root and what the
+   * overlay held is carried into the memos under it (`ViewMemos.carry`): an account's slots under its
+   * new storage root, the accounts under the new state root, so the next block reads what this one
+   * wrote without a trie walk. The overlay is then empty.
+   */
+  protected async writeOverlay(): Promise<Uint8Array> {
+    if (this.#accounts.size === 0 && this.#slots.size === 0 && this.#code.size === 0) return this.#root;
+    const store = this.#accountTrie.database();
+    for (const [hash, code] of this.#code) {
+      const codeHash = bytesOfCheckedHex(hash);
+      const key = new Uint8Array(1 + codeHash.length);
+      key.set(CODE_PREFIX);
+      key.set(codeHash, 1);
+      await store.put(key, code);
+      this.#memos.rememberCode(hash, code);
+    }
+    const accounts: BatchOp[] = [];
+    const records = new Map<string, AccountRecord | null>();
+    for (const id of new Set([...this.#accounts.keys(), ...this.#slots.keys()])) {
+      const addressBytes = bytesOfCheckedHex(id);
+      const record = await this.#record(id, addressBytes);
+      if (record === null) {
+        accounts.push([addressBytes, null]);
+        records.set(id, null);
+        continue;
+      }
+      let storageRoot = record.storageRoot;
+      const slots = this.#slots.get(id);
+      if (slots !== undefined && slots.size > 0) {
+        const ops: BatchOp[] = [];
+        for (const [slot, value] of slots) ops.push([bytesOfCheckedHex(slot), value.length === 0 ? null : RLP.encode(value)]);
+        this.#storageTrie.root(record.readRoot);
+        await writeBatch(this.#storageTrie, ops);
+        storageRoot = this.#storageTrie.root();
+        this.#memos.carry(this.#memos.slots, keyOf(record.readRoot), keyOf(storageRoot), slots);
+      }
+      const written: AccountRecord = { nonce: record.nonce, balance: record.balance, storageRoot, codeHash: record.codeHash, readRoot: storageRoot };
+      records.set(id, written);
+      accounts.push([addressBytes, accountRLP(new Account(written.nonce, written.balance, storageRoot, written.codeHash))]);
+    }
+    await writeBatch(this.#accountTrie, accounts);
+    const root = this.#accountTrie.root();
+    const rootKey = flatHex(root);
+    this.#memos.carry(this.#memos.accounts, this.#rootKey, rootKey, records);
+    this.#root = root;
+    this.#rootKey = rootKey;
+    this.#accounts = new Map();
+    this.#slots = new Map();
+    this.#code = new Map();
+    return root;
+  }
+
+  /** Open checkpoints (0: no tx or dry run is running). */
+  get checkpointDepth(): number {
+    return this.#checkpoints.length;
+  }
+
+  /** The base state's root (the overlay not in it). */
+  get baseRoot(): Uint8Array {
+    return this.#root;
+  }
+
   /** Moves the view to another root: the overlay and its journal go. */
   async setStateRoot(stateRoot: Uint8Array): Promise<void> {
     if (!equalsBytes(stateRoot, this.#accountTrie.EMPTY_TRIE_ROOT) && !(await this.#accountTrie.checkRoot(stateRoot))) {
@@ -458,6 +548,12 @@ export class ViewStateManager implements StateManagerInterface {
   shallowCopy(): ViewStateManager {
     return new ViewStateManager({ common: this.common, trie: this.#accountTrie, root: this.#root, memos: this.#memos });
   }
+}
+
+/** Applies `ops` to `trie` as one batch where the batch may write it, else key by key (the package's put and del). */
+async function writeBatch(trie: MerklePatriciaTrie, ops: BatchOp[]): Promise<void> {
+  if (canBatch(trie)) return applyBatch(trie, ops);
+  for (const [key, value] of ops) await (value === null ? trie.del(key) : trie.put(key, value));
 }
 
 /**
