@@ -1,7 +1,8 @@
 /**
- * The @ethereumjs/statemanager 10.1.3 internals the engine relies on for speed (src/node/ethereumjs/stateManager.ts:
- * SSTOREs into the cache only; stateViews.ts: the storage memo of sealed-state views). These tests
- * fail when an upgrade changes what the overrides assume, and check that answers stay the same.
+ * The @ethereumjs 10.1.3 internals the engine relies on for speed (src/node/ethereumjs/: trie writes in
+ * batches, decoded trie nodes, account encoding, opcode handlers; state/: the live state and the views'
+ * memos). These tests fail when an upgrade changes what the overrides assume, and check that answers
+ * stay the same.
  */
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
@@ -21,15 +22,15 @@ import { cacheLegacyDataGas } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
-import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { accountRLP, createStateManager, memoiseAccounts } from "../src/node/ethereumjs/stateManager.ts";
-import { storageTrieCounts } from "../src/node/ethereumjs/storageTries.ts";
+import { accountRLP } from "../src/node/ethereumjs/stateManager.ts";
+import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 
+import type { StateManagerInterface } from "@ethereumjs/common";
 import type { Hex } from "viem";
 
 const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
@@ -41,40 +42,21 @@ type Internals = {
   originalStorageCache?: { getStorage?: unknown };
 };
 
-async function writeSlots(stateManager: MerkleStateManager): Promise<void> {
+async function writeSlots(stateManager: StateManagerInterface): Promise<void> {
   await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
   await stateManager.putStorage(ADDRESS, slot(1), Uint8Array.of(7));
   await stateManager.putStorage(ADDRESS, slot(2), Uint8Array.of(0, 9));
 }
 
 describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
-  it("upstream putStorage still writes the storage trie at once, with caches (what createStateManager overrides)", async () => {
-    const upstream = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
-    await writeSlots(upstream);
-    // If this fails, the package fixed `caches.storage.put(...) ?? writeTrie(...)`: drop the override.
-    expect(Object.keys((upstream as unknown as Internals)._storageTries)).to.not.have.length(0);
-  });
-
-  it("createStateManager's putStorage fills the cache only, and the flushed state is upstream's", async () => {
-    const common = new Common({ chain: Mainnet });
-    const upstream = new MerkleStateManager({ common, caches: new Caches() });
-    const ours = createStateManager(common);
-    await writeSlots(upstream);
-    await writeSlots(ours);
-    expect(Object.keys((ours as unknown as Internals)._storageTries)).to.have.length(0);
-    expect(bytesToHex(await ours.getStorage(ADDRESS, slot(2)))).to.equal("0x09");
-    expect(bytesToHex(await ours.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
-    expect(await ours.dumpStorage(ADDRESS)).to.deep.equal(await upstream.dumpStorage(ADDRESS));
-  });
-
-  it("dumpStorage sees slots still in the cache (it flushes when no checkpoint is open)", async () => {
-    const ours = createStateManager(new Common({ chain: Mainnet }));
+  it("the live state's dumpStorage sees slots written since its last root", async () => {
+    const ours = new LiveStateManager(new Common({ chain: Mainnet }));
     await writeSlots(ours);
     expect(Object.keys(await ours.dumpStorage(ADDRESS))).to.have.length(2);
   });
 
-  it("bad keys and values, and a missing account, are refused as upstream refuses them", async () => {
-    const ours = createStateManager(new Common({ chain: Mainnet }));
+  it("bad keys and values, and a missing account, are refused by the live state as upstream refuses them", async () => {
+    const ours = new LiveStateManager(new Common({ chain: Mainnet }));
     await ours.putAccount(ADDRESS, new Account());
     for (const [key, value, message] of [
       [new Uint8Array(31), Uint8Array.of(1), "Storage key must be 32 bytes long"],
@@ -145,20 +127,8 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(bytesToHex((await trie.get(Uint8Array.of(3)))!)).to.equal(bytesToHex(new Uint8Array(40).fill(4)));
   });
 
-  it("the caches' flush hands out what batchFlush reads, and a trie has the members trieBatch.ts uses", async () => {
-    const common = new Common({ chain: Mainnet });
-    const stateManager = new MerkleStateManager({ common, caches: new Caches() });
-    await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
-    await stateManager.putCode(ADDRESS, Uint8Array.of(0x60, 0x00));
-    await stateManager.getStorage(ADDRESS, slot(3));
-    const caches = merkleInternals(stateManager)._caches as unknown as Record<"code" | "storage" | "account", { flush(): unknown[] }>;
-    const hex = bytesToUnprefixedHex(ADDRESS.bytes);
-    expect(caches.code.flush()).to.deep.equal([[hex, { code: Uint8Array.of(0x60, 0x00) }]]);
-    expect(caches.storage.flush()).to.deep.equal([[hex, bytesToUnprefixedHex(slot(3)), Uint8Array.of(0x80)]]);
-    const [[accountHex, entry]] = caches.account.flush() as [[string, { accountRLP: Uint8Array | undefined }]];
-    expect(accountHex).to.equal(hex);
-    expect(entry.accountRLP).to.be.instanceOf(Uint8Array);
-    const trie = merkleInternals(stateManager)._trie as unknown as {
+  it("a trie has the members trieBatch.ts uses", async () => {
+    const trie = new LiveStateManager(new Common({ chain: Mainnet })).baseTries() as unknown as {
       _opts: Record<string, unknown>;
       appliedKey: unknown;
       _formatNode: unknown;
@@ -171,32 +141,7 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(trie._db.batch).to.be.a("function");
   });
 
-  it("the batched flush leaves the state upstream's flush leaves: roots, storage tries kept, slots read only", async () => {
-    const common = new Common({ chain: Mainnet });
-    const batched = createStateManager(common);
-    const upstream = createStateManager(common);
-    delete (upstream as { flush?: unknown }).flush;
-    const other = createAddressFromString("0x00000000000000000000000000000000000000bb");
-    for (const stateManager of [batched, upstream]) {
-      await stateManager.checkpoint();
-      await writeSlots(stateManager);
-      await stateManager.putAccount(other, new Account(0n, 5n));
-      await stateManager.putStorage(other, slot(9), Uint8Array.of(1));
-      await stateManager.putCode(other, Uint8Array.of(0x60, 0x01));
-      await stateManager.getStorage(ADDRESS, slot(4));
-      await stateManager.commit();
-      await stateManager.checkpoint();
-      await stateManager.putStorage(ADDRESS, slot(1), new Uint8Array());
-      await stateManager.deleteAccount(other);
-      await stateManager.commit();
-    }
-    expect(bytesToHex(await batched.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
-    expect(Object.keys(merkleInternals(batched)._storageTries).sort()).to.deep.equal(Object.keys(merkleInternals(upstream)._storageTries).sort());
-    expect(bytesToHex(await batched.getStorage(ADDRESS, slot(2)))).to.equal("0x09");
-    expect((await batched.getAccount(other)) === undefined).to.equal(true);
-  });
-
-  it("the batched flush hashes each changed node once: fewer hashes than upstream's flush for the same writes, the same root", async () => {
+  it("the live state's root hashes each changed node once: fewer hashes than upstream's flush for the same writes, the same root", async () => {
     let hashes = 0;
     const common = new Common({
       chain: Mainnet,
@@ -207,9 +152,8 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
         },
       },
     });
-    const batched = createStateManager(common);
-    const upstream = createStateManager(common);
-    delete (upstream as { flush?: unknown }).flush;
+    const batched = new LiveStateManager(common);
+    const upstream = new MerkleStateManager({ common, caches: new Caches() });
     const counts: number[] = [];
     const roots: string[] = [];
     for (const stateManager of [batched, upstream]) {
@@ -224,29 +168,16 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       for (let i = 0; i < 3; i++) await stateManager.putStorage(contract, slot(i), Uint8Array.of(i + 1));
       hashes = 0;
       await stateManager.commit();
-      counts.push(hashes);
       roots.push(bytesToHex(await stateManager.getStateRoot()));
+      counts.push(hashes);
     }
     expect(roots[0]).to.equal(roots[1]);
     expect(counts[0]).to.be.lessThan(counts[1]!);
   });
 
-  it("the members writeStorageToCacheOnly and proofs of the live state use exist", () => {
+  it("the member proofs of a fork's state use exists", () => {
     const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() }) as unknown as Internals;
-    expect(stateManager._caches?.storage).to.not.equal(undefined);
     expect(stateManager._getStorageTrie).to.be.a("function");
-  });
-
-  it("the account cache keeps an account as its RLP, and upstream decodes it on every read (what memoiseAccounts saves)", async () => {
-    const stateManager = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
-    await stateManager.putAccount(ADDRESS, new Account(1n, 10n));
-    const cache = merkleInternals(stateManager)._caches?.account;
-    expect(cache?.get(ADDRESS)?.accountRLP).to.be.instanceOf(Uint8Array);
-    // What memoiseAccounts' writes use of the cache (its own put's bookkeeping).
-    expect(cache?._saveCachePreState).to.be.a("function");
-    expect(cache?._orderedMapCache?.setElement).to.be.a("function");
-    expect(cache?._stats.writes).to.be.a("number");
-    expect(await stateManager.getAccount(ADDRESS)).to.not.equal(await stateManager.getAccount(ADDRESS));
   });
 
   it("accountRLP encodes an account as Account.serialize does (@ethereumjs/util 10.1.3), byte for byte", () => {
@@ -264,49 +195,6 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       { numRuns: 2000, seed: 20_261_128 },
     );
     expect(bytesToHex(accountRLP(new Account()))).to.equal(bytesToHex(new Account().serialize()));
-  });
-
-  it("memoiseAccounts answers as upstream: each read a fresh Account, writes, deletions and reverts seen", async () => {
-    const upstream = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
-    const memoised = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
-    memoiseAccounts(memoised);
-    const both = async (step: (stateManager: MerkleStateManager) => Promise<unknown>) => {
-      await step(upstream);
-      await step(memoised);
-    };
-    const fields = async (stateManager: MerkleStateManager) => {
-      const account = await stateManager.getAccount(ADDRESS);
-      return account === undefined ? undefined : [account.nonce, account.balance, bytesToHex(account.storageRoot), bytesToHex(account.codeHash)];
-    };
-    const expectSame = async (expected: unknown) => {
-      expect(await fields(memoised)).to.deep.equal(await fields(upstream));
-      expect((await fields(memoised))?.slice(0, 2)).to.deep.equal(expected);
-    };
-    await expectSame(undefined);
-    await both((stateManager) => stateManager.putAccount(ADDRESS, new Account(1n, 10n)));
-    await expectSame([1n, 10n]);
-    // A caller changes the account it was given (runTx charges the sender so) before writing it back, or never.
-    await both(async (stateManager) => {
-      const account = await stateManager.getAccount(ADDRESS);
-      account!.balance = 99n;
-      account!.nonce = 5n;
-    });
-    await expectSame([1n, 10n]);
-    await both((stateManager) => stateManager.checkpoint());
-    // The account written is the one at the write, whatever the caller does with its object after.
-    await both(async (stateManager) => {
-      const account = new Account(2n, 20n);
-      await stateManager.putAccount(ADDRESS, account);
-      account.balance = 77n;
-    });
-    await expectSame([2n, 20n]);
-    await both((stateManager) => stateManager.deleteAccount(ADDRESS));
-    await expectSame(undefined);
-    await both((stateManager) => stateManager.revert());
-    await expectSame([1n, 10n]);
-    await both((stateManager) => stateManager.flush());
-    expect(bytesToHex(await memoised.getStateRoot())).to.equal(bytesToHex(await upstream.getStateRoot()));
-    await expectSame([1n, 10n]);
   });
 
   it("views answer each block's own storage, reads alternating between blocks (the memos are keyed by root)", async () => {
@@ -385,80 +273,6 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     expect(trieKeyHashCounts.hashed).to.equal(before.hashed);
     expect(trieKeyHashCounts.memoised - before.memoised).to.equal(20);
     expect(trieKeyHashCounts.direct - before.direct).to.equal(20 + 1);
-  });
-
-  describe("storage-trie objects reused across revert and setStateRoot (storageTries.ts, @ethereumjs/statemanager 10.1.3)", () => {
-    const OTHER = createAddressFromString("0x00000000000000000000000000000000000000bb");
-    /** The same edits on both: slots written, a state root taken, reverted checkpoints, a snapshot restored. */
-    async function edits(stateManager: MerkleStateManager): Promise<string[]> {
-      const seen: string[] = [];
-      await writeSlots(stateManager);
-      const snapshot = await stateManager.getStateRoot();
-      for (let round = 0; round < 3; round++) {
-        await stateManager.checkpoint();
-        await stateManager.putStorage(ADDRESS, slot(1), Uint8Array.of(round + 20));
-        await stateManager.putAccount(OTHER, new Account(0n, 1n));
-        await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(round + 1));
-        // A state root inside the checkpoint writes the storage tries; the revert drops them.
-        seen.push(bytesToHex(await stateManager.getStateRoot()));
-        await stateManager.revert();
-        seen.push(bytesToHex(await stateManager.getStorage(ADDRESS, slot(1))), bytesToHex(await stateManager.getStorage(OTHER, slot(3))));
-        await stateManager.checkpoint();
-        await stateManager.putStorage(ADDRESS, slot(2), Uint8Array.of(round + 40));
-        await stateManager.commit();
-        seen.push(bytesToHex(await stateManager.getStateRoot()));
-        await stateManager.setStateRoot(snapshot);
-        seen.push(bytesToHex(await stateManager.getStorage(ADDRESS, slot(2))));
-      }
-      return seen;
-    }
-
-    it("upstream empties _storageTries on revert and setStateRoot (what the spares stand in for)", async () => {
-      const upstream = new MerkleStateManager({ common: new Common({ chain: Mainnet }), caches: new Caches() });
-      const tries = () => Object.keys(merkleInternals(upstream)._storageTries).length;
-      await writeSlots(upstream);
-      const root = await upstream.getStateRoot();
-      expect(tries()).to.not.equal(0);
-      await upstream.setStateRoot(root);
-      expect(tries()).to.equal(0);
-      await upstream.checkpoint();
-      await upstream.getStorage(ADDRESS, slot(1));
-      expect(tries()).to.equal(1);
-      await upstream.revert();
-      expect(tries()).to.equal(0);
-    });
-
-    it("reads and roots are upstream's, and a snapshot restored reuses the tries instead of copying the account trie again", async () => {
-      const common = new Common({ chain: Mainnet });
-      const upstream = new MerkleStateManager({ common, caches: new Caches() });
-      const ours = createStateManager(common);
-      const upstreamSeen = await edits(upstream);
-      let copies = 0;
-      const shallowCopy = MerklePatriciaTrie.prototype.shallowCopy;
-      MerklePatriciaTrie.prototype.shallowCopy = function (this: MerklePatriciaTrie, ...args: Parameters<typeof shallowCopy>) {
-        copies++;
-        return shallowCopy.apply(this, args);
-      };
-      let oursSeen: string[];
-      try {
-        oursSeen = await edits(ours);
-      } finally {
-        MerklePatriciaTrie.prototype.shallowCopy = shallowCopy;
-      }
-      expect(oursSeen).to.deep.equal(upstreamSeen);
-      // An account deleted and created again reads the empty storage its reused trie is re-pointed at
-      // (upstream still reads its old trie: createStateManager's deleteAccount drops it).
-      await ours.deleteAccount(ADDRESS);
-      await ours.putAccount(ADDRESS, new Account(2n, 0n));
-      expect(bytesToHex(await ours.getStorage(ADDRESS, slot(1)))).to.equal("0x");
-      const fresh = new MerkleStateManager({ common, caches: new Caches() });
-      await fresh.putAccount(ADDRESS, new Account(2n, 0n));
-      expect(bytesToHex(await ours.getStateRoot())).to.equal(bytesToHex(await fresh.getStateRoot()));
-      // One trie per account (ADDRESS, OTHER); upstream builds one after each revert and restore.
-      expect(copies).to.equal(2);
-      expect(storageTrieCounts(ours)).to.deep.include({ built: 2 });
-      expect(storageTrieCounts(ours)!.reused).to.be.greaterThan(5);
-    });
   });
 
   describe("hardfork order from a memo (hardforkOrder.ts, @ethereumjs/common 10.1.3)", () => {

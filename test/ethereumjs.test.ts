@@ -32,7 +32,8 @@ import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { executionHeader, executionHeaderBuilds, sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
-import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
+import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
 import "../src/node/execution/evmBudget.ts";
@@ -108,7 +109,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
     });
   });
 
-  describe("deleteAccount drops the storage trie (stateManager.ts)", () => {
+  describe("deleteAccount drops the storage trie (stateManager.ts, a fork's state)", () => {
     it("upstream still keeps a deleted account's storage trie (else drop the patch)", async () => {
       const upstream = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
       await withSlot(upstream);
@@ -118,10 +119,11 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(internals._storageTries).to.have.property(bytesToUnprefixedHex(internals.keccakFunction(ADDRESS.bytes)));
     });
 
-    it("ours forgets it: an account deleted and created again has empty storage", async () => {
-      const ours = createStateManager(mainnet());
+    it("patched, it forgets it: an account deleted and created again has empty storage", async () => {
+      const ours = new MerkleStateManager({ common: mainnet(), caches: new Caches() });
       await withSlot(ours);
       await ours.deleteAccount(ADDRESS);
+      dropStorageTrie(ours, ADDRESS);
       await ours.flush();
       const internals = merkleInternals(ours);
       expect(internals._storageTries).to.not.have.property(bytesToUnprefixedHex(internals.keccakFunction(ADDRESS.bytes)));
@@ -134,7 +136,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
   describe("asserted senders (assertedSender.ts)", () => {
     async function contractSender() {
       const common = mainnet();
-      const vm = await createVM({ common, stateManager: createStateManager(common) });
+      const vm = await createVM({ common, stateManager: new LiveStateManager(common) });
       await vm.stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       await vm.stateManager.putCode(ADDRESS, Uint8Array.of(0x00)); // STOP: any code but a delegation
       const codeHash = (await vm.stateManager.getAccount(ADDRESS))!.codeHash;
@@ -160,7 +162,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect(sender.balance < 10n ** 18n - 1n).to.equal(true);
       expect(sender.codeHash).to.deep.equal(codeHash);
       expect(sender.codeHash).to.not.deep.equal(KECCAK256_NULL);
-      // The overrides were for this run only (the live state manager's getAccount is its own property: memoiseAccounts).
+      // The overrides were for this run only: the state manager's getAccount and the journal's putAccount are as they were.
       expect(vm.stateManager.getAccount).to.equal(getAccount);
       expect(Object.hasOwn(vm.evm.journal, "putAccount")).to.equal(false);
     });
@@ -245,7 +247,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
   describe("the account index's write hooks (stateWrites.ts)", () => {
     it("a tx's account writes go through the state manager instance's putAccount", async () => {
       const common = mainnet();
-      const stateManager = createStateManager(common);
+      const stateManager = new LiveStateManager(common);
       const vm = await createVM({ common, stateManager });
       await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       const accounts = new Set<string>();
@@ -262,6 +264,16 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
       await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
       expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
+      // The live state creates an account in modifyAccountFields, putCode and clearStorage without its putAccount: each is seen.
+      const created = [
+        "0x00000000000000000000000000000000000000c1",
+        "0x00000000000000000000000000000000000000c2",
+        "0x00000000000000000000000000000000000000c3",
+      ].map((hex) => createAddressFromString(hex));
+      await stateManager.modifyAccountFields(created[0]!, { balance: 1n });
+      await stateManager.putCode(created[1]!, Uint8Array.of(0x00));
+      await stateManager.clearStorage(created[2]!);
+      expect([...accounts]).to.include.members(created.map(String));
     });
   });
 

@@ -1,16 +1,15 @@
 /**
- * The plain-object state layer (src/node/state/plainState.ts) against @ethereumjs/statemanager's
- * MerkleStateManager as the chain builds it (src/node/ethereumjs/stateManager.ts): the same random
- * transaction sequences run on two VMs, one on each, and after every step the state roots, the
- * transactions' outcomes and the accounts, code and slots they touched must agree. The sequences
+ * The plain-object state layer (src/node/state/plainState.ts) and the chain's live state
+ * (liveState.ts) against @ethereumjs/statemanager's MerkleStateManager (as a forked chain runs it):
+ * the same random transaction sequences run on a VM over each, and after every step the state roots,
+ * the transactions' outcomes and the accounts, code and slots they touched must agree. The sequences
  * mix transfers (to new accounts too), deployments, token and storage writes and clears, refunds,
  * CREATE2, SELFDESTRUCT (EIP-6780), calls to empty accounts (EIP-161), dry runs reverted in a
- * checkpoint, nested checkpoints committed and reverted, and roots asked for mid-sequence. A third
- * VM runs on the chain's state with the package's own `flush` (one trie write per key) in place of
- * the batched one (stateManager.ts `batchFlush`): its roots and reads must agree too.
+ * checkpoint, nested checkpoints committed and reverted, and roots asked for mid-sequence.
  */
 import { createBlock } from "@ethereumjs/block";
 import { Common, Mainnet } from "@ethereumjs/common";
+import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createTx } from "@ethereumjs/tx";
 import { Account, Address, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
 import { createVM, runTx } from "@ethereumjs/vm";
@@ -21,7 +20,7 @@ import { encodeDeployData, encodeFunctionData } from "viem";
 import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
-import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
 import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { Counter, Refund, Token } from "./helpers/contracts.ts";
@@ -107,6 +106,20 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/**
+ * MerkleStateManager with its caches, as a forked chain's state runs it: with the patch that drops a
+ * deleted account's storage trie (stateManager.ts; without it the package reads a recreated account's old storage).
+ */
+function upstreamState(common: Common): MerkleStateManager {
+  const state = new MerkleStateManager({ common, caches: new Caches() });
+  const deleteAccount = state.deleteAccount.bind(state);
+  state.deleteAccount = async (address: Address) => {
+    await deleteAccount(address);
+    dropStorageTrie(state, address);
+  };
+  return state;
+}
+
 interface Side {
   vm: VM;
   state: StateManagerInterface;
@@ -124,16 +137,9 @@ class Sequence {
   sides: Side[] = [];
 
   async init(): Promise<void> {
-    // A third side: the chain's state without its batched flush (the package's own, one key at a time).
-    const unbatched = createStateManager(this.common);
-    delete (unbatched as { flush?: unknown }).flush;
-    // And the chain's live state (liveState.ts), whose overlay reaches the tries at each root asked for.
-    const states: StateManagerInterface[] = [
-      createStateManager(this.common),
-      new PlainStateManager({ common: this.common }),
-      unbatched,
-      new LiveStateManager(this.common),
-    ];
+    // The reference, @ethereumjs/statemanager's own (a forked chain's state is one); beside it the plain
+    // layer and the chain's live state (liveState.ts), whose overlay reaches the tries at each root asked for.
+    const states: StateManagerInterface[] = [upstreamState(this.common), new PlainStateManager({ common: this.common }), new LiveStateManager(this.common)];
     this.sides = await Promise.all(states.map(async (state) => ({ vm: await createVM({ common: this.common, stateManager: state as never }), state })));
     for (const { state } of this.sides) {
       for (const account of SENDERS) await state.putAccount(createAddressFromString(account.address), new Account(0n, 10n ** 21n));
@@ -267,7 +273,13 @@ class Sequence {
         const slots: string[] = [];
         for (let slot = 0; slot < 6; slot++) slots.push(bytesToHex(await state.getStorage(address, setLengthLeft(Uint8Array.of(slot), 32))));
         return {
-          account: account === undefined ? undefined : [account.nonce, account.balance, bytesToHex(account.codeHash), bytesToHex(account.storageRoot)],
+          // A storage root only once the roots were taken: inside a checkpoint the package's reports the slots
+          // written so far (its putStorage writes the trie too), the others the root last computed (as geth's
+          // state object reports until IntermediateRoot).
+          account:
+            account === undefined
+              ? undefined
+              : [account.nonce, account.balance, bytesToHex(account.codeHash), ...(root ? [bytesToHex(account.storageRoot)] : [])],
           code: bytesToHex(await state.getCode(address)),
           slots,
         };
@@ -324,7 +336,7 @@ describe("the plain-object state layer agrees with @ethereumjs/statemanager (pla
   it("bad input: the same errors as MerkleStateManager, and nothing changes", async () => {
     const common = new Common({ chain: Mainnet, hardfork: "osaka" });
     const who = new Address(hexToBytes("0x00000000000000000000000000000000000000bb"));
-    for (const state of [createStateManager(common), new PlainStateManager({ common })] as StateManagerInterface[]) {
+    for (const state of [upstreamState(common), new PlainStateManager({ common }), new LiveStateManager(common)] as StateManagerInterface[]) {
       const root = bytesToHex(await state.getStateRoot());
       const message = async (run: () => Promise<unknown>) =>
         (

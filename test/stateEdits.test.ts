@@ -7,11 +7,12 @@
  * ran on: a trace of a tx after an edit.
  */
 import { expect } from "chai";
-import { encodeFunctionData } from "viem";
+import { encodeFunctionData, getContractAddress } from "viem";
 
 import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 
+import type { Hex } from "viem";
 import type { PreconfProvider } from "../src/index.ts";
 
 const WHO = "0x1111111111111111111111111111111111111111";
@@ -152,6 +153,36 @@ describe("dev state edits, as Hardhat attributes them (irregular state)", () => 
         second,
       ]);
       expect(trace.structLogs.find((log) => log.op === "SSTORE")?.storage?.[`0x${"0".repeat(64)}`]).to.equal(`0x${101n.toString(16).padStart(64, "0")}`);
+    });
+
+    it("storage an edit gives an empty address in the open block makes a later CREATE2 there collide (EIP-7610), and its replay too", async () => {
+      const [sender] = provider.accounts;
+      const from = sender!.address;
+      // Runtime: CREATE2(0, calldata, salt 0), the address (0: failed) into slot 0.
+      const factoryInit = `0x600c600a5f39600c5ff3${"365f5f37"}${"5f365f5ff5"}${"5f55"}00`;
+      const childInit = "0x600160015500"; // SSTORE(1, 1), no code
+      const deploy = await call<string>(provider, "eth_sendTransaction", [{ from, data: factoryInit, gas: "0x100000" }]);
+      await call(provider, "evm_mine");
+      const factory = (await call<{ contractAddress: Hex }>(provider, "eth_getTransactionReceipt", [deploy])).contractAddress;
+      const child = getContractAddress({ opcode: "CREATE2", from: factory, salt: `0x${"00".repeat(32)}`, bytecode: childInit });
+      for (const between of [false, true]) {
+        await call(provider, "eth_sendTransaction", [{ from, to: OTHER, value: "0x1" }]);
+        await provider.preconf.fragment();
+        await call(provider, "hardhat_setStorageAt", [child, "0x5", `0x${"7".padStart(64, "0")}`]);
+        if (between) {
+          await call(provider, "eth_sendTransaction", [{ from, to: OTHER, value: "0x2" }]);
+          await provider.preconf.fragment();
+        }
+        const create = await call<string>(provider, "eth_sendTransaction", [{ from, to: factory, data: childInit, gas: "0x100000" }]);
+        await provider.preconf.fragment();
+        await call(provider, "evm_mine");
+        expect(BigInt(await call<string>(provider, "eth_getStorageAt", [factory, "0x0", "latest"])), `tx between: ${between}`).to.equal(0n);
+        expect(BigInt(await call<string>(provider, "eth_getStorageAt", [child, "0x5", "latest"]))).to.equal(7n);
+        const trace = await call<{ calls?: { error?: string }[] }>(provider, "debug_traceTransaction", [create, { tracer: "callTracer" }]);
+        expect(trace.calls?.[0]?.error).to.equal("contract address collision");
+        await call(provider, "hardhat_setStorageAt", [child, "0x5", `0x${"0".repeat(64)}`]);
+        await call(provider, "evm_mine");
+      }
     });
   });
 });

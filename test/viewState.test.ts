@@ -12,8 +12,7 @@ import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@et
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
-import { merkleInternals } from "../src/node/ethereumjs/internals.ts";
-import { createStateManager } from "../src/node/ethereumjs/stateManager.ts";
+import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { copyVmOver } from "../src/node/ethereumjs/vmCopy.ts";
 import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
@@ -27,8 +26,8 @@ const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
 const CODES = [Uint8Array.of(0x60, 0x00), Uint8Array.of(0x5f, 0x5f, 0xf3), new Uint8Array(0)];
 
 /** A base state: some accounts with storage and code, some without, one missing (0xee). */
-async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: MerkleStateManager; root: Uint8Array }> {
-  const live = createStateManager(common);
+async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: LiveStateManager; root: Uint8Array }> {
+  const live = new LiveStateManager(common);
   for (const state of into === undefined ? [live] : [live, into]) {
     for (const [i, address] of ADDRESSES.slice(0, 4).entries()) {
       await state.putAccount(address, new Account(BigInt(i), 10n ** 18n * BigInt(i + 1)));
@@ -69,7 +68,7 @@ async function run(seed: number, steps: number): Promise<void> {
   const reference = new PlainStateManager({ common });
   const { live, root } = await baseState(common, reference);
   expect(bytesToHex(await reference.getStateRoot())).to.equal(bytesToHex(root));
-  const ours = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+  const ours = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
   const managers: [StateManagerInterface, StateManagerInterface] = [reference, ours];
   const log: string[] = [];
   // As a dry run runs on a view: inside a checkpoint, all of it reverted at the end. (The package's
@@ -135,7 +134,7 @@ async function run(seed: number, steps: number): Promise<void> {
   while (depth-- > 0) await both(log, "revert", managers, (sm) => sm.revert());
   // Every write undone: the base state (as a state manager just opened at the root reads it; the
   // package's own caches can keep a slot a revert should have dropped), and after a move to the root.
-  const fresh = new MerkleStateManager({ common, caches: new Caches(), trie: merkleInternals(live)._trie.shallowCopy(false) });
+  const fresh = new MerkleStateManager({ common, caches: new Caches(), trie: live.baseTries() });
   await fresh.setStateRoot(root);
   expect(bytesToHex(await ours.getStateRoot())).to.equal(bytesToHex(root));
   for (const moved of [false, true]) {
@@ -175,7 +174,7 @@ async function expectOracleDump(log: string[], view: ViewStateManager, address: 
  * the root it had (10.1.3).
  */
 async function expectOracleRoot(log: string[], view: ViewStateManager): Promise<void> {
-  const fresh = createStateManager(new Common({ chain: Mainnet }));
+  const fresh = new PlainStateManager({ common: new Common({ chain: Mainnet }) });
   for (const address of ADDRESSES) {
     const account = await view.getAccount(address);
     if (account === undefined) continue;
@@ -204,7 +203,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     const { live, root } = await baseState(common);
     // Three accounts or slots, and 3 bytes of code: one of the base state's contracts (2 and 3 bytes).
     const memos = new ViewMemos(3, 3);
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos });
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos });
     const read = async () => Promise.all(ADDRESSES.slice(0, 4).map(async (address) => [await view.getStorage(address, slot(0)), await view.getCode(address)]));
     const first = show(await read());
     const size = (memo: Map<string, Map<string, unknown>>) => [...memo.values()].reduce((sum, entries) => sum + entries.size, 0);
@@ -217,7 +216,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
   it("writes to many slots journal one entry each, and a revert takes them all back", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
     await view.checkpoint();
     for (let n = 0; n < 2_000; n++) await view.putStorage(ADDRESSES[1]!, setLengthLeft(Uint8Array.of(n >> 8, n & 0xff), 32), Uint8Array.of(1));
     // One for the account's map of written slots, then one per slot (a map copied per write held n²/2 entries).
@@ -232,9 +231,9 @@ describe("view state (viewState.ts), randomised against the plain state layer an
   it("code a reverted run put is gone with it: an account given its hash afterwards has no code, as the package answers", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);
-    const reference = new MerkleStateManager({ common, caches: new Caches(), trie: merkleInternals(live)._trie.shallowCopy(false) });
+    const reference = new MerkleStateManager({ common, caches: new Caches(), trie: live.baseTries() });
     await reference.setStateRoot(root);
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
     const code = Uint8Array.of(0x60, 0x2a, 0x5f, 0x55);
     const answers: string[] = [];
     for (const sm of [reference, view] as StateManagerInterface[]) {
@@ -251,7 +250,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
   it("a state root computed mid-run gives written accounts their new storage roots (EIP-7610 reads them), unwritten slots still read, a revert takes the roots back", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
     const empty = ADDRESSES[4]!;
     const stored = ADDRESSES[2]!;
     const baseStorageRoot = (await view.getAccount(stored))!.storageRoot;
@@ -262,7 +261,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     await view.putStorage(stored, slot(9), Uint8Array.of(9));
     const stateRoot = await view.getStateRoot();
     // What the package answers after its flush: the roots of the storage as it now is.
-    const fresh = createStateManager(new Common({ chain: Mainnet }));
+    const fresh = new PlainStateManager({ common: new Common({ chain: Mainnet }) });
     await fresh.putAccount(empty, new Account());
     await fresh.putStorage(empty, slot(0), Uint8Array.of(1));
     await fresh.getStateRoot();
@@ -290,9 +289,9 @@ describe("view state (viewState.ts), randomised against the plain state layer an
   it("computing a root leaves the shared node store as it was, and the view at its base reads the base state", async () => {
     const common = new Common({ chain: Mainnet });
     const { live, root } = await baseState(common);
-    const store = (merkleInternals(live)._trie.database().db as unknown as { _database: Map<string, unknown> })._database;
+    const store = live.nodeStore!;
     const before = store.size;
-    const view = new ViewStateManager({ common, trie: merkleInternals(live)._trie, root, memos: new ViewMemos(64, 1024) });
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
     await view.checkpoint();
     await view.putStorage(ADDRESSES[1]!, slot(9), Uint8Array.of(9));
     await view.putAccount(ADDRESSES[4]!, new Account(0n, 5n));
@@ -307,7 +306,7 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
     const { live: liveState, root } = await baseState(common);
     const live = await createVM({ common, stateManager: liveState });
-    const view = new ViewStateManager({ common, trie: merkleInternals(liveState)._trie, root, memos: new ViewMemos(64, 1024) });
+    const view = new ViewStateManager({ common, trie: liveState.baseTries(), root, memos: new ViewMemos(64, 1024) });
     const copy = await copyVmOver(live, view);
     expect(copy.stateManager).to.equal(view);
     expect(copy.evm.stateManager).to.equal(view);

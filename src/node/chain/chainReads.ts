@@ -87,7 +87,7 @@ export async function withState<T>(core: ChainCore, resolved: ResolvedBlock, rea
 
 /**
  * A read of the live state on a snapshot: inside the writer queue only the live state root is
- * taken (caches flushed into the trie); the read runs on a state view at that root, beside the
+ * taken (its writes put into the tries); the read runs on a state view at that root, beside the
  * fragments and seals that follow (stateViews.ts).
  */
 function readSnapshot<T>(core: ChainCore, number: bigint, read: (vm: VM) => Promise<T>): Promise<T> {

@@ -44,8 +44,13 @@ export function replayBefore<T>(core: ChainCore, record: TxRecord, work: (point:
         // The block's EIP-4788/2935 writes came before its first tx, as the fragment runner makes them.
         await startBlock(vm, { number, timestamp, parentHash, parentBeaconBlockRoot: parentBeaconBlockRoot ?? new Uint8Array(32) });
         let blockGasUsed = 0n;
+        // Each edit then a root, as applyEdit takes one (stateEdits.ts): the accounts it gave storage report it.
         const applyEditsAt = async (index: number) => {
-          for (const edit of edits ?? []) if (edit.at === index) await edit.apply(vm);
+          for (const edit of edits ?? []) {
+            if (edit.at !== index) continue;
+            await edit.apply(vm);
+            await vm.stateManager.getStateRoot();
+          }
         };
         for (const earlier of transactions.slice(0, record.index)) {
           await applyEditsAt(earlier.index);

@@ -4,7 +4,7 @@
  * through `merkleInternals`; test/ethereumjs.test.ts asserts each exists with the shape used here,
  * so an upgrade that renames or reshapes one fails there first.
  */
-import { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 
 import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
 import type { Account, Address } from "@ethereumjs/util";
@@ -81,6 +81,3 @@ export function nodeStoreOfTrie(trie: { database(): { db: unknown } }): NodeStor
 export function openStorageRoots(stateManager: MerkleStateManager): Uint8Array[] {
   return Object.values(merkleInternals(stateManager)._storageTries).map((trie) => trie.root());
 }
-
-/** Whether `stateManager` is @ethereumjs' own class, not a subclass with its own reads and writes. */
-export const isPlainMerkleStateManager = (stateManager: unknown): boolean => Object.getPrototypeOf(stateManager) === MerkleStateManager.prototype;

@@ -116,9 +116,11 @@ export class FragmentRunner {
     }
 
     const executed: TxRecord[] = [];
-    // One state checkpoint around the fragment: the state manager flushes its caches into the trie
-    // (re-hashing every touched account's path) whenever its outermost checkpoint commits, i.e.
-    // after every tx; inside this one, each account is flushed once per fragment instead.
+    // One state checkpoint around the fragment: a fork's state (MerkleStateManager) flushes its
+    // caches into the trie (re-hashing every touched account's path) whenever its outermost
+    // checkpoint commits, i.e. after every tx; inside this one, each account is flushed once per
+    // fragment instead. (The chain's own live state writes its tries only when a root is asked for:
+    // liveState.ts.)
     await host.vm.stateManager.checkpoint();
     try {
       // Before anything else in the block: the system calls of EIP-4788 and EIP-2935 (systemCalls.ts).

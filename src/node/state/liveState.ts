@@ -4,7 +4,7 @@
  * thrown away: txs, system calls, deposits and dev edits write plain objects with one journal entry
  * each (a checkpoint is the journal's length, so a tx's revert undoes only what it changed), and
  * the tries see the writes only when a state root is asked for (a seal, a snapshot, a read of the
- * live state, a proof): each account and slot written since the last root is put into its trie
+ * live state, a dev edit): each account and slot written since the last root is put into its trie
  * once, one batch per trie. What was written is then carried, as read, into memos under the new
  * root, so the next block reads it from a Map, not a trie walk (memos of its own: views share
  * theirs, by sealed root).
@@ -14,7 +14,11 @@
  * caches as RLP, copies each cache's diff at every call frame's checkpoint and writes the tries at
  * every outermost commit. What it answers is the same, which test/liveState.test.ts checks on random
  * operations and txs against the plain state layer (plainState.ts) and fresh tries: roots, reads,
- * dumps, after reverts and roots taken at any point.
+ * dumps, after reverts and roots taken at any point. One difference: an account's `storageRoot`
+ * is as of the last root written, not the last tx (as geth's state object reports it until
+ * IntermediateRoot, core/state/state_object.go); only EIP-7610's collision check reads it, and only
+ * a dev edit can give storage to an account without code or nonce, so an edit asks for a root at
+ * once (stateEdits.ts).
  *
  * A root asked for inside a checkpoint (runBlock's, a tx's receipt before Byzantium) is computed as
  * a view computes it, in copies of the tries reverted after (the checkpoint may still be
@@ -77,7 +81,10 @@ export class LiveStateManager extends ViewStateManager {
     return this.#store;
   }
 
-  /** A view at the last root written, with memos of its own (the live ones move with the live root). */
+  /**
+   * A view at the last root written (writes since are not in it: ask for the root first, as the
+   * chain does before every read of the live state), with memos of its own (the live ones move).
+   */
   override shallowCopy(): ViewStateManager {
     return new ViewStateManager({
       common: this.common,

@@ -28,6 +28,9 @@ export async function applyEdit<T>(core: ChainCore, change: (vm: VM) => Promise<
   const open = core.open;
   if (open.fragments.length > 0) {
     open.addEdit({ at: open.transactions.length, apply: change });
+    // The live state reports an account's storage root as of its last root (liveState.ts): one now,
+    // so that a CREATE2 onto an address the edit gave storage collides (EIP-7610), as on the head.
+    await core.vm.stateManager.getStateRoot();
   } else {
     // The live state is the head's, edits included: its root is the head's state from now on.
     core.history.setEditedRoot(core.store.latest, await core.vm.stateManager.getStateRoot());

@@ -3,7 +3,8 @@
  * at its root, under an overlay of plain objects that a dry run writes into and reverts.
  *
  * A view's VM only runs dry runs (eth_call, estimates, access lists, traces, eth_simulateV1,
- * proofs), each inside a checkpoint that is reverted: nothing it writes ever reaches the tries.
+ * proofs), each inside a checkpoint that is reverted: nothing it writes ever reaches the tries. (The
+ * chain's live state is this class too, liveState.ts, whose overlay `writeOverlay` puts into the tries.)
  * @ethereumjs/statemanager's MerkleStateManager pays for writes it would flush: its caches keep
  * accounts and slots as RLP, checkpoint each cache's diff per call frame, and drop what a reverted
  * checkpoint read. Here a write is a Map update and one journal entry, a checkpoint is the journal's
@@ -19,7 +20,7 @@
  *     empty trie's; `deleteAccount` drops the account and its written slots; `putAccount(address,
  *     undefined)` drops the account only;
  *   - `getAccount(...).storageRoot` is the root as last put (written slots change it only when a
- *     state root is computed, as the package's flush does).
+ *     state root is computed; the package's flush, at every outermost commit, does so per tx).
  * `getStateRoot` (eth_simulateV1 seals its blocks with it) puts the overlay into copies of the
  * tries inside a trie checkpoint that it reverts, so the shared node store is left as it was.
  */
@@ -112,6 +113,8 @@ export class ViewMemos {
     const entries = memo.get(from) ?? new Map<string, T>();
     memo.delete(from);
     let count = this.#counts.get(memo) ?? 0;
+    // What `to` held goes (the same content: the same root), and no longer counts.
+    count = Math.max(0, count - (memo.get(to)?.size ?? 0));
     for (const [key, value] of written) {
       if (!entries.has(key)) count++;
       entries.set(key, value);
@@ -238,7 +241,7 @@ export class ViewStateManager implements StateManagerInterface {
   /**
    * The trie a written account's unwritten slots are read from: an account that exists keeps the
    * one it has (the EVM puts back what it read; it changes a storage root only through
-   * `clearStorage`, and a computed root's nodes are not kept), a new one reads the root it is put
+   * `clearStorage`, and a view's computed root's nodes are not kept), a new one reads the root it is put
    * with (the empty trie's).
    */
   #readRootOf(current: AccountRecord | null, storageRoot: Uint8Array): Uint8Array {
