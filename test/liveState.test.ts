@@ -7,49 +7,16 @@
  * compared, each root also against tries built afresh from what the live state reads.
  */
 import { Common, Mainnet } from "@ethereumjs/common";
-import { RLP } from "@ethereumjs/rlp";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
-import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
+import { Account, bytesToHex } from "@ethereumjs/util";
 import { expect } from "chai";
 
 import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
 import { seededDraws } from "./helpers/seeded.ts";
+import { ADDRESSES, both, CODES, expectOracleDump, expectOracleRoot, slot, writeBase } from "./helpers/stateOracle.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
-import type { Address } from "@ethereumjs/util";
-
-const ADDRESSES = ["0xaa", "0xbb", "0xcc", "0xdd", "0xee"].map((a) => createAddressFromString(`0x${a.slice(2).padStart(40, "0")}`));
-const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
-const CODES = [Uint8Array.of(0x60, 0x00), Uint8Array.of(0x5f, 0x5f, 0xf3), new Uint8Array(0)];
-
-const show = (value: unknown) => JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? bytesToHex(v) : typeof v === "bigint" ? v.toString() : v));
-
-/** Runs `op` on both, comparing what each answers or throws. */
-async function both(log: string[], name: string, managers: StateManagerInterface[], op: (sm: StateManagerInterface) => Promise<unknown>) {
-  const answers: string[] = [];
-  for (const sm of managers) {
-    try {
-      answers.push(`ok ${show(await op(sm))}`);
-    } catch (error) {
-      answers.push(`error ${(error as Error).message}`);
-    }
-  }
-  log.push(`${name}: ${answers[1]}`);
-  expect(answers[1], `${name} after:\n${log.slice(-15).join("\n")}`).to.equal(answers[0]);
-}
-
-/** A base state written into both: some accounts with storage and code, some without, one missing (0xee). */
-async function writeBase(states: StateManagerInterface[]): Promise<void> {
-  for (const state of states) {
-    for (const [i, address] of ADDRESSES.slice(0, 4).entries()) {
-      await state.putAccount(address, new Account(BigInt(i), 10n ** 18n * BigInt(i + 1)));
-      if (i % 2 === 0) await state.putCode(address, CODES[i >> 1]!);
-      for (let s = 0; s < i + 1; s++) await state.putStorage(address, slot(s), Uint8Array.of(s + 1, i));
-    }
-  }
-}
 
 async function run(seed: number, steps: number, maxEntries?: number): Promise<void> {
   const { next, pick } = seededDraws(seed);
@@ -58,7 +25,7 @@ async function run(seed: number, steps: number, maxEntries?: number): Promise<vo
   const live = new LiveStateManager(common, maxEntries);
   await writeBase([reference, live]);
   const log: string[] = [];
-  let managers: StateManagerInterface[] = [reference, live];
+  let managers: [StateManagerInterface, StateManagerInterface] = [reference, live];
   await both(log, "getStateRoot", managers, (sm) => sm.getStateRoot());
   /** Roots taken outside checkpoints, each with a copy of the reference's state then. */
   const snapshots: { root: Uint8Array; state: PlainStateManager }[] = [];
@@ -132,46 +99,6 @@ async function run(seed: number, steps: number, maxEntries?: number): Promise<vo
     await both(log, `getAccount ${address}`, managers, (sm) => sm.getAccount(address).then((account) => account?.serialize()));
     for (let n = 0; n < 6; n++) await both(log, `getStorage ${address} ${n}`, managers, (sm) => sm.getStorage(address, slot(n)));
   }
-}
-
-/** The live state's dump of an account's storage holds exactly the slots it reads (keccak(slot) → RLP(value), in key order), or refuses a missing account. */
-async function expectOracleDump(log: string[], live: LiveStateManager, address: Address): Promise<void> {
-  log.push(`dumpStorage ${address}`);
-  if ((await live.getAccount(address)) === undefined) {
-    const error = await live.dumpStorage(address).then(
-      () => undefined,
-      (caught: Error) => caught.message,
-    );
-    expect(error, log.slice(-15).join("\n")).to.equal("dumpStorage f() can only be called for an existing account");
-    return;
-  }
-  const entries: [string, string][] = [];
-  for (let n = 0; n < 6; n++) {
-    const value = await live.getStorage(address, slot(n));
-    if (value.length > 0) entries.push([bytesToHex(keccak256(slot(n))), bytesToHex(RLP.encode(value))]);
-  }
-  const expected: Record<string, string> = {};
-  for (const [hashed, value] of entries.sort(([a], [b]) => (a < b ? -1 : 1))) expected[hashed] = value;
-  expect(show(await live.dumpStorage(address)), log.slice(-15).join("\n")).to.equal(show(expected));
-}
-
-/** The live state's root is the root of its state built afresh in a new plain state layer, given every account, code and slot the live state reads. */
-async function expectOracleRoot(log: string[], live: LiveStateManager): Promise<void> {
-  const fresh = new PlainStateManager({ common: new Common({ chain: Mainnet }) });
-  for (const address of ADDRESSES) {
-    const account = await live.getAccount(address);
-    if (account === undefined) continue;
-    await fresh.putAccount(address, new Account(account.nonce, account.balance, undefined, account.codeHash));
-    const code = await live.getCode(address);
-    if (code.length > 0) await fresh.putCode(address, code);
-    for (let n = 0; n < 6; n++) {
-      const value = await live.getStorage(address, slot(n));
-      if (value.length > 0) await fresh.putStorage(address, slot(n), value);
-    }
-  }
-  const expected = bytesToHex(await fresh.getStateRoot());
-  log.push(`oracle root: ${expected}`);
-  expect(bytesToHex(await live.getStateRoot()), `getStateRoot after:\n${log.slice(-15).join("\n")}`).to.equal(expected);
 }
 
 describe("live state (liveState.ts), randomised against the plain state layer and fresh tries", () => {

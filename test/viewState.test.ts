@@ -7,8 +7,7 @@
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createVM } from "@ethereumjs/vm";
-import { RLP } from "@ethereumjs/rlp";
-import { Account, bytesToHex, createAddressFromString, setLengthLeft } from "@ethereumjs/util";
+import { Account, bytesToHex, setLengthLeft } from "@ethereumjs/util";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
@@ -17,46 +16,15 @@ import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { copyVmOver } from "../src/node/ethereumjs/vmCopy.ts";
 import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
 import { seededDraws } from "./helpers/seeded.ts";
+import { ADDRESSES, both, CODES, expectOracleDump, expectOracleRoot, show, slot, writeBase } from "./helpers/stateOracle.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
-import type { Address } from "@ethereumjs/util";
 
-const ADDRESSES = ["0xaa", "0xbb", "0xcc", "0xdd", "0xee"].map((a) => createAddressFromString(`0x${a.slice(2).padStart(40, "0")}`));
-const slot = (n: number) => setLengthLeft(Uint8Array.of(n), 32);
-const CODES = [Uint8Array.of(0x60, 0x00), Uint8Array.of(0x5f, 0x5f, 0xf3), new Uint8Array(0)];
-
-/** A base state: some accounts with storage and code, some without, one missing (0xee). */
+/** A base state (stateOracle.ts) in the live state, and in `into` too. */
 async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: LiveStateManager; root: Uint8Array }> {
   const live = new LiveStateManager(common);
-  for (const state of into === undefined ? [live] : [live, into]) {
-    for (const [i, address] of ADDRESSES.slice(0, 4).entries()) {
-      await state.putAccount(address, new Account(BigInt(i), 10n ** 18n * BigInt(i + 1)));
-      if (i % 2 === 0) await state.putCode(address, CODES[i >> 1]!);
-      for (let s = 0; s < i + 1; s++) await state.putStorage(address, slot(s), Uint8Array.of(s + 1, i));
-    }
-  }
+  await writeBase(into === undefined ? [live] : [live, into]);
   return { live, root: await live.getStateRoot() };
-}
-
-const show = (value: unknown) => JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? bytesToHex(v) : typeof v === "bigint" ? v.toString() : v));
-
-/** Runs `op` on both, comparing what each answers or throws. */
-async function both(
-  log: string[],
-  name: string,
-  managers: [StateManagerInterface, StateManagerInterface],
-  op: (sm: StateManagerInterface) => Promise<unknown>,
-) {
-  const answers: string[] = [];
-  for (const sm of managers) {
-    try {
-      answers.push(`ok ${show(await op(sm))}`);
-    } catch (error) {
-      answers.push(`error ${(error as Error).message}`);
-    }
-  }
-  log.push(`${name}: ${answers[1]}`);
-  expect(answers[1], `${name} after:\n${log.slice(-15).join("\n")}`).to.equal(answers[0]);
 }
 
 async function run(seed: number, steps: number): Promise<void> {
@@ -144,51 +112,6 @@ async function run(seed: number, steps: number): Promise<void> {
       for (let n = 0; n < 6; n++) await both(log, `getStorage ${address} ${n}`, [fresh, ours], (sm) => sm.getStorage(address, slot(n)));
     }
   }
-}
-
-/** The view's dump of an account's storage holds exactly the slots it reads (keccak(slot) → RLP(value), in key order), or refuses a missing account. */
-async function expectOracleDump(log: string[], view: ViewStateManager, address: Address): Promise<void> {
-  log.push(`dumpStorage ${address}`);
-  if ((await view.getAccount(address)) === undefined) {
-    const error = await view.dumpStorage(address).then(
-      () => undefined,
-      (caught: Error) => caught.message,
-    );
-    expect(error, log.slice(-15).join("\n")).to.equal("dumpStorage f() can only be called for an existing account");
-    return;
-  }
-  const expected: Record<string, string> = {};
-  const entries: [string, string][] = [];
-  for (let n = 0; n < 6; n++) {
-    const value = await view.getStorage(address, slot(n));
-    if (value.length > 0) entries.push([bytesToHex(keccak256(slot(n))), bytesToHex(RLP.encode(value))]);
-  }
-  for (const [key, value] of entries.sort(([a], [b]) => (a < b ? -1 : 1))) expected[key] = value;
-  expect(show(await view.dumpStorage(address)), log.slice(-15).join("\n")).to.equal(show(expected));
-}
-
-/**
- * The view's state root is the root of its state built afresh (a new state manager given every
- * account, code and slot the view reads, which the reference answered the same all along).
- * MerkleStateManager's own root is no oracle here: after a flush inside a checkpoint it answers
- * the root it had (10.1.3).
- */
-async function expectOracleRoot(log: string[], view: ViewStateManager): Promise<void> {
-  const fresh = new PlainStateManager({ common: new Common({ chain: Mainnet }) });
-  for (const address of ADDRESSES) {
-    const account = await view.getAccount(address);
-    if (account === undefined) continue;
-    await fresh.putAccount(address, new Account(account.nonce, account.balance, undefined, account.codeHash));
-    const code = await view.getCode(address);
-    if (code.length > 0) await fresh.putCode(address, code);
-    for (let n = 0; n < 6; n++) {
-      const value = await view.getStorage(address, slot(n));
-      if (value.length > 0) await fresh.putStorage(address, slot(n), value);
-    }
-  }
-  const expected = bytesToHex(await fresh.getStateRoot());
-  log.push(`getStateRoot: ${expected}`);
-  expect(bytesToHex(await view.getStateRoot()), `getStateRoot after:\n${log.slice(-15).join("\n")}`).to.equal(expected);
 }
 
 describe("view state (viewState.ts), randomised against the plain state layer and fresh tries", () => {

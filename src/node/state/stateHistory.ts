@@ -9,6 +9,8 @@ import { pruneStore } from "./prune.ts";
 import { StateViews } from "./stateViews.ts";
 
 import type { Block } from "@ethereumjs/block";
+import type { StateManagerInterface } from "@ethereumjs/common";
+import type { NodeStore } from "../ethereumjs/internals.ts";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
@@ -109,10 +111,7 @@ export class StateHistory {
     const history = this.#stateHistory;
     if (history === undefined) return;
     const from = headNumber - BigInt(history) + 1n;
-    const stateManager = live.stateManager;
-    const merkle = stateManager instanceof LiveStateManager ? undefined : (stateManager as MerkleStateManager);
-    const store = merkle === undefined ? (stateManager as LiveStateManager).nodeStore : nodeStoreOf(merkle);
-    const depth = merkle === undefined ? (stateManager as LiveStateManager).checkpointDepth : checkpointDepth(merkle);
+    const { store, depth, openRoots } = triesOf(live.stateManager);
     if (from <= this.#from || store === undefined || depth > 0) return;
 
     const roots: Uint8Array[] = [liveRoot];
@@ -134,10 +133,20 @@ export class StateHistory {
     }
     this.#views.dropBelow(from);
     roots.push(...this.#views.roots());
-    // The live state holds no trie open between blocks (its storage roots are reachable from `liveRoot`); a fork's state may.
-    pruneStore(store, roots, merkle === undefined ? [] : openStorageRoots(merkle));
+    pruneStore(store, roots, openRoots);
     this.#from = from;
     this.#keptHeads = keptHeads;
     for (const [hash, { number }] of this.#edited) if (number < from && !keptHeads.has(hash)) this.#edited.delete(hash);
   }
+}
+
+/**
+ * What pruning needs of the live state: its node store, its open checkpoints, and the storage roots
+ * it holds tries open at. The chain's own (liveState.ts) holds none between blocks (its storage roots
+ * are reachable from its root); a fork's MerkleStateManager may.
+ */
+function triesOf(stateManager: StateManagerInterface): { store: NodeStore | undefined; depth: number; openRoots: Uint8Array[] } {
+  if (stateManager instanceof LiveStateManager) return { store: stateManager.nodeStore, depth: stateManager.checkpointDepth, openRoots: [] };
+  const merkle = stateManager as MerkleStateManager;
+  return { store: nodeStoreOf(merkle), depth: checkpointDepth(merkle), openRoots: openStorageRoots(merkle) };
 }
