@@ -23,6 +23,8 @@ interface Results {
   reps: number;
   /** Untimed runs per workload and peer before the repetitions (absent in older results: none). */
   warmup?: number;
+  /** Whether a full GC was forced before every sample (absent in older results, which all did). */
+  gcBetweenSamples?: boolean;
   quick: boolean;
   workloads: {
     id: string;
@@ -106,6 +108,17 @@ function comparison(rows: Row[], columns: string[], against: string | undefined,
 const SERVER_TARGET = 1.0;
 
 /** Each row's CPU ratio (wall where no CPU was measured) to `peer`, before and after. */
+/** Whether a full GC was forced before each sample: results from before the flag existed all forced one. */
+const gcForced = (results: Results) => results.gcBetweenSamples ?? true;
+
+/** Says so when the two runs differ in it (bench/benchmarks-notes.md, "Reading the figures"). */
+function gcMethodChange(baseline: Results, results: Results): string {
+  if (gcForced(baseline) === gcForced(results)) return "";
+  return gcForced(baseline)
+    ? ", with a full GC forced before every sample (this page's run forces none)"
+    : ", with no GC forced between samples (this page's run forces one before every sample)";
+}
+
 function beforeAndAfter(baseline: Results, results: Results): string {
   const ratioTo = (row: Row, peer: string) =>
     ratioOf(median(row.cpuMs?.ours), median(row.cpuMs?.[peer])) ?? ratioOf(median(row.samplesMs.ours), median(row.samplesMs[peer]));
@@ -126,7 +139,7 @@ function beforeAndAfter(baseline: Results, results: Results): string {
     ]);
   }
   return [
-    `Ratios in CPU time (wall time where none was measured), each from its own alternating run: before, ${baseline.note ?? `\`${baseline.command ?? "npm run bench"}\``} on ${baseline.date} (load ${baseline.machine.load.join(" / ")}); after, this page's run. Ours' own CPU ms per workload beside them: the two runs' machines were loaded differently, so compare ratios.`,
+    `Ratios in CPU time (wall time where none was measured), each from its own alternating run: before, ${baseline.note ?? `\`${baseline.command ?? "npm run bench"}\``} on ${baseline.date} (load ${baseline.machine.load.join(" / ")})${gcMethodChange(baseline, results)}; after, this page's run. Ours' own CPU ms per workload beside them: the two runs' machines were loaded differently, so compare ratios.`,
     "",
     table(["", "workload", "ratio", "before", "after", "ours CPU ms (before → after)"], body, 3),
   ].join("\n");
@@ -157,7 +170,9 @@ export function renderBenchmarksPage(results: Results, notes: string, baseline?:
     "(process start → import → first provider → first answer).",
     "",
     `- Command: \`${results.command ?? "npm run bench"}\``,
-    `- Date: ${results.date}; ${results.reps} repetition(s) after ${results.warmup ?? 0} untimed warm-up run(s) per workload and peer${results.quick ? " (quick run)" : ""}`,
+    `- Date: ${results.date}; ${results.reps} repetition(s) after ${results.warmup ?? 0} untimed warm-up run(s) per workload and peer${results.quick ? " (quick run)" : ""}; ${
+      gcForced(results) ? "a full GC forced before every sample" : "no GC forced between samples"
+    }`,
     `- Machine: ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGb} GB, ${results.machine.platform}, Node ${results.machine.node}; load average at the end of the run ${results.machine.load.join(" / ")}`,
     `- Versions: ${Object.entries(results.versions)
       .map(([id, version]) => `${id} = ${version}`)

@@ -5,7 +5,7 @@
  * then ours' scaling rows (per-tx cost vs block size, memory vs chain length).
  *
  *   npm run bench -- [--quick] [--reps N] [--warmup N] [--only W1,W4,N,S,M] [--peers edr,ganache] [--servers ours,hardhat,anvil]
- *                    [--memory-blocks N] [--memory-block-history N] [--out file.json] [--write-docs]
+ *                    [--memory-blocks N] [--memory-block-history N] [--gc-between-samples] [--out file.json] [--write-docs]
  *
  * Row M seals 10,000 blocks (2,000 with --quick; `--memory-blocks 100000` for the long run) on a
  * chain that keeps every block, or its newest N with `--memory-block-history N` (the
@@ -50,6 +50,15 @@ const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
  * first run is what a single short script feels (row W6); the rows W1-W5 time the steady state.
  */
 const warmup = Number(argument("--warmup") ?? (quick ? 0 : 1));
+/**
+ * Force a full GC before every in-process sample (earlier rounds did, by default). No test runner
+ * does this, and it is not neutral: a full GC between calls collects the hidden classes (maps) of
+ * the objects that only live during a call (a frame's stack and run state, a tx, a message), and
+ * V8 then discards the optimized code that checks them ("weak objects"), so every sample of a
+ * JavaScript peer re-runs the JIT's tiers (bench/benchmarks-notes.md, "Reading the figures").
+ * Native peers (EDR's EVM) do not notice. Off by default; the memory row always collects first.
+ */
+const gcBetweenSamples = process.argv.includes("--gc-between-samples");
 const only = argument("--only")
   ?.split(",")
   .map((item) => item.trim().toUpperCase());
@@ -66,9 +75,10 @@ const out = argument("--out") ?? new URL("./results/latest.json", import.meta.ur
 const selected = (id: string, group: string) => only === undefined || only.includes(id.toUpperCase()) || only.includes(group.toUpperCase());
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-// A full GC between samples (untimed), without asking for `node --expose-gc`.
+// A full GC (untimed) before the memory row, and between samples with --gc-between-samples, without asking for `node --expose-gc`.
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
+const gcBeforeSample = gcBetweenSamples ? gc : () => {};
 
 // ── Cold start in a fresh process (W6d), alternating peers, before anything else runs ────────────
 
@@ -105,7 +115,7 @@ for (const id of peerIds) {
 const { workloads, setCollectGarbage, setEstimateProbe, median } = await import("./workloads.ts");
 const { isCheckFailure } = await import("./check.ts");
 const { estimateStats } = await import("../src/node/execution/estimate.ts");
-setCollectGarbage(gc);
+setCollectGarbage(gcBeforeSample);
 setEstimateProbe(() => estimateStats.lastExecutions);
 
 // ── Workloads, alternating peers within each repetition ──────────────────────────────────────────
@@ -154,7 +164,7 @@ for (const workload of workloads) {
   for (let rep = -warmup; rep < reps; rep++) {
     for (const peer of peers) {
       if (rep >= (peer.maxReps ?? reps) || (rep < 0 && peer.maxReps !== undefined)) continue;
-      gc();
+      gcBeforeSample();
       let sample: Sample | undefined;
       try {
         sample = await workload.run(peer);
@@ -186,7 +196,7 @@ for (const workload of workloads) {
 let phases: Record<string, number> | undefined;
 if (selected("W5", "W5")) {
   const { testFilePhases } = await import("./phases.ts");
-  gc();
+  gcBeforeSample();
   phases = await testFilePhases(reps);
   log("W5 phases done");
 }
@@ -214,7 +224,7 @@ if (serverIds.length > 0 && (only === undefined || only.some((item) => item.star
       for (let rep = -warmup; rep < reps; rep++) {
         for (const { server, reset } of prepared) {
           await reset();
-          gc();
+          gcBeforeSample();
           let sample: Sample;
           try {
             sample = await workload.run(server);
@@ -400,6 +410,7 @@ writeFileSync(
       servers: serverVersions,
       reps,
       warmup,
+      gcBetweenSamples,
       quick,
       workloads: rows.map((row) => ({
         id: row.id,
