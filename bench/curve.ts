@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import v8 from "node:v8";
 import vm from "node:vm";
 
-import { loadPeer } from "./peers.ts";
+import { loadPeer, PEER_IDS } from "./peers.ts";
 
 import type { PeerId } from "./peers.ts";
 
@@ -24,6 +24,7 @@ const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) 
 const positional = args.filter((arg, index) => !arg.startsWith("--") && !(index > 0 && args[index - 1] === "--peer"));
 const [id = "W4", runsArg = "8"] = positional;
 const peerId = (option("--peer") ?? "ours") as PeerId;
+if (!PEER_IDS.includes(peerId)) throw new Error(`unknown peer ${peerId} (known: ${PEER_IDS.join(", ")})`);
 
 const { workloads, setCollectGarbage } = await import("./workloads.ts");
 const selected = workloads.filter((workload) => workload.id.toUpperCase() === id.toUpperCase());

@@ -107,7 +107,6 @@ function comparison(rows: Row[], columns: string[], against: string | undefined,
 /** Server rows: ours / anvil at most 1.0 on every row. */
 const SERVER_TARGET = 1.0;
 
-/** Each row's CPU ratio (wall where no CPU was measured) to `peer`, before and after. */
 /** Whether a full GC was forced before each sample: results from before the flag existed all forced one. */
 const gcForced = (results: Results) => results.gcBetweenSamples ?? true;
 
@@ -115,10 +114,11 @@ const gcForced = (results: Results) => results.gcBetweenSamples ?? true;
 function gcMethodChange(baseline: Results, results: Results): string {
   if (gcForced(baseline) === gcForced(results)) return "";
   return gcForced(baseline)
-    ? ", with a full GC forced before every sample (this page's run forces none)"
-    : ", with no GC forced between samples (this page's run forces one before every sample)";
+    ? ", with a full GC forced before every in-process sample (this page's run forces none; the server rows measure the server's own process, which it never reached)"
+    : ", with no GC forced between samples (this page's run forces one before every in-process sample; the server rows measure the server's own process, which it never reaches)";
 }
 
+/** Each row's CPU ratio (wall where no CPU was measured) to `peer`, before and after. */
 function beforeAndAfter(baseline: Results, results: Results): string {
   const ratioTo = (row: Row, peer: string) =>
     ratioOf(median(row.cpuMs?.ours), median(row.cpuMs?.[peer])) ?? ratioOf(median(row.samplesMs.ours), median(row.samplesMs[peer]));

@@ -56,7 +56,7 @@ const warmup = Number(argument("--warmup") ?? (quick ? 0 : 1));
  * the objects that only live during a call (a frame's stack and run state, a tx, a message), and
  * V8 then discards the optimized code that checks them ("weak objects"), so every sample of a
  * JavaScript peer re-runs the JIT's tiers (bench/benchmarks-notes.md, "Reading the figures").
- * Native peers (EDR's EVM) do not notice. Off by default; the memory row always collects first.
+ * Native peers (EDR's EVM) do not notice. Off by default; the memory row (M) always collects first.
  */
 const gcBetweenSamples = process.argv.includes("--gc-between-samples");
 const only = argument("--only")
@@ -273,7 +273,7 @@ if (selected("S", "S") || selected("M", "M")) {
     await measureBlock(100); // warm-up
     scaling = [];
     for (const size of [10, 100, 1000, 5000]) {
-      gc();
+      gcBeforeSample();
       scaling.push(await measureBlock(size));
       log(`S ${size} txs done`);
     }
