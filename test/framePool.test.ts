@@ -17,7 +17,15 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData } from "viem";
 
-import { buildInterpreter, evmFile, framePoolStats, installFramePool, originalRunInterpreter, withoutFramePool } from "../src/node/ethereumjs/framePool.ts";
+import {
+  buildInterpreter,
+  evmFile,
+  framePoolStats,
+  installFramePool,
+  lastFrameOf,
+  originalRunInterpreter,
+  withoutFramePool,
+} from "../src/node/ethereumjs/framePool.ts";
 import { installInterpreterLoop } from "../src/node/ethereumjs/interpreterLoop.ts";
 import { interpreterModules } from "../src/node/ethereumjs/jumpAnalysis.ts";
 import { Counter, GasForwarder, Gate, Refund, Reverter, Token, Vault } from "./helpers/contracts.ts";
@@ -164,6 +172,31 @@ describe("call frames on pooled memory (src/node/ethereumjs/framePool.ts, @ether
     // The first frame's return data is its own, not the memory the second frame ran on.
     await evm.runCode({ code: writer.map((byte, at) => (at >= 1 && at <= 32 ? 0x11 : byte)), gasLimit: 100_000n });
     expect(bytesToHex(first.returnValue)).to.equal(`0x${"ff".repeat(32)}`);
+  });
+
+  it("keeps the EVM's last frame, and that one only, until the next replaces it (the frame objects' maps outlive a GC between calls)", async () => {
+    const evm = await newEvm(true);
+    expect(lastFrameOf(evm)).to.equal(undefined);
+    // PUSH1 42 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+    const first = Uint8Array.of(0x60, 0x2a, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3);
+    const result = await evm.runCode({ code: first, gasLimit: 100_000n });
+    const kept = lastFrameOf(evm);
+    if (kept === undefined) throw new Error("no frame kept");
+    expect(kept.message.code).to.equal(first);
+    expect((kept.result as { returnValue: Uint8Array }).returnValue).to.deep.equal(result.returnValue);
+    expect((kept.interpreter as { _evm: unknown })._evm).to.equal(evm);
+    // A call that runs a child frame: the outer frame ends last and is the one kept.
+    await evm.stateManager.putCode(CONTRACT, first);
+    // PUSH1 0 (x4) PUSH20 <contract> GAS STATICCALL STOP
+    const caller = Uint8Array.of(0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x73, ...CONTRACT.bytes, 0x5a, 0xfa, 0x00);
+    const framesBefore = framePoolStats.made + framePoolStats.reused;
+    await evm.runCode({ code: caller, gasLimit: 100_000n });
+    expect(framePoolStats.made + framePoolStats.reused - framesBefore).to.equal(2);
+    expect(lastFrameOf(evm)?.message.code).to.equal(caller);
+    // The package's own frames (the pool off) keep nothing.
+    const plain = await newEvm(false);
+    await plain.runCode({ code: first, gasLimit: 100_000n });
+    expect(lastFrameOf(plain)).to.equal(undefined);
   });
 
   describe("runs every program as the package's frames do", () => {

@@ -20,6 +20,9 @@
  * `runInterpreter` still carries the frame's `runState` (and so its `memory`, by then pooled); the
  * engine reads only its `code` and `programCounter` (vmErrors.ts, callTracer.ts).
  *
+ * The EVM also keeps its last frame (`LAST_FRAME`), so that the hidden classes of a frame's objects
+ * survive a full GC that runs between two calls.
+ *
  * Patch of @ethereumjs/evm 10.1.3, in both builds (the CommonJS one once something else loaded it,
  * as interpreterLoop.ts): `EVM.prototype.runInterpreter` is replaced by a copy
  * that builds its `Interpreter` with the constructor's assignments (`buildInterpreter`) and a pooled
@@ -61,6 +64,7 @@ interface EvmInternals {
   _tx: { gasPrice: bigint; origin?: unknown };
   _block?: unknown;
   [POOL_OFF]?: boolean;
+  [LAST_FRAME]?: { message: Message; interpreter: unknown; result: unknown };
 }
 
 type Env = Record<string, unknown> & { gasRefund?: bigint; initialLogs?: unknown[] };
@@ -105,6 +109,16 @@ function giveBack(memory: MemoryLike): void {
 }
 
 const POOL_OFF = Symbol("hardhat-preconf.framePool.off");
+
+/**
+ * The EVM's last frame (its message, interpreter and result), kept until the next frame replaces
+ * it, so that the hidden classes of a frame's objects outlive the frame. V8 collects a map once no
+ * object has it (a full GC between two requests finds no frame running), and then discards the
+ * optimized code that checks it ("weak objects" in `--trace-deopt`): the next requests run the
+ * interpreter's code in the slower tiers until V8 optimizes it again. One frame per EVM, released
+ * with the EVM. Measured with bench/one-provider.ts (bench/benchmarks-notes.md, "Ninth round").
+ */
+const LAST_FRAME = Symbol("hardhat-preconf.framePool.lastFrame");
 
 /** Runs `evm`'s frames on the package's own `runInterpreter` (tests compare the two). */
 export function withoutFramePool(evm: EVM): void {
@@ -237,7 +251,7 @@ function pooledRunInterpreter(classes: Classes, original: RunInterpreter): RunIn
       };
     }
     (message.accessWitness as { commit?(): void } | undefined)?.commit?.();
-    return {
+    const frameResult = {
       ...result,
       runState: {
         ...interpreterRes.runState,
@@ -251,7 +265,14 @@ function pooledRunInterpreter(classes: Classes, original: RunInterpreter): RunIn
       stateGasSpilled: interpreterRes.runState.stateGasSpilled,
       returnValue: result.returnValue ?? new Uint8Array(0),
     };
+    this[LAST_FRAME] = { message, interpreter, result: frameResult };
+    return frameResult;
   };
+}
+
+/** The frame `evm` ran last on the pooled path, if any (tests). */
+export function lastFrameOf(evm: EVM): { message: Message; interpreter: unknown; result: unknown } | undefined {
+  return (evm as unknown as EvmInternals)[LAST_FRAME];
 }
 
 // ── Installation ────────────────────────────────────────────────────────────────────────────────
