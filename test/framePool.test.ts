@@ -193,6 +193,9 @@ describe("call frames on pooled memory (src/node/ethereumjs/framePool.ts, @ether
     await evm.runCode({ code: caller, gasLimit: 100_000n });
     expect(framePoolStats.made + framePoolStats.reused - framesBefore).to.equal(2);
     expect(lastFrameOf(evm)?.message.code).to.equal(caller);
+    // A frame whose memory grew past the pool's bound (32 KiB) is not kept. PUSH1 1 PUSH3 0x010000 MSTORE STOP
+    await evm.runCode({ code: Uint8Array.of(0x60, 1, 0x62, 1, 0, 0, 0x52, 0x00), gasLimit: 1_000_000n });
+    expect(lastFrameOf(evm)).to.equal(undefined);
     // The package's own frames (the pool off) keep nothing.
     const plain = await newEvm(false);
     await plain.runCode({ code: first, gasLimit: 100_000n });

@@ -103,10 +103,12 @@ function takeMemory(Memory: Classes["Memory"]): MemoryLike {
 
 /** Back to the pool, zeroed (the whole buffer: what a frame wrote is not tracked, and 8 KiB of memset is cheap). */
 function giveBack(memory: MemoryLike): void {
-  if (pool.length >= MAX_POOLED || memory._store.length > MAX_POOLED_BYTES) return;
+  if (pool.length >= MAX_POOLED || !isSmall(memory)) return;
   memory._store.fill(0);
   pool.push(memory);
 }
+
+const isSmall = (memory: MemoryLike) => memory._store.length <= MAX_POOLED_BYTES;
 
 const POOL_OFF = Symbol("hardhat-preconf.framePool.off");
 
@@ -116,7 +118,10 @@ const POOL_OFF = Symbol("hardhat-preconf.framePool.off");
  * object has it (a full GC between two requests finds no frame running), and then discards the
  * optimized code that checks it ("weak objects" in `--trace-deopt`): the next requests run the
  * interpreter's code in the slower tiers until V8 optimizes it again. One frame per EVM, released
- * with the EVM. Measured with bench/one-provider.ts (bench/benchmarks-notes.md, "Ninth round").
+ * with the EVM, and only a frame whose memory stayed within the pool's bound (32 KiB): what it keeps is
+ * its message (calldata, code), stack, result (logs, return data) and that memory, which by then
+ * belongs to the pool and to later frames (nothing reads the kept frame's run state). Measured with
+ * bench/one-provider.ts (bench/benchmarks-notes.md, "Ninth round").
  */
 const LAST_FRAME = Symbol("hardhat-preconf.framePool.lastFrame");
 
@@ -265,7 +270,8 @@ function pooledRunInterpreter(classes: Classes, original: RunInterpreter): RunIn
       stateGasSpilled: interpreterRes.runState.stateGasSpilled,
       returnValue: result.returnValue ?? new Uint8Array(0),
     };
-    this[LAST_FRAME] = { message, interpreter, result: frameResult };
+    // A frame whose memory grew past the pool's bound is not kept: its buffer (up to a few MiB) goes now.
+    this[LAST_FRAME] = isSmall(memory) ? { message, interpreter, result: frameResult } : undefined;
     return frameResult;
   };
 }
