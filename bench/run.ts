@@ -51,12 +51,12 @@ const reps = Number(argument("--reps") ?? (quick ? 1 : 5));
  */
 const warmup = Number(argument("--warmup") ?? (quick ? 0 : 1));
 /**
- * Force a full GC before every in-process sample (earlier rounds did, by default). No test runner
- * does this, and it is not neutral: a full GC between calls collects the hidden classes (maps) of
+ * Force a full GC before every sample (earlier rounds did, by default). Test runners do not do
+ * this by default, and it is not neutral: a full GC between calls collects the hidden classes (maps) of
  * the objects that only live during a call (a frame's stack and run state, a tx, a message), and
  * V8 then discards the optimized code that checks them ("weak objects"), so every sample of a
  * JavaScript peer re-runs the JIT's tiers (bench/benchmarks-notes.md, "Reading the figures").
- * Native peers (EDR's EVM) do not notice. Off by default; the memory row (M) always collects first.
+ * A native EVM (EDR's) barely notices. Off by default; the memory row (M) always collects first.
  */
 const gcBetweenSamples = process.argv.includes("--gc-between-samples");
 const only = argument("--only")
