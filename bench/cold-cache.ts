@@ -11,6 +11,7 @@
  * more than the in-process call plus the server path.
  */
 import { createPreconfProvider } from "../src/index.ts";
+import { stopwatch } from "./timing.ts";
 import { testFileReads, testFileTxs } from "./workloads.ts";
 
 const rounds = Number(process.argv[2] ?? 6);
@@ -33,14 +34,10 @@ let sink = 0;
 const walk = () => {
   for (let i = 0; i < buffer.length; i += 64) sink += buffer[i]!;
 };
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 const perCall = async (body: () => unknown) => {
-  const before = cpuMs();
+  const elapsed = stopwatch();
   for (let i = 0; i < CALLS; i++) await body();
-  return ((cpuMs() - before) * 1000) / CALLS;
+  return (elapsed().cpuMs * 1000) / CALLS;
 };
 
 console.log("CPU µs per eth_call: hot (back to back), and after the caches were filled with something else");

@@ -10,11 +10,11 @@
  * round (bench/benchmarks-notes.md, "Reading the figures"). Add `node --trace-opt --trace-deopt`
  * (`node --trace-opt --import tsx bench/curve.ts …`) to see what V8 compiles in each run.
  */
-import { readFileSync } from "node:fs";
 import v8 from "node:v8";
 import vm from "node:vm";
 
 import { loadPeer, PEER_IDS } from "./peers.ts";
+import { mainThreadCpuMs } from "./timing.ts";
 
 import type { PeerId } from "./peers.ts";
 
@@ -36,17 +36,6 @@ if (flag("--gc-between-samples")) {
   setCollectGarbage(gc);
 }
 const { peer } = await loadPeer(peerId);
-
-/** CPU time of this process's main thread (Linux: its task's utime + stime, 10 ms ticks). */
-function mainThreadCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 console.log(`${id} on ${peer.label}, ${runsArg} runs${flag("--gc-between-samples") ? ", a full GC before each" : ""}: CPU ms`);
 console.log("run  timed   whole   main thread");

@@ -11,7 +11,8 @@ import v8 from "node:v8";
 import vm from "node:vm";
 
 import { loadPeer } from "./peers.ts";
-import { testFileReads, testFileTxs } from "./workloads.ts";
+import { stopwatch } from "./timing.ts";
+import { testFileIteration, testFileTxs } from "./workloads.ts";
 
 const args = process.argv.slice(2);
 const gcBetweenRounds = args.includes("--gc-between-rounds");
@@ -23,30 +24,19 @@ const { peer } = await loadPeer("ours");
 const instance = await peer.create({ automine: true });
 // One iteration's txs: the token's deployment (nonce 0) and 5 transfers; each iteration reverts to before them.
 const raws = testFileTxs(peer.chainId, 1);
-let snapshot = await instance.request("evm_snapshot");
+let snapshot = await instance.snapshot!();
 
 console.log(`one provider of ours, ${roundsArg} rounds of ${iterationsArg} test iterations${gcBetweenRounds ? ", a full GC before each round" : ""}: CPU ms`);
 for (let round = 0; round < Number(roundsArg); round++) {
   if (gcBetweenRounds) gc();
-  const before = process.cpuUsage();
+  const elapsed = stopwatch();
   for (let iteration = 0; iteration < Number(iterationsArg); iteration++) {
-    await instance.request("evm_revert", [snapshot]);
-    snapshot = await instance.request("evm_snapshot");
-    let token: string | undefined;
-    for (const raw of raws) {
-      const hash = await instance.request("eth_sendRawTransaction", [raw]);
-      const receipt = (await instance.request("eth_getTransactionReceipt", [hash])) as { status: string; contractAddress: string | null };
-      if (receipt.status !== "0x1") throw new Error(`round ${round}: tx ${String(hash)} failed`);
-      token ??= receipt.contractAddress ?? undefined;
-    }
-    if (token === undefined) throw new Error("the token was not deployed");
-    const reads = testFileReads(token as `0x${string}`);
-    await instance.request("eth_call", reads.call);
-    await instance.request("eth_getBalance", reads.balance);
-    await instance.request("eth_blockNumber");
+    await instance.revert!(snapshot);
+    snapshot = await instance.snapshot!();
+    const balance = await testFileIteration(instance, raws);
+    if (balance !== 10n) throw new Error(`round ${round}: token balance ${balance} after the transfer, expected 10`);
   }
-  const used = process.cpuUsage(before);
-  console.log(`${String(round).padStart(3)}  ${((used.user + used.system) / 1000).toFixed(0).padStart(6)}`);
+  console.log(`${String(round).padStart(3)}  ${elapsed().cpuMs.toFixed(0).padStart(6)}`);
 }
 await instance.close();
 process.exit(0);

@@ -17,8 +17,17 @@ export function stopwatch(): () => { ms: number; cpuMs: number } {
 
 /** CPU time (user + system, ms) of another process, from /proc (Linux); undefined elsewhere or once it is gone. */
 export function processCpuMs(pid: number): number | undefined {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time (ms) of this process's main thread alone (Linux; undefined elsewhere): the rest is V8's background threads. */
+export function mainThreadCpuMs(): number | undefined {
+  return statCpuMs(`/proc/self/task/${process.pid}/stat`);
+}
+
+function statCpuMs(path: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(path, "utf8");
     // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 14th and 15th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
