@@ -21,6 +21,7 @@ import {
 } from "@ethereumjs/util";
 import { expect } from "chai";
 
+import { NodeStoreMap } from "../src/node/ethereumjs/nodeStore.ts";
 import { LiveStateManager } from "../src/node/state/liveState.ts";
 import { pruneStore } from "../src/node/state/prune.ts";
 
@@ -120,6 +121,57 @@ describe("pruneStore", () => {
     expect(await write(1)).to.deep.equal(first);
     pruneStore(store, [first], []);
     expect(new Set(store.keys())).to.deep.equal(await reachable(store, [first], []));
+  });
+
+  it("a pass reads the entries written since the last one, not the whole store", async () => {
+    const stateManager = new LiveStateManager(new Common({ chain: Mainnet }));
+    const store = stateManager.nodeStore!;
+    expect(store).to.be.instanceOf(NodeStoreMap);
+    // A large state first (a contract with 2,000 slots), then a block that writes one slot.
+    await stateManager.putAccount(address(0), new Account());
+    for (let n = 0; n < 2000; n++) await stateManager.putStorage(address(0), slot(n), bigIntToBytes(BigInt(n + 1)));
+    let root = await stateManager.getStateRoot();
+    pruneStore(store, [root], []);
+    const sizeAfterFirstPass = store.size;
+    expect(sizeAfterFirstPass).to.be.greaterThan(2000);
+
+    const reads: string[] = [];
+    const get = store.get.bind(store);
+    store.get = (key: string) => {
+      reads.push(key);
+      return get(key);
+    };
+    const written: string[] = [];
+    const set = store.set.bind(store);
+    store.set = (key: string, value: Uint8Array | string) => {
+      written.push(key);
+      return set(key, value);
+    };
+    await stateManager.putStorage(address(0), slot(7), bigIntToBytes(99n));
+    root = await stateManager.getStateRoot();
+    expect(written.length).to.be.within(2, 20);
+    reads.length = 0; // the trie's own reads of the path it wrote
+    const result = pruneStore(store, [root], []);
+    // The nodes the write replaced (its path) go; each entry read is one written since the last pass.
+    expect(new Set(reads)).to.deep.equal(new Set(written));
+    // Each node on the slot's path was replaced by one written: as many go, and the state reads whole.
+    expect(result.deleted).to.equal(new Set(written).size);
+    expect(store.size).to.equal(sizeAfterFirstPass);
+    const { storageRoot } = (await stateManager.getAccount(address(0)))!;
+    const storage = new MerklePatriciaTrie({ db: new MapDB(store), root: storageRoot, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+    for (const n of [0, 7, 1234, 1999]) expect(RLP.decode(await storage.get(slot(n)))).to.deep.equal(bigIntToBytes(n === 7 ? 99n : BigInt(n + 1)));
+  });
+
+  it("NodeStoreMap records the keys set from its first takeWritten on", () => {
+    const map = new NodeStoreMap();
+    map.set("a", new Uint8Array());
+    expect(map.takeWritten(), "nothing recorded before the first call").to.equal(undefined);
+    map.set("b", new Uint8Array());
+    map.set("a", "00");
+    map.delete("b");
+    expect(map.takeWritten()).to.deep.equal(["b", "a"]);
+    expect(map.takeWritten()).to.deep.equal([]);
+    expect([...map.keys()]).to.deep.equal(["a"]);
   });
 
   /** A 64-digit store key (a node's hash) made of one repeated byte. */

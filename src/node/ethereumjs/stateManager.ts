@@ -8,6 +8,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { bytesToUnprefixedHex, MapDB, ValueEncoding } from "@ethereumjs/util";
 
 import { merkleInternals } from "./internals.ts";
+import { NodeStoreMap } from "./nodeStore.ts";
 import { encodeNode } from "./trieNodeEncoding.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -20,10 +21,16 @@ import type { Account, Address } from "@ethereumjs/util";
  * no `valueEncoding` on to `shallowCopy`, whose copies (every storage trie, every state view) get
  * @ethereumjs/mpt 10.1.3's default for a trie given a database: hex strings (mpt.js constructor).
  * Each storage-trie node read then decodes hex and each write encodes it, the larger part of a
- * storage write's cost; with `valueEncoding` in the trie's options, every copy inherits bytes.
+ * storage write's cost; with `valueEncoding` in the trie's options, every copy inherits bytes. The
+ * database's map is a NodeStoreMap, which tells pruning what was written since its last pass.
  */
 export function bytesTrie(common: Common): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new MapDB<string, Uint8Array>(), valueEncoding: ValueEncoding.Bytes });
+  return new MerklePatriciaTrie({
+    useKeyHashing: true,
+    common,
+    db: new MapDB<string, Uint8Array>(new NodeStoreMap() as Map<string, Uint8Array>),
+    valueEncoding: ValueEncoding.Bytes,
+  });
 }
 
 /**

@@ -10,15 +10,18 @@
  * that sees it, which adds one reference to each of its children (and, for an account, to its
  * storage root and code). An entry nothing references and no kept root names is unreachable: it
  * goes, and its children lose a reference, which may free them in turn (the store is a DAG: no
- * cycles). A pass so costs what changed since the last one, not the size of the state (a system
- * contract's ring buffer of 8191 slots, docs/profiles.md "Genesis code", grows by a slot a block
- * and would otherwise be re-walked every pass).
+ * cycles). The entries new to a pass are those the store says were set since the last one
+ * (ethereumjs/nodeStore.ts). A pass so costs what changed since the last one, not the size of the
+ * state (a system contract's ring buffer of 8191 slots, docs/profiles.md "Genesis code", grows by a
+ * slot a block and would otherwise be re-walked, or re-iterated, every pass).
  *
  * The pass is synchronous from the first mark to the last delete: no read of any view can run in
  * between, so a read only needs its root to be among the kept ones. The store and the open
  * storage tries are ethereumjs internals, read in src/node/ethereumjs/internals.ts.
  */
 import { bytesToUnprefixedHex, hexToBytes } from "@ethereumjs/util";
+
+import { NodeStoreMap } from "../ethereumjs/nodeStore.ts";
 
 import type { NodeStore } from "../ethereumjs/internals.ts";
 
@@ -68,8 +71,13 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   if (references === undefined) referencesByStore.set(store, (references = { byKey: new Map(), unreferenced: new Set() }));
   const { byKey, unreferenced } = references;
 
-  // Entries written since the last pass: their links count from now on.
-  for (const [key, value] of store) {
+  // Entries written since the last pass: their links count from now on. A NodeStoreMap says which
+  // keys were set since its last pass (all of them on the first); another map is read whole.
+  const written = store instanceof NodeStoreMap ? store.takeWritten() : undefined;
+  for (const key of written ?? store.keys()) {
+    const value = store.get(key);
+    // Set, then deleted (a pass is what deletes, and runs after): nothing stored to count.
+    if (value === undefined) continue;
     const reference = referenceOf(byKey, key);
     if (reference.links !== undefined) continue;
     const targets = key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value) : [];
