@@ -5,7 +5,7 @@
  * the patch). The statemanager's storage patches are checked in test/engineInternals.test.ts and
  * the jump-analysis cache in test/jumpAnalysis.test.ts.
  */
-import { BlockHeader, createBlock, createBlockHeader, paramsBlock } from "@ethereumjs/block";
+import { Block, BlockHeader, createBlock, createBlockHeader, paramsBlock } from "@ethereumjs/block";
 import { createBlockchain } from "@ethereumjs/blockchain";
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM, EVM } from "@ethereumjs/evm";
@@ -29,7 +29,7 @@ import { preparedKey, SignedTxs, signHashWithPreparedKey, signWithPreparedKey } 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
-import { executionHeader, executionHeaderBuilds, sealedHeader } from "../src/node/ethereumjs/sealedHeader.ts";
+import { executionHeader, executionHeaderBuilds, sealedHeader, zeroBaseFeeHeader } from "../src/node/ethereumjs/sealedHeader.ts";
 import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
@@ -579,6 +579,50 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
         expect(executed.hash()).to.deep.equal(executedHash);
         expect(executed.stateRoot).to.deep.equal(new Uint8Array(32));
         expect(() => sealedHeader(executed, { ...fields, gasUsed: 30_000_001n })).to.throw("too much gas used");
+      });
+    }
+  });
+
+  describe("a header with base fee 0 as a copy (sealedHeader.ts zeroBaseFeeHeader)", () => {
+    const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+    for (const hardfork of ["shanghai", "cancun", "osaka"] as const) {
+      it(`equals what createBlock builds from the header's JSON with base fee 0 (${hardfork})`, () => {
+        const common = sharedCommon(
+          commonFromGenesis(devGethGenesis({ hardfork, chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }), {}),
+          paramsBlock,
+        );
+        const opts = { common, skipConsensusFormatValidation: true };
+        const cancun = hardfork !== "shanghai";
+        const header = createBlockHeader(
+          {
+            number: 9n,
+            parentHash: bytes(32, 1),
+            stateRoot: bytes(32, 3),
+            timestamp: 1_700_000_000n,
+            gasLimit: 30_000_000n,
+            gasUsed: 21_000n,
+            baseFeePerGas: 875_000_000n,
+            coinbase: OTHER.toString(),
+            mixHash: bytes(32, 2),
+            difficulty: 0n,
+            ...(cancun && { excessBlobGas: 0n, blobGasUsed: 0n, parentBeaconBlockRoot: bytes(32, 4) }),
+            ...(hardfork === "osaka" && { requestsHash: bytes(32, 5) }),
+          },
+          opts,
+        );
+        const hash = header.hash();
+        const copy = zeroBaseFeeHeader(header);
+        const built = createBlock({ header: { ...header.toJSON(), baseFeePerGas: "0x0" } }, opts);
+        expect(copy.baseFeePerGas).to.equal(0n);
+        expectSameHeader(copy, built.header);
+        // As a block: what createBlock makes of it (no txs, the fork's withdrawals), hash and encoding.
+        const block = new Block(copy);
+        expect(block.hash()).to.deep.equal(built.hash());
+        expect(block.serialize()).to.deep.equal(built.serialize());
+        expect(block.withdrawals).to.deep.equal(built.withdrawals);
+        // The source header is untouched, its hash cache included.
+        expect(header.baseFeePerGas).to.equal(875_000_000n);
+        expect(header.hash()).to.deep.equal(hash);
       });
     }
   });

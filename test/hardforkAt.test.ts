@@ -1,13 +1,13 @@
 /**
- * The open block's hardfork, remembered per class of (number, timestamp) (chain/hardforkAt.ts):
- * for any block it sets what @ethereumjs' setHardforkBy sets, on a schedule with block- and
+ * A block's hardfork, remembered per class of (number, timestamp) (ethereumjs/hardforkAt.ts): for
+ * any block it answers what @ethereumjs' getHardforkBy answers and sets what setHardforkBy sets, on a schedule with block- and
  * time-activated forks, including blocks exactly at, just before and just after each activation.
  */
 import { createCommonFromGethGenesis } from "@ethereumjs/common";
 import { expect } from "chai";
 import fc from "fast-check";
 
-import { setHardforkAt } from "../src/node/chain/hardforkAt.ts";
+import { hardforkAt, setHardforkAt } from "../src/node/ethereumjs/hardforkAt.ts";
 
 import type { GethGenesis } from "@ethereumjs/common";
 
@@ -41,7 +41,7 @@ function genesis(): GethGenesis {
 const near = (points: number[]) =>
   fc.oneof(fc.constantFrom(...points.flatMap((point) => [point - 1, point, point + 1]).filter((value) => value >= 0)), fc.nat({ max: 2_000_000 }));
 
-describe("the open block's hardfork, remembered per class", () => {
+describe("a block's hardfork, remembered per class", () => {
   it("is the hardfork setHardforkBy sets, for any number and timestamp", () => {
     const remembered = createCommonFromGethGenesis(genesis(), { chain: "dev" });
     const direct = createCommonFromGethGenesis(genesis(), { chain: "dev" });
@@ -55,7 +55,9 @@ describe("the open block's hardfork, remembered per class", () => {
         }
         if (expected instanceof Error) {
           expect(() => setHardforkAt(remembered, BigInt(number), BigInt(timestamp))).to.throw(expected.message);
+          expect(() => hardforkAt(remembered, BigInt(number), BigInt(timestamp))).to.throw(expected.message);
         } else {
+          expect(hardforkAt(remembered, BigInt(number), BigInt(timestamp))).to.equal(expected, `block ${number} at ${timestamp}`);
           setHardforkAt(remembered, BigInt(number), BigInt(timestamp));
           expect(remembered.hardfork()).to.equal(expected, `block ${number} at ${timestamp}`);
         }

@@ -143,3 +143,30 @@ describe("live state (liveState.ts): a root asked for inside a checkpoint", () =
     expect(await live.hasStateRoot(base)).to.equal(true);
   });
 });
+
+describe("a view at the live state's last root reads through its memos (viewState.ts readThrough)", () => {
+  const [address, contract] = [ADDRESSES[0]!, ADDRESSES[1]!];
+
+  it("finds the accounts, slots and code the live state wrote without walking the tries", async () => {
+    const common = new Common({ chain: Mainnet });
+    const live = new LiveStateManager(common);
+    await live.putAccount(address, new Account(3n, 1000n));
+    await live.putAccount(contract, new Account(1n, 0n));
+    await live.putCode(contract, CODES[1]!);
+    await live.putStorage(contract, slot(4), Uint8Array.of(7));
+    const root = await live.getStateRoot();
+    // Every node but the root's goes: a read that walks the tries fails from here on.
+    const store = live.nodeStore!;
+    const rootKey = bytesToHex(root).slice(2);
+    for (const key of [...store.keys()]) if (key !== rootKey) store.delete(key);
+
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(16, 1024), readThrough: live.memos });
+    const account = await view.getAccount(address);
+    expect([account?.nonce, account?.balance]).to.deep.equal([3n, 1000n]);
+    expect(bytesToHex(await view.getCode(contract))).to.equal(bytesToHex(CODES[1]!));
+    expect(bytesToHex(await view.getStorage(contract, slot(4)))).to.equal("0x07");
+    // Without the live memos the same read walks the tries, where the account's leaf is gone (read as no account).
+    const alone = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(16, 1024) });
+    expect(await alone.getAccount(address)).to.equal(undefined);
+  });
+});

@@ -6,7 +6,7 @@
 import { flatHex } from "../common/hex.ts";
 
 import { keccak256 } from "../common/crypto.ts";
-import { setHardforkAt } from "./hardforkAt.ts";
+import { setHardforkAt } from "../ethereumjs/hardforkAt.ts";
 import { OpenBlock } from "../execution/openBlock.ts";
 import { DENIM_BLOCK_MS, millisPartOf } from "../opstack/baseTime.ts";
 import { encodeFeeParams } from "../opstack/feeParams.ts";

@@ -22,7 +22,7 @@
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { EthereumJSErrorWithoutCode, ValueEncoding } from "@ethereumjs/util";
+import { equalsBytes, EthereumJSErrorWithoutCode, ValueEncoding } from "@ethereumjs/util";
 
 import { installTrieKeyHashes } from "./trieKeyHashes.ts";
 import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
@@ -160,6 +160,17 @@ export async function loadTrieNode(trie: MerklePatriciaTrie, hash: Uint8Array): 
   const node = trie.lookupNode === MerklePatriciaTrie.prototype.lookupNode ? await readNode(trie, hash, true) : await trie.lookupNode(hash);
   if (node === null) throw EthereumJSErrorWithoutCode(MISSING);
   return node;
+}
+
+/**
+ * The package's `checkRoot` (mpt.js 10.1.3: whether the database holds the root's node, or the root
+ * is the empty trie's; a node that does not decode throws) read through the memo of decoded nodes:
+ * a view moved to the root of a block just sealed finds the node the seal wrote there, decoded,
+ * where `lookupNode` would decode it again.
+ */
+export async function hasTrieRoot(trie: MerklePatriciaTrie, root: Uint8Array): Promise<boolean> {
+  if (trie.lookupNode !== MerklePatriciaTrie.prototype.lookupNode) return trie.checkRoot(root);
+  return (await readNode(trie, root, true)) !== null || equalsBytes(root, trie.EMPTY_TRIE_ROOT);
 }
 
 /**

@@ -5,7 +5,7 @@
  * A call without fee fields runs on a copy of the header with base fee 0 and needs no balance for
  * gas (go-ethereum's NoBaseFee), since ethereumjs has no such switch (DESIGN).
  */
-import { createBlock } from "@ethereumjs/block";
+import { Block } from "@ethereumjs/block";
 import { createTx, TransactionType } from "@ethereumjs/tx";
 import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress } from "@ethereumjs/util";
 
@@ -15,6 +15,7 @@ import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/asserte
 import { cacheLegacyDataGas } from "../ethereumjs/dataGasCache.ts";
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
+import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
 import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
@@ -25,7 +26,6 @@ import {
   txConstructionFailure,
 } from "../common/errors.ts";
 
-import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
@@ -79,8 +79,8 @@ export function callBlock(block: Block, request: CallRequest): Block {
   if (hasFeeFields(request) || block.header.baseFeePerGas === undefined) return block;
   let zeroFee = zeroFeeBlocks.get(block);
   if (zeroFee === undefined) {
-    const header = { ...block.header.toJSON(), baseFeePerGas: "0x0" as const };
-    zeroFee = createBlock({ header }, { common: block.common, skipConsensusFormatValidation: true });
+    // What createBlock makes of the header with base fee 0 and nothing else: no txs, no uncles, the fork's withdrawals.
+    zeroFee = new Block(zeroBaseFeeHeader(block.header));
     zeroFeeBlocks.set(block, zeroFee);
   }
   return zeroFee;

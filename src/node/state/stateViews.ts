@@ -17,12 +17,14 @@
  * A view of the chain's own state reads through a ViewStateManager (viewState.ts): the block's
  * tries under an overlay of plain objects that its dry runs write into and revert, with what the
  * tries answered remembered by root in memos every view shares (a value under a root never
- * changes). A view of a forked chain's state is a copy of the live ForkStateManager, which reads
- * what it lacks from upstream.
+ * changes), and, where those have nothing, in the live state's own memos, which hold the block just
+ * sealed as it was written. A view of a forked chain's state is a copy of the live
+ * ForkStateManager, which reads what it lacks from upstream.
  */
 import { bytesToHex } from "@ethereumjs/util";
 
 import { SerialQueue } from "../common/serialQueue.ts";
+import { hardforkAt } from "../ethereumjs/hardforkAt.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
 import { merkleInternals } from "../ethereumjs/internals.ts";
 import { copyVmOver } from "../ethereumjs/vmCopy.ts";
@@ -187,7 +189,7 @@ export class StateViews {
    */
   #hardforkOf(block: Block): string {
     const { number, timestamp } = block.header;
-    return timestamp === undefined ? this.#live.common.hardfork() : this.#live.common.getHardforkBy({ blockNumber: number, timestamp });
+    return timestamp === undefined ? this.#live.common.hardfork() : hardforkAt(this.#live.common, number, timestamp);
   }
 
   /**
@@ -199,7 +201,10 @@ export class StateViews {
     const live = this.#live.stateManager;
     const vm =
       live instanceof LiveStateManager
-        ? await copyVmOver(this.#live, new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos }))
+        ? await copyVmOver(
+            this.#live,
+            new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos, readThrough: live.memos }),
+          )
         : await this.#live.shallowCopy(false);
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);

@@ -32,6 +32,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesOfCheckedHex, flatHex } from "../common/hex.ts";
 import { accountRLP } from "../ethereumjs/stateManager.ts";
 import { applyBatch, canBatch } from "../ethereumjs/trieBatch.ts";
+import { hasTrieRoot } from "../ethereumjs/trieFindPath.ts";
 
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
@@ -157,6 +158,8 @@ export class ViewStateManager implements StateManagerInterface {
   readonly common: Common;
   readonly originalStorageCache: OriginalValues;
   readonly #memos: ViewMemos;
+  /** Memos read after this view's own miss, before the tries: the live state's (see the constructor). */
+  readonly #readThrough: ViewMemos | undefined;
   /** The account trie at the base root; its copies read storage tries (useKeyHashing, the shared node store). */
   readonly #accountTrie: MerklePatriciaTrie;
   readonly #storageTrie: MerklePatriciaTrie;
@@ -172,10 +175,17 @@ export class ViewStateManager implements StateManagerInterface {
   #journal: Undo[] = [];
   readonly #checkpoints: number[] = [];
 
-  /** `trie`: the live state's account trie (a copy at `root` is taken; it is not changed). */
-  constructor(options: { common: Common; trie: MerklePatriciaTrie; root: Uint8Array; memos: ViewMemos }) {
+  /**
+   * `trie`: the live state's account trie (a copy at `root` is taken; it is not changed).
+   * `readThrough`: memos to read where `memos` have nothing, before the tries: the live state's,
+   * which hold what it read and wrote at its last root (carried there as it wrote the root), so a
+   * view of the block just sealed finds its accounts, slots and code without a trie walk. Memos
+   * are keyed by root, whose content never changes: any memo's entry is right for any view.
+   */
+  constructor(options: { common: Common; trie: MerklePatriciaTrie; root: Uint8Array; memos: ViewMemos; readThrough?: ViewMemos }) {
     this.common = options.common;
     this.#memos = options.memos;
+    this.#readThrough = options.readThrough;
     this.#accountTrie = options.trie.shallowCopy(false);
     this.#accountTrie.root(options.root);
     this.#storageTrie = options.trie.shallowCopy(false);
@@ -197,12 +207,15 @@ export class ViewStateManager implements StateManagerInterface {
     if (written !== undefined) return written;
     let record = this.#memos.accounts.get(this.#rootKey)?.get(id);
     if (record === undefined) {
-      const rlp = await this.#accountTrie.get(addressBytes);
-      if (rlp === null) {
-        record = null;
-      } else {
-        const { nonce, balance, storageRoot, codeHash } = createAccountFromRLP(rlp);
-        record = { nonce, balance, storageRoot, codeHash, readRoot: storageRoot };
+      record = this.#readThrough?.accounts.get(this.#rootKey)?.get(id);
+      if (record === undefined) {
+        const rlp = await this.#accountTrie.get(addressBytes);
+        if (rlp === null) {
+          record = null;
+        } else {
+          const { nonce, balance, storageRoot, codeHash } = createAccountFromRLP(rlp);
+          record = { nonce, balance, storageRoot, codeHash, readRoot: storageRoot };
+        }
       }
       this.#memos.remember(this.#memos.accounts, this.#rootKey, id, record);
     }
@@ -271,6 +284,11 @@ export class ViewStateManager implements StateManagerInterface {
     const hash = keyOf(record.codeHash);
     const code = this.#code.get(hash) ?? this.#memos.code.get(hash);
     if (code !== undefined) return code;
+    const known = this.#readThrough?.code.get(hash);
+    if (known !== undefined) {
+      this.#memos.rememberCode(hash, known);
+      return known;
+    }
     const key = new Uint8Array(1 + record.codeHash.length);
     key.set(CODE_PREFIX);
     key.set(record.codeHash, 1);
@@ -297,9 +315,12 @@ export class ViewStateManager implements StateManagerInterface {
     const rootKey = keyOf(record.readRoot);
     let value = this.#memos.slots.get(rootKey)?.get(slotKey);
     if (value === undefined) {
-      this.#storageTrie.root(record.readRoot);
-      const rlp = await this.#storageTrie.get(slot);
-      value = rlp === null ? EMPTY : (RLP.decode(rlp) as Uint8Array);
+      value = this.#readThrough?.slots.get(rootKey)?.get(slotKey);
+      if (value === undefined) {
+        this.#storageTrie.root(record.readRoot);
+        const rlp = await this.#storageTrie.get(slot);
+        value = rlp === null ? EMPTY : (RLP.decode(rlp) as Uint8Array);
+      }
       this.#memos.remember(this.#memos.slots, rootKey, slotKey, value);
     }
     return value;
@@ -504,6 +525,11 @@ export class ViewStateManager implements StateManagerInterface {
     return this.#checkpoints.length;
   }
 
+  /** What this state's reads of its tries are remembered in, by root (the live state's: what views read through). */
+  get memos(): ViewMemos {
+    return this.#memos;
+  }
+
   /** The base state's root (the overlay not in it). */
   get baseRoot(): Uint8Array {
     return this.#root;
@@ -511,7 +537,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** Moves the view to another root: the overlay and its journal go. */
   async setStateRoot(stateRoot: Uint8Array): Promise<void> {
-    if (!equalsBytes(stateRoot, this.#accountTrie.EMPTY_TRIE_ROOT) && !(await this.#accountTrie.checkRoot(stateRoot))) {
+    if (!equalsBytes(stateRoot, this.#accountTrie.EMPTY_TRIE_ROOT) && !(await hasTrieRoot(this.#accountTrie, stateRoot))) {
       throw new Error("State trie does not contain state root");
     }
     this.#accountTrie.root(stateRoot);
@@ -521,7 +547,7 @@ export class ViewStateManager implements StateManagerInterface {
   }
 
   async hasStateRoot(root: Uint8Array): Promise<boolean> {
-    return this.#accountTrie.checkRoot(root);
+    return hasTrieRoot(this.#accountTrie, root);
   }
 
   /** Copies of the tries at the base root, for proofs (proof.ts): the account trie, and a storage trie at `storageRoot`. */
@@ -549,7 +575,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** Another view at the same base root, sharing the memos (an overlay is not copied, as the package's caches are not). */
   shallowCopy(): ViewStateManager {
-    return new ViewStateManager({ common: this.common, trie: this.#accountTrie, root: this.#root, memos: this.#memos });
+    return new ViewStateManager({ common: this.common, trie: this.#accountTrie, root: this.#root, memos: this.#memos, readThrough: this.#readThrough });
   }
 }
 

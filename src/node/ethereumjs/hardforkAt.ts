@@ -1,6 +1,6 @@
 /**
- * `Common.setHardforkBy` for the block being opened, without deriving the fork from the schedule
- * at every block. @ethereumjs/common's getHardforkBy (10.1.3) filters and scans the chain's
+ * `Common.getHardforkBy` and `setHardforkBy` for a block (the one being opened, the one a state view
+ * reads at), without deriving the fork from the schedule at every block. @ethereumjs/common's getHardforkBy (10.1.3) filters and scans the chain's
  * hardfork list, converting each activation, on every call; its answer depends on the block's
  * number and timestamp only through how they compare with the list's activation blocks and
  * timestamps, so it is derived once per such class (once per fork, in practice) and remembered.
@@ -25,10 +25,12 @@ const EXACT_TIMESTAMPS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Sets `common`'s hardfork to the one of block `number` at `timestamp`, as `setHardforkBy` does. */
 export function setHardforkAt(common: Common, number: bigint, timestamp: bigint): void {
-  if (timestamp > EXACT_TIMESTAMPS || number < 0n || timestamp < 0n) {
-    common.setHardforkBy({ blockNumber: number, timestamp });
-    return;
-  }
+  common.setHardfork(hardforkAt(common, number, timestamp));
+}
+
+/** The hardfork of block `number` at `timestamp` in `common`'s schedule, as `getHardforkBy` answers. */
+export function hardforkAt(common: Common, number: bigint, timestamp: bigint): string {
+  if (timestamp > EXACT_TIMESTAMPS || number < 0n || timestamp < 0n) return common.getHardforkBy({ blockNumber: number, timestamp });
   const schedule = scheduleOf(common);
   const key = `${classOf(schedule.blocks, number)}/${classOf(schedule.timestamps, timestamp)}`;
   let name = schedule.answers.get(key);
@@ -37,7 +39,7 @@ export function setHardforkAt(common: Common, number: bigint, timestamp: bigint)
     name = common.getHardforkBy({ blockNumber: number, timestamp });
     schedule.answers.set(key, name);
   }
-  common.setHardfork(name);
+  return name;
 }
 
 function scheduleOf(common: Common): Schedule {
