@@ -9,24 +9,27 @@
  * Every write reaches the map through `set`: MapDB's `put` and `batch` (@ethereumjs/util 10.1.3
  * mapDB.js) and the batched trie writes (trieFindPath.ts `writeTrieNodes`) call it on this very
  * object, which every copy of the state's tries shares (MapDB `shallowCopy`). Nothing is recorded
- * until the first `takeWritten`, so a chain that never prunes keeps no list.
+ * until the first `takeWritten`, so a chain that never prunes keeps no record. The record is a set:
+ * a node's key is its content's hash, so the same states written again (dev edits without a seal,
+ * blocks mined and reverted before a pass comes due) set the same keys, and the record stays within
+ * the keys the store holds (only a pass deletes).
  */
 export class NodeStoreMap extends Map<string, Uint8Array | string> {
-  /** Keys set since the last `takeWritten` (a key set twice is here twice); undefined before the first. */
-  #written: string[] | undefined;
+  /** Keys set since the last `takeWritten`; undefined before the first. */
+  #written: Set<string> | undefined;
 
   override set(key: string, value: Uint8Array | string): this {
-    this.#written?.push(key);
+    this.#written?.add(key);
     return super.set(key, value);
   }
 
   /**
-   * The keys set since the last call, in the order they were set, some perhaps twice or deleted
-   * since; undefined on the first call, when recording starts: every key the map holds is new then.
+   * The keys set since the last call, in the order first set, some perhaps deleted since; undefined
+   * on the first call, when recording starts: every key the map holds is new then.
    */
-  takeWritten(): string[] | undefined {
+  takeWritten(): Set<string> | undefined {
     const written = this.#written;
-    this.#written = [];
+    this.#written = new Set();
     return written;
   }
 }
