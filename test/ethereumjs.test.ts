@@ -625,6 +625,36 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
         expect(header.hash()).to.deep.equal(hash);
       });
     }
+
+    it("builds at London's first block, where the constructor refuses any base fee but the initial one (a call there runs, as go-ethereum's NoBaseFee runs it)", () => {
+      const london = { ...devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }) };
+      const genesis = {
+        ...london,
+        config: {
+          chainId: 31337,
+          homesteadBlock: 0,
+          eip150Block: 0,
+          eip155Block: 0,
+          eip158Block: 0,
+          byzantiumBlock: 0,
+          constantinopleBlock: 0,
+          petersburgBlock: 0,
+          istanbulBlock: 0,
+          berlinBlock: 0,
+          londonBlock: 5,
+        },
+      };
+      const common = sharedCommon(commonFromGenesis(genesis as typeof london, {}), paramsBlock);
+      common.setHardforkBy({ blockNumber: 5n });
+      const opts = { common, skipConsensusFormatValidation: true };
+      const header = createBlockHeader({ number: 5n, gasLimit: 30_000_000n, baseFeePerGas: 1_000_000_000n, difficulty: 1n }, opts);
+      expect(() => createBlock({ header: { ...header.toJSON(), baseFeePerGas: "0x0" } }, opts)).to.throw(
+        "Initial EIP1559 block does not have initial base fee",
+      );
+      const block = new Block(zeroBaseFeeHeader(header));
+      expect(block.header.baseFeePerGas).to.equal(0n);
+      expect(block.header.number).to.equal(5n);
+    });
   });
 });
 
