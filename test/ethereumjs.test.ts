@@ -30,7 +30,7 @@ import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { installSenderAddresses, senderAddressKept } from "../src/node/ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { executionHeader, executionHeaderBuilds, sealedHeader, zeroBaseFeeHeader } from "../src/node/ethereumjs/sealedHeader.ts";
-import { commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
+import { BLOCK_FORKS_AT_ZERO, commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
 import { LiveStateManager } from "../src/node/state/liveState.ts";
@@ -627,24 +627,9 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
     }
 
     it("builds at London's first block, where the constructor refuses any base fee but the initial one (a call there runs, as go-ethereum's NoBaseFee runs it)", () => {
-      const london = { ...devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() }) };
-      const genesis = {
-        ...london,
-        config: {
-          chainId: 31337,
-          homesteadBlock: 0,
-          eip150Block: 0,
-          eip155Block: 0,
-          eip158Block: 0,
-          byzantiumBlock: 0,
-          constantinopleBlock: 0,
-          petersburgBlock: 0,
-          istanbulBlock: 0,
-          berlinBlock: 0,
-          londonBlock: 5,
-        },
-      };
-      const common = sharedCommon(commonFromGenesis(genesis as typeof london, {}), paramsBlock);
+      const dev = devGethGenesis({ hardfork: "cancun", chainId: 31337n, gasLimit: 30_000_000n, baseFeePerGas: 1n, timestamp: 0n, alloc: new Map() });
+      const genesis = { ...dev, config: { chainId: 31337, ...BLOCK_FORKS_AT_ZERO, londonBlock: 5 } };
+      const common = sharedCommon(commonFromGenesis(genesis as typeof dev, {}), paramsBlock);
       common.setHardforkBy({ blockNumber: 5n });
       const opts = { common, skipConsensusFormatValidation: true };
       const header = createBlockHeader({ number: 5n, gasLimit: 30_000_000n, baseFeePerGas: 1_000_000_000n, difficulty: 1n }, opts);

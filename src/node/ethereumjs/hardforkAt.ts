@@ -1,9 +1,10 @@
 /**
  * `Common.getHardforkBy` and `setHardforkBy` for a block (the one being opened, the one a state view
- * reads at), without deriving the fork from the schedule at every block. @ethereumjs/common's getHardforkBy (10.1.3) filters and scans the chain's
- * hardfork list, converting each activation, on every call; its answer depends on the block's
- * number and timestamp only through how they compare with the list's activation blocks and
- * timestamps, so it is derived once per such class (once per fork, in practice) and remembered.
+ * reads at), without deriving the fork from the schedule at every block. @ethereumjs/common's
+ * getHardforkBy (10.1.3) filters and scans the chain's hardfork list, converting each activation,
+ * on every call; its answer depends on the block's number and timestamp only through how they
+ * compare with the list's activation blocks and timestamps, so it is derived once per such class
+ * (once per fork, in practice) and remembered.
  */
 import type { Common } from "@ethereumjs/common";
 
