@@ -4,7 +4,18 @@
  * anything holds it.
  */
 export function flatHex(bytes: Uint8Array): `0x${string}` {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
+  return `0x${unprefixedHex(bytes)}`;
+}
+
+/**
+ * Lowercase hex without `0x`, as one flat string: what @ethereumjs/util's `bytesToUnprefixedHex`
+ * answers (the keys of the trie database's map, of the EVM journal's warm sets), built by Node's
+ * encoder in one piece where that function appends two digits per byte. Used as a map key, a rope
+ * is flattened and hashed again at every lookup (~0.65 against ~0.3 µs per key and lookup,
+ * measured; bench/benchmarks-notes.md).
+ */
+export function unprefixedHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /** Hex digits' values by char code: '0'-'9', 'a'-'f', 'A'-'F' (anything else 0: callers check first). */

@@ -7,7 +7,9 @@
  * one bottom-up pass then encodes each changed node with the package's own `_formatNode` (its
  * encoding, its hash, its database key, its rule that a node under 32 bytes is kept inline and the
  * root always hashed) and writes them at once (trieFindPath.ts `writeTrieNodes`: into the MapDB's
- * map itself where the trie's CheckpointDB would only pass them on). The database then holds every
+ * map itself, where the trie's CheckpointDB would only pass them on). The batch reads and writes that
+ * map synchronously: no promise per node visited (the package's reads are async, a promise and an
+ * await per level of every key's path, all for a map lookup). The database then holds every
  * node of the new root, as after the package's puts (which also leave the nodes of the roots in
  * between, reachable from nothing). A trie's structure is a function of its keys and values alone
  * (the Yellow Paper, appendix D, https://ethereum.github.io/yellowpaper/paper.pdf), so the order of
@@ -21,7 +23,8 @@
  * (trieFindPath.ts `formatNodeToMemo`; values are copied as they enter the batch).
  *
  * Only for a trie in the state the package's per-key path would leave it plain: no checkpoint open
- * (writes would go into the checkpoint's diff), no node pruning, no root persistence;
+ * (writes would go into the checkpoint's diff), no node pruning, no root persistence, and its nodes
+ * kept as bytes in an in-memory map (every trie of the chain's state: stateManager.ts `bytesTrie`);
  * `canBatch` says so, and `applyBatch`'s callers use the package's `put`/`del` otherwise.
  * test/trieBatch.test.ts compares the two on random batches (root, gets, nodes reachable), and
  * with the package unpatched (every node written byte for byte one it writes).
@@ -29,10 +32,10 @@
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, type MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { equalsBytes } from "@ethereumjs/util";
 
-import { formatNodeToMemo, installTrieFindPath, loadTrieNode, nibblesOf, writeTrieNodes } from "./trieFindPath.ts";
+import { formatNodeToMemo, installTrieFindPath, loadStoredNode, nibblesOf, syncNodeMap, writeTrieNodes } from "./trieFindPath.ts";
 
 import type { MPTNode } from "@ethereumjs/mpt";
-import type { NodeOp } from "./trieFindPath.ts";
+import type { NodeMap, NodeOp } from "./trieFindPath.ts";
 
 /** A child as a package node holds it: a hash, or an inline node's raw form. */
 type Ref = Uint8Array | Uint8Array[];
@@ -70,31 +73,47 @@ interface TrieInternals {
 
 const internalsOf = (trie: MerklePatriciaTrie): TrieInternals => trie as unknown as TrieInternals;
 
-/** Whether `applyBatch` writes `trie` as the package's `put`/`del` would: a plain trie, no checkpoint open. */
+/**
+ * Whether `applyBatch` writes `trie` as the package's `put`/`del` would: a plain trie, no checkpoint
+ * open, its nodes in a map it reads and writes synchronously (trieFindPath.ts `syncNodeMap`).
+ */
 export function canBatch(trie: MerklePatriciaTrie): boolean {
+  installTrieFindPath();
   const internals = internalsOf(trie);
   return (
     !trie.hasCheckpoints() &&
     internals._opts.useNodePruning !== true &&
     internals._opts.useRootPersistence !== true &&
-    typeof internals._formatNode === "function"
+    typeof internals._formatNode === "function" &&
+    syncNodeMap(trie) !== undefined
   );
+}
+
+/** The trie a batch reads, and the map its nodes are read from. */
+interface Source {
+  trie: MerklePatriciaTrie;
+  nodes: NodeMap;
 }
 
 /**
  * Applies `ops` (keys as the caller's `put` takes them: hashed here when the trie hashes keys; an
- * empty value deletes, as `put` does) and sets the trie's root. The caller checks `canBatch`.
+ * empty value deletes, as `put` does) and sets the trie's root, synchronously: every node is in the
+ * map (a missing one throws the package's "Missing node in DB" before anything is written). The
+ * caller checks `canBatch`.
  */
-export async function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp>): Promise<void> {
+export function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp>): void {
   installTrieFindPath();
+  const nodes = syncNodeMap(trie);
+  if (nodes === undefined) throw new Error("applyBatch: the trie's nodes are not in a map it reads synchronously (check canBatch)");
+  const source: Source = { trie, nodes };
   let root: Child | null = equalsBytes(trie.root(), trie.EMPTY_TRIE_ROOT) ? null : trie.root();
   for (const [key, value] of ops) {
     const nibbles = nibblesOf(internalsOf(trie).appliedKey(key));
     if (value === null || value.length === 0) {
-      const result = await remove(trie, root, nibbles, 0);
+      const result = remove(source, root, nibbles, 0);
       if (result !== UNCHANGED) root = result;
     } else {
-      const result = await insert(trie, root, nibbles, 0, value);
+      const result = insert(source, root, nibbles, 0, value);
       if (result !== UNCHANGED) root = result;
     }
   }
@@ -105,16 +124,16 @@ export async function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp
   if (!isNode(root)) return;
   const opStack: NodeOp[] = [];
   const hash = encode(trie, root, true, opStack) as Uint8Array;
-  await writeTrieNodes(trie, opStack);
+  writeTrieNodes(nodes, opStack);
   trie.root(hash);
 }
 
 const isNode = (child: Child): child is Node => !(child instanceof Uint8Array) && !Array.isArray(child);
 
 /** The node `child` refers to, in memory (a fresh object the batch may change). */
-async function resolve(trie: MerklePatriciaTrie, child: Child): Promise<Node> {
+function resolve(source: Source, child: Child): Node {
   if (isNode(child)) return child;
-  const node = isRawMPTNode(child) ? decodeRawMPTNode(child) : await loadTrieNode(trie, child);
+  const node = isRawMPTNode(child) ? decodeRawMPTNode(child) : loadStoredNode(source.trie, source.nodes, child);
   if (node instanceof BranchMPTNode) {
     const children: (Child | null)[] = new Array(16);
     for (let i = 0; i < 16; i++) children[i] = node.getBranch(i) as Ref | null;
@@ -143,17 +162,17 @@ const branch = (): Branch => ({ kind: 0, children: new Array<Child | null>(16).f
  * path is then left as it was, its nodes neither rebuilt, encoded, hashed nor written again. The
  * trie is the same either way (its structure is a function of its keys and values).
  */
-async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: number[], at: number, value: Uint8Array): Promise<Node | typeof UNCHANGED> {
+function insert(source: Source, child: Child | null, nibbles: number[], at: number, value: Uint8Array): Node | typeof UNCHANGED {
   // A copy: the value is kept in the nodes written and in the memo of decoded nodes (formatNodeToMemo).
   if (child === null) return leaf(nibbles.slice(at), value.slice());
-  const node = await resolve(trie, child);
+  const node = resolve(source, child);
   if (node.kind === 0) {
     if (at === nibbles.length) {
       if (node.value !== null && equalsBytes(node.value, value)) return UNCHANGED;
       node.value = value.slice();
       return node;
     }
-    const result = await insert(trie, node.children[nibbles[at]!]!, nibbles, at + 1, value);
+    const result = insert(source, node.children[nibbles[at]!]!, nibbles, at + 1, value);
     if (result === UNCHANGED) return UNCHANGED;
     node.children[nibbles[at]!] = result;
     return node;
@@ -165,7 +184,7 @@ async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
     return node;
   }
   if (node.kind === 2 && shared === node.key.length) {
-    const result = await insert(trie, node.child, nibbles, at + shared, value);
+    const result = insert(source, node.child, nibbles, at + shared, value);
     if (result === UNCHANGED) return UNCHANGED;
     node.child = result;
     return node;
@@ -188,9 +207,9 @@ async function insert(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
 const UNCHANGED = Symbol("unchanged");
 
 /** `child` without the key `nibbles` (from `at`): null when nothing is left, UNCHANGED when the key is absent. */
-async function remove(trie: MerklePatriciaTrie, child: Child | null, nibbles: number[], at: number): Promise<Node | null | typeof UNCHANGED> {
+function remove(source: Source, child: Child | null, nibbles: number[], at: number): Node | null | typeof UNCHANGED {
   if (child === null) return UNCHANGED;
-  const node = await resolve(trie, child);
+  const node = resolve(source, child);
   if (node.kind === 1) {
     const shared = sharedLength(node.key, nibbles, at);
     return shared === node.key.length && at + shared === nibbles.length ? null : UNCHANGED;
@@ -198,7 +217,7 @@ async function remove(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
   if (node.kind === 2) {
     const shared = sharedLength(node.key, nibbles, at);
     if (shared !== node.key.length) return UNCHANGED;
-    const result = await remove(trie, node.child, nibbles, at + shared);
+    const result = remove(source, node.child, nibbles, at + shared);
     if (result === UNCHANGED) return UNCHANGED;
     if (result === null) return null;
     return joined(node.key, result);
@@ -208,7 +227,7 @@ async function remove(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
     node.value = null;
   } else {
     const index = nibbles[at]!;
-    const result = await remove(trie, node.children[index]!, nibbles, at + 1);
+    const result = remove(source, node.children[index]!, nibbles, at + 1);
     if (result === UNCHANGED) return UNCHANGED;
     node.children[index] = result;
   }
@@ -224,7 +243,7 @@ async function remove(trie: MerklePatriciaTrie, child: Child | null, nibbles: nu
   if (count >= 2) return node;
   if (count === 0) return null;
   if (only === -1) return leaf([], node.value!);
-  return joined([only], await resolve(trie, node.children[only]!));
+  return joined([only], resolve(source, node.children[only]!));
 }
 
 /** `prefix` followed by `node`: leaves and extensions take the prefix into their key. */

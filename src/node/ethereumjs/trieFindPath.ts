@@ -22,8 +22,9 @@
  */
 import { BranchMPTNode, decodeRawMPTNode, ExtensionMPTNode, isRawMPTNode, LeafMPTNode, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { equalsBytes, EthereumJSErrorWithoutCode, ValueEncoding } from "@ethereumjs/util";
+import { equalsBytes, EthereumJSErrorWithoutCode, hexToBytes, ValueEncoding } from "@ethereumjs/util";
 
+import { unprefixedHex } from "../common/hex.ts";
 import { installTrieKeyHashes } from "./trieKeyHashes.ts";
 import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
 
@@ -141,6 +142,12 @@ async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]
   // A trie that stores nodes as hex (no bytes encoding): the package's own read.
   if (typeof stored === "string") return trie.lookupNode(ref);
   if (stored === undefined || stored === null) return null;
+  const decoded = decodedNode(stored);
+  return shared ? decoded : copyOf(decoded);
+}
+
+/** The node stored as `stored`, decoded once (the memo's own: the caller changes nothing in it). */
+function decodedNode(stored: Uint8Array): MPTNode {
   let decoded = decodedNodes.get(stored);
   if (decoded === undefined) {
     const list = RLP.decode(stored);
@@ -148,18 +155,36 @@ async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]
     decoded = decodeRawMPTNode(list);
     remember(stored, decoded);
   }
-  return shared ? decoded : copyOf(decoded);
+  return decoded;
 }
 
 /**
- * The node under `hash`, read as `lookupNode` reads it (for trieBatch.ts), with the same error
- * when the database lacks it. The node may be the memo's own: the caller reads it and never changes
- * it (trieBatch.ts builds nodes of its own from what it reads).
+ * The map `trie`'s nodes are read from and written to, when both can be done synchronously: the
+ * package's own `lookupNode`, nodes kept as bytes, and the database nodeMapOf reads straight through
+ * (no checkpoint, no cache, an in-memory map). trieBatch.ts then reads and writes the map itself,
+ * with no promise per node.
  */
-export async function loadTrieNode(trie: MerklePatriciaTrie, hash: Uint8Array): Promise<MPTNode> {
-  const node = trie.lookupNode === MerklePatriciaTrie.prototype.lookupNode ? await readNode(trie, hash, true) : await trie.lookupNode(hash);
-  if (node === null) throw EthereumJSErrorWithoutCode(MISSING);
-  return node;
+export function syncNodeMap(trie: MerklePatriciaTrie): NodeMap | undefined {
+  if (trie.lookupNode !== MerklePatriciaTrie.prototype.lookupNode) return undefined;
+  const db = (trie as unknown as { _db: TrieDb["_db"] & { valueEncoding?: unknown } })._db;
+  return db.valueEncoding === ValueEncoding.Bytes ? nodeMapOf(db) : undefined;
+}
+
+/**
+ * The node under `hash` in `nodes` (from syncNodeMap), read as `lookupNode` reads it, with the same
+ * error when it is missing. The node may be the memo's own: the caller reads it and changes nothing.
+ */
+export function loadStoredNode(trie: MerklePatriciaTrie, nodes: NodeMap, hash: Uint8Array): MPTNode {
+  const stored = nodes.get(mapKey((trie as unknown as TrieDb)._getDbKey(hash)));
+  if (stored === undefined) throw EthereumJSErrorWithoutCode(MISSING);
+  // Bytes are what a trie keeping bytes stores; a hex string is decoded as the package's read would.
+  return typeof stored === "string" ? decodeNodeBytes(hexToBytes(`0x${stored}`)) : decodedNode(stored);
+}
+
+function decodeNodeBytes(bytes: Uint8Array): MPTNode {
+  const list = RLP.decode(bytes);
+  if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
+  return decodeRawMPTNode(list);
 }
 
 /**
@@ -174,20 +199,19 @@ export async function hasTrieRoot(trie: MerklePatriciaTrie, root: Uint8Array): P
 }
 
 /**
- * Writes the nodes `_formatNode` queued, as the trie's `_db.batch` (CheckpointDB) would: where
- * nodeMapOf finds the map it would end in and the trie keeps nodes as bytes, straight into it under
- * the key's unprefixed hex (what 10.1.3's CheckpointDB.batch, then MapDB.batch, put there, one
- * awaited call per node); otherwise through `_db.batch`.
+ * Writes the nodes `_formatNode` queued into `nodes` (from syncNodeMap), under the key's unprefixed
+ * hex: what @ethereumjs/mpt 10.1.3's CheckpointDB.batch, then MapDB.batch, put there, one awaited
+ * call per node.
  */
-export async function writeTrieNodes(trie: MerklePatriciaTrie, ops: NodeOp[]): Promise<void> {
-  const db = (trie as unknown as { _db: TrieDb["_db"] & { valueEncoding?: unknown; batch(ops: NodeOp[]): Promise<void> } })._db;
-  const nodes = db.valueEncoding === ValueEncoding.Bytes ? nodeMapOf(db) : undefined;
-  if (nodes === undefined) return db.batch(ops);
+export function writeTrieNodes(nodes: NodeMap, ops: NodeOp[]): void {
   for (const op of ops) {
     if (op.type === "put") nodes.set(mapKey(op.key), op.value);
     else nodes.delete(mapKey(op.key));
   }
 }
+
+/** A MapDB's map: nodes by their key's unprefixed hex. */
+export type NodeMap = Map<string, Uint8Array | string>;
 
 /**
  * The map a trie's nodes are kept in, when @ethereumjs/mpt 10.1.3's CheckpointDB (db/checkpointDB.js
@@ -195,19 +219,15 @@ export async function writeTrieNodes(trie: MerklePatriciaTrie, ops: NodeOp[]): P
  * trie's `cacheSize`, 0 for every trie here), an in-memory MapDB (keyed by the key's unprefixed
  * hex). Its `get` is two async calls and a hex conversion in each; this read is one map lookup.
  */
-function nodeMapOf(db: TrieDb["_db"]): Map<string, Uint8Array | string> | undefined {
+function nodeMapOf(db: TrieDb["_db"]): NodeMap | undefined {
   const checkpointDb = db as unknown as CheckpointDbInternals;
   if (checkpointDb.checkpoints?.length !== 0 || checkpointDb._cache !== undefined) return undefined;
   const nodes = checkpointDb.db?._database;
   return nodes instanceof Map ? nodes : undefined;
 }
 
-/**
- * A node's key in the MapDB's map: the unprefixed lowercase hex the package's `bytesToUnprefixedHex`
- * gives, built by Buffer in one flat string (the package's appends two digits at a time, a rope
- * that the map lookup then flattens: ~0.65 against ~0.3 µs per key and lookup, measured).
- */
-const mapKey = (key: Uint8Array): string => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("hex");
+/** A node's key in the MapDB's map: the unprefixed lowercase hex the package's `bytesToUnprefixedHex` gives, flat (common/hex.ts). */
+const mapKey = unprefixedHex;
 
 /** What nodeMapOf reads of a CheckpointDB and its MapDB (private in 10.1.3). */
 interface CheckpointDbInternals {

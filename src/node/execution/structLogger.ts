@@ -15,6 +15,7 @@
  */
 import { bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
 
+import { unprefixedHex as unprefixed } from "../common/hex.ts";
 import { gethErrorText } from "./vmErrors.ts";
 import { hexOf, listenTo, reportedCost } from "./trace.ts";
 
@@ -56,7 +57,6 @@ export interface StructLoggerResult {
 }
 
 const word = (value: bigint) => value.toString(16).padStart(64, "0");
-const unprefixed = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 
 /** Failures go-ethereum reports on the step itself: they stop it before it runs (core/vm/interpreter.go, Run). */
 const STEP_FAILURES = new Set(["out of gas", "stack underflow", "stack overflow"]);
