@@ -24,6 +24,7 @@ import "../execution/evmBudget.ts";
 import { FragmentRunner } from "../execution/fragmentRunner.ts";
 import { captureIdleQueues } from "../execution/systemCalls.ts";
 import { installInterpreterLoop } from "../ethereumjs/interpreterLoop.ts";
+import { installJournalKeys } from "../ethereumjs/journalKeys.ts";
 import { installTrieFindPath } from "../ethereumjs/trieFindPath.ts";
 import { installJumpAnalysisCache } from "../ethereumjs/jumpAnalysis.ts";
 import { applyCodeSizeLimit } from "../ethereumjs/codeSizeLimit.ts";
@@ -146,7 +147,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   static async create(config: ChainConfig): Promise<Chain> {
-    await Promise.all([installJumpAnalysisCache(), installInterpreterLoop()]);
+    await Promise.all([installJumpAnalysisCache(), installInterpreterLoop(), installJournalKeys()]);
     installTrieFindPath();
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(

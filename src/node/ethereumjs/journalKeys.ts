@@ -1,0 +1,129 @@
+/**
+ * Patch (@ethereumjs/evm 10.1.3 journal.js, `Journal`): the EVM journal's warm sets (EIP-2929)
+ * looked up by flat hex keys. The journal keeps the warm addresses and each address's warm slots in
+ * maps and sets keyed by unprefixed hex, built by @ethereumjs/util's `bytesToUnprefixedHex`, which
+ * appends two digits per byte: a rope that every lookup flattens, then hashes. An address is looked
+ * up at every account access and a slot at every SLOAD and SSTORE (twice: is it warm, then make it
+ * so), and an `eth_estimateGas` of an ERC-20 transfer spent ~3 % of its instructions there
+ * (callgrind, bench/benchmarks-notes.md "Eleventh round").
+ *
+ * The four methods below are the package's `isWarmedAddress`, `addWarmedAddress`,
+ * `isWarmedStorage` and `addWarmedStorage`, with the same keys (common/hex.ts `unprefixedHex` gives
+ * the same digits in one flat string), the same maps and sets, the same entries in the journal's
+ * diff of the open checkpoint (what `revert` takes back) and in the access list being recorded
+ * (`eth_createAccessList`). Everything else of the journal is the package's and reads the same keys.
+ * test/journalKeys.test.ts runs random sequences of warm reads and writes, checkpoints, commits and
+ * reverts on a patched and an unpatched journal and fails if an answer or a map differs.
+ *
+ * `Journal` is not exported by the package; it is reached through its file beside each build's
+ * entry point, as framePool.ts reaches `EVM` (`evmFile`).
+ */
+import { bytesToUnprefixedHex } from "@ethereumjs/util";
+
+import { unprefixedHex } from "../common/hex.ts";
+import { evmFile } from "./framePool.ts";
+import { loadedCommonJs } from "./jumpAnalysis.ts";
+
+/** What the four methods read and write of a journal (journal.js 10.1.3). */
+interface JournalState {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  /** Per checkpoint: [height, [addresses warmed, slots warmed by address, addresses touched]]. */
+  journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
+  accessList?: Map<string, Set<string>>;
+}
+
+interface WarmMethods {
+  isWarmedAddress(address: Uint8Array): boolean;
+  addWarmedAddress(address: Uint8Array): void;
+  isWarmedStorage(address: Uint8Array, slot: Uint8Array): boolean;
+  addWarmedStorage(address: Uint8Array, slot: Uint8Array): void;
+}
+
+type JournalPrototype = WarmMethods & { [ORIGINAL]?: WarmMethods };
+export type JournalClass = { prototype: object };
+
+/** Registered (Symbol.for): a second copy of this module in the process finds the patch in place. */
+const ORIGINAL = Symbol.for("hardhat-preconf.journalKeys.original");
+
+/** The key of `bytes`; anything but bytes goes through the package's function, which rejects it as before. */
+const keyOf = (bytes: Uint8Array): string => (bytes instanceof Uint8Array ? unprefixedHex(bytes) : bytesToUnprefixedHex(bytes));
+
+/** `address` (a key) warm in this tx: recorded in the open checkpoint's diff, and in the access list when one is recorded. */
+function warmAddress(journal: JournalState, address: string): Set<string> {
+  let slots = journal.journal.get(address);
+  if (slots === undefined) {
+    slots = new Set();
+    journal.journal.set(address, slots);
+    journal.journalDiff[journal.journalDiff.length - 1]![1][0].add(address);
+  }
+  if (journal.accessList !== undefined && !journal.accessList.has(address)) journal.accessList.set(address, new Set());
+  return slots;
+}
+
+const methods: WarmMethods & ThisType<JournalState> = {
+  isWarmedAddress(address) {
+    const key = keyOf(address);
+    return this.journal.has(key) || this.alwaysWarmJournal.has(key);
+  },
+  addWarmedAddress(address) {
+    warmAddress(this, keyOf(address));
+  },
+  isWarmedStorage(address, slot) {
+    const addressKey = keyOf(address);
+    const slotKey = keyOf(slot);
+    return this.journal.get(addressKey)?.has(slotKey) === true || this.alwaysWarmJournal.get(addressKey)?.has(slotKey) === true;
+  },
+  addWarmedStorage(address, slot) {
+    const addressKey = keyOf(address);
+    const slots = this.journal.get(addressKey) ?? warmAddress(this, addressKey);
+    const slotKey = keyOf(slot);
+    if (!slots.has(slotKey)) {
+      slots.add(slotKey);
+      const warmedSlots = this.journalDiff[this.journalDiff.length - 1]![1][1];
+      let diff = warmedSlots.get(addressKey);
+      if (diff === undefined) {
+        diff = new Set();
+        warmedSlots.set(addressKey, diff);
+      }
+      diff.add(slotKey);
+    }
+    // As the package: an address warm before the access list began recording is not in it (and throws here, as there).
+    if (this.accessList !== undefined) this.accessList.get(addressKey)!.add(slotKey);
+  },
+};
+
+/** The package's own four methods of `Journal`'s build (the test compares with them). */
+export function originalWarmMethods(Journal: JournalClass): WarmMethods {
+  const proto = Journal.prototype as JournalPrototype;
+  return proto[ORIGINAL] ?? proto;
+}
+
+function patch(Journal: JournalClass): void {
+  const proto = Journal.prototype as JournalPrototype;
+  for (const name of Object.keys(methods) as (keyof WarmMethods)[]) {
+    if (typeof proto[name] !== "function") throw new Error(`@ethereumjs/evm: Journal.${name} is gone; update src/node/ethereumjs/journalKeys.ts`);
+  }
+  if (proto[ORIGINAL] !== undefined) return;
+  proto[ORIGINAL] = {
+    isWarmedAddress: proto.isWarmedAddress,
+    addWarmedAddress: proto.addWarmedAddress,
+    isWarmedStorage: proto.isWarmedStorage,
+    addWarmedStorage: proto.addWarmedStorage,
+  };
+  Object.assign(proto, methods);
+}
+
+let installed: Promise<void> | undefined;
+
+/**
+ * Installs the methods in the ES module build (once per process; later calls return the same
+ * promise), and in the CommonJS build when the process has loaded it (checked on every call, as
+ * framePool.ts does: a test runner may load both).
+ */
+export function installJournalKeys(): Promise<void> {
+  installed ??= (async () => patch(((await import(evmFile("esm", "journal.js"))) as { Journal: JournalClass }).Journal))();
+  const commonJs = loadedCommonJs<{ Journal: JournalClass }>(evmFile("cjs", "journal.js"));
+  if (commonJs !== undefined) patch(commonJs.Journal);
+  return installed;
+}

@@ -1,0 +1,149 @@
+/**
+ * The EVM journal's warm sets looked up by flat hex keys (src/node/ethereumjs/journalKeys.ts), a
+ * patch of @ethereumjs/evm 10.1.3's `Journal`: random sequences of warm reads and writes,
+ * checkpoints, commits, reverts and access-list recording must leave a patched journal and one
+ * running the package's own methods with the same answers, the same errors and the same maps.
+ */
+import { Common, Mainnet } from "@ethereumjs/common";
+import { createEVM } from "@ethereumjs/evm";
+import { expect } from "chai";
+import fc from "fast-check";
+
+import { installJournalKeys, originalWarmMethods } from "../src/node/ethereumjs/journalKeys.ts";
+
+import type { JournalClass } from "../src/node/ethereumjs/journalKeys.ts";
+
+const runs = (base: number) => (process.env.FC_RUNS === undefined ? base : Number(process.env.FC_RUNS));
+const SEED = Number(process.env.FC_SEED ?? 20_261_129);
+
+interface JournalLike {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  journalDiff: unknown[];
+  journalHeight: number;
+  accessList?: Map<string, Set<string>>;
+  isWarmedAddress(address: Uint8Array): boolean;
+  addWarmedAddress(address: Uint8Array): void;
+  isWarmedStorage(address: Uint8Array, slot: Uint8Array): boolean;
+  addWarmedStorage(address: Uint8Array, slot: Uint8Array): void;
+  addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
+  addAlwaysWarmSlot(address: string, slot: string, addToAccessList?: boolean): void;
+  checkpoint(): Promise<void>;
+  commit(): Promise<void>;
+  revert(): Promise<void>;
+  cleanJournal(): void;
+  startReportingAccessList(): void;
+}
+
+/** Bytes of `hex`, at an offset inside a larger buffer half the time (keys must read the view, not its buffer). */
+function bytesOf(hex: string, offset: boolean): Uint8Array {
+  const bytes = Buffer.from(hex, "hex");
+  if (!offset) return new Uint8Array(bytes);
+  const padded = new Uint8Array(bytes.length + 7).fill(0xee);
+  padded.set(bytes, 3);
+  return padded.subarray(3, 3 + bytes.length);
+}
+
+const ADDRESSES = ["00000000000000000000000000000000000000aa", "5fbdb2315678afecb367f032d93f642f64180aa3", "0000000000000000000000000000000000000001"];
+const SLOTS = ["00".repeat(32), `${"00".repeat(31)}01`, "f".repeat(64), "0123456789abcdef".repeat(4)];
+
+type Op =
+  | { kind: "isWarmedAddress" | "addWarmedAddress"; address: number; offset: boolean }
+  | { kind: "isWarmedStorage" | "addWarmedStorage"; address: number; slot: number; offset: boolean }
+  | { kind: "addAlwaysWarmAddress"; address: number; report: boolean }
+  | { kind: "addAlwaysWarmSlot"; address: number; slot: number; report: boolean }
+  | { kind: "checkpoint" | "commit" | "revert" | "cleanJournal" | "startReportingAccessList" };
+
+const address = fc.nat(ADDRESSES.length - 1);
+const slot = fc.nat(SLOTS.length - 1);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constantFrom("isWarmedAddress" as const, "addWarmedAddress" as const), address, offset: fc.boolean() }),
+  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom("isWarmedStorage" as const, "addWarmedStorage" as const), address, slot, offset: fc.boolean() }) },
+  fc.record({ kind: fc.constant("addAlwaysWarmAddress" as const), address, report: fc.boolean() }),
+  fc.record({ kind: fc.constant("addAlwaysWarmSlot" as const), address, slot, report: fc.boolean() }),
+  fc.record({
+    kind: fc.constantFrom("checkpoint" as const, "commit" as const, "revert" as const, "cleanJournal" as const, "startReportingAccessList" as const),
+  }),
+);
+
+/** Runs `op`; what it answered, or the error it threw. */
+async function apply(journal: JournalLike, op: Op): Promise<unknown> {
+  try {
+    switch (op.kind) {
+      case "isWarmedAddress":
+      case "addWarmedAddress":
+        return journal[op.kind](bytesOf(ADDRESSES[op.address]!, op.offset)) ?? null;
+      case "isWarmedStorage":
+      case "addWarmedStorage":
+        return journal[op.kind](bytesOf(ADDRESSES[op.address]!, op.offset), bytesOf(SLOTS[op.slot]!, !op.offset)) ?? null;
+      case "addAlwaysWarmAddress":
+        return journal.addAlwaysWarmAddress(ADDRESSES[op.address]!, op.report) ?? null;
+      case "addAlwaysWarmSlot":
+        return journal.addAlwaysWarmSlot(ADDRESSES[op.address]!, SLOTS[op.slot]!, op.report) ?? null;
+      case "commit":
+      case "revert":
+        // Only inside a checkpoint, as the EVM calls them.
+        if (journal.journalHeight === 0) return "skipped";
+        return (await journal[op.kind]()) ?? null;
+      default:
+        return (await journal[op.kind]()) ?? null;
+    }
+  } catch (error) {
+    return `threw ${(error as Error).constructor.name}: ${(error as Error).message}`;
+  }
+}
+
+const stateOf = (journal: JournalLike) => ({
+  journal: journal.journal,
+  alwaysWarmJournal: journal.alwaysWarmJournal,
+  journalDiff: journal.journalDiff,
+  journalHeight: journal.journalHeight,
+  accessList: journal.accessList,
+});
+
+describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => {
+  let Journal: JournalClass;
+  let newJournal: () => JournalLike;
+
+  before(async () => {
+    await installJournalKeys();
+    const evm = await createEVM({ common: new Common({ chain: Mainnet }) });
+    Journal = (evm.journal as unknown as { constructor: JournalClass }).constructor;
+    const JournalConstructor = Journal as unknown as new (stateManager: unknown, common: Common) => JournalLike;
+    const stateManager = { checkpoint: async () => {}, commit: async () => {}, revert: async () => {} };
+    newJournal = () => new JournalConstructor(stateManager, new Common({ chain: Mainnet }));
+  });
+
+  it("is installed in the Journal the EVM runs (the build this process loaded)", () => {
+    const original = originalWarmMethods(Journal);
+    const proto = Journal.prototype as unknown as JournalLike;
+    for (const name of ["isWarmedAddress", "addWarmedAddress", "isWarmedStorage", "addWarmedStorage"] as const) {
+      expect(proto[name], name).to.not.equal(original[name]);
+    }
+  });
+
+  it("answers, throws and records as the package's methods on random sequences", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), async (ops) => {
+        const ours = newJournal();
+        const theirs = newJournal();
+        // The package's own methods, as own properties of one journal (they shadow the patched prototype).
+        Object.assign(theirs, originalWarmMethods(Journal));
+        for (const op of ops) {
+          expect(await apply(ours, op), JSON.stringify(op)).to.deep.equal(await apply(theirs, op));
+          expect(stateOf(ours), JSON.stringify(op)).to.deep.equal(stateOf(theirs));
+        }
+      }),
+      { numRuns: runs(300), seed: SEED },
+    );
+  });
+
+  it("keys a slot by the view's own bytes, not the buffer under it", () => {
+    const journal = newJournal();
+    const slotInBuffer = bytesOf(SLOTS[1]!, true);
+    journal.addWarmedStorage(bytesOf(ADDRESSES[0]!, true), slotInBuffer);
+    expect([...journal.journal.get(ADDRESSES[0]!)!]).to.deep.equal([SLOTS[1]]);
+    expect(journal.isWarmedStorage(bytesOf(ADDRESSES[0]!, false), bytesOf(SLOTS[1]!, false))).to.equal(true);
+    expect(journal.isWarmedStorage(bytesOf(ADDRESSES[0]!, false), bytesOf(SLOTS[0]!, false))).to.equal(false);
+  });
+});
