@@ -138,6 +138,15 @@ describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => 
     );
   });
 
+  it("reads a slot only once an address has warm slots, as the package does", () => {
+    const journal = newJournal();
+    const cold = bytesOf(ADDRESSES[0]!, false);
+    // Not bytes: the package answers false for a cold address without reading the slot, and throws once it would.
+    expect(journal.isWarmedStorage(cold, "0x01" as unknown as Uint8Array)).to.equal(false);
+    journal.addWarmedAddress(cold);
+    expect(() => journal.isWarmedStorage(cold, "0x01" as unknown as Uint8Array)).to.throw();
+  });
+
   it("keys a slot by the view's own bytes, not the buffer under it", () => {
     const journal = newJournal();
     const slotInBuffer = bytesOf(SLOTS[1]!, true);

@@ -121,12 +121,15 @@ describe("batched trie update (trieBatch.ts)", () => {
   it("leaves the trie as it was for deletes of keys it does not hold, writing nothing", async () => {
     const trie = new MerklePatriciaTrie({ useKeyHashing: true });
     await trie.put(Uint8Array.of(1), Uint8Array.of(1));
+    await trie.put(Uint8Array.of(2, 2), Uint8Array.of(2));
     const root = trie.root();
+    // Nodes go into the MapDB's map itself (trieFindPath.ts writeTrieNodes).
     let writes = 0;
-    const batch = trie.database().batch.bind(trie.database());
-    trie.database().batch = async (ops) => {
-      writes += ops.length;
-      return batch(ops);
+    const nodes = (trie.database() as unknown as { db: { _database: Map<string, unknown> } }).db._database;
+    const set = nodes.set.bind(nodes);
+    nodes.set = (key, value) => {
+      writes++;
+      return set(key, value);
     };
     await applyBatch(trie, [
       [Uint8Array.of(2), null],
@@ -142,18 +145,13 @@ describe("batched trie update (trieBatch.ts)", () => {
     for (let i = 0; i < 40; i++) ops.push([Uint8Array.of(i), Uint8Array.from({ length: 1 + (i % 40) }, (_, j) => i + j)]);
     await applyBatch(trie, ops);
     const root = trie.root();
-    // Nodes go into the MapDB's map itself (trieFindPath.ts writeTrieNodes), or through the database's batch.
+    // Nodes go into the MapDB's map itself (trieFindPath.ts writeTrieNodes).
     let writes = 0;
     const nodes = (trie.database() as unknown as { db: { _database: Map<string, unknown> } }).db._database;
     const set = nodes.set.bind(nodes);
     nodes.set = (key, value) => {
       writes++;
       return set(key, value);
-    };
-    const batch = trie.database().batch.bind(trie.database());
-    trie.database().batch = async (nodeOps) => {
-      writes += nodeOps.length;
-      return batch(nodeOps);
     };
     // The same values (fresh copies), a delete of an absent key among them: nothing to do.
     await applyBatch(trie, [...ops.map(([key, value]): BatchOp => [key.slice(), value!.slice()]), [Uint8Array.of(200), null]]);
@@ -171,6 +169,17 @@ describe("batched trie update (trieBatch.ts)", () => {
     const trie = new MerklePatriciaTrie();
     trie.checkpoint();
     expect(canBatch(trie)).to.equal(false);
+  });
+
+  it("is only for a trie whose nodes it reads and writes in a map, synchronously", () => {
+    expect(canBatch(new MerklePatriciaTrie()), "bytes in a MapDB").to.equal(true);
+    // Given a database and no encoding, the package keeps nodes as hex strings.
+    expect(canBatch(new MerklePatriciaTrie({ db: new MapDB() })), "hex strings").to.equal(false);
+    expect(canBatch(new MerklePatriciaTrie({ cacheSize: 10 })), "an LRU cache in front of the map").to.equal(false);
+    const ownLookup = new MerklePatriciaTrie();
+    ownLookup.lookupNode = async (node) => MerklePatriciaTrie.prototype.lookupNode.call(ownLookup, node);
+    expect(canBatch(ownLookup), "a lookupNode of its own").to.equal(false);
+    expect(() => applyBatch(new MerklePatriciaTrie({ db: new MapDB() }), [])).to.throw("check canBatch");
   });
 
   it("writes, batch after batch, the roots and nodes the unpatched package writes one key at a time (32-byte keys, random and sharing prefixes)", async () => {

@@ -78,7 +78,6 @@ const internalsOf = (trie: MerklePatriciaTrie): TrieInternals => trie as unknown
  * open, its nodes in a map it reads and writes synchronously (trieFindPath.ts `syncNodeMap`).
  */
 export function canBatch(trie: MerklePatriciaTrie): boolean {
-  installTrieFindPath();
   const internals = internalsOf(trie);
   return (
     !trie.hasCheckpoints() &&

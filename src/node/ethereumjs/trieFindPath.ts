@@ -131,7 +131,7 @@ export function nibblesOf(key: Uint8Array): number[] {
 /**
  * The node `ref` points to, read as the package's `lookupNode` reads it; null when it is missing
  * from the database (where `lookupNode` throws "Missing node in DB"). `shared`: the memoised node
- * itself rather than a copy, for a caller that only reads it (trieBatch.ts).
+ * itself rather than a copy, for a caller that only reads it (`get`, `hasTrieRoot`).
  */
 async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[], shared = false): Promise<MPTNode | null> {
   if (isRawMPTNode(ref)) return decodeRawMPTNode(ref);
@@ -176,7 +176,7 @@ export function syncNodeMap(trie: MerklePatriciaTrie): NodeMap | undefined {
  */
 export function loadStoredNode(trie: MerklePatriciaTrie, nodes: NodeMap, hash: Uint8Array): MPTNode {
   const stored = nodes.get(mapKey((trie as unknown as TrieDb)._getDbKey(hash)));
-  if (stored === undefined) throw EthereumJSErrorWithoutCode(MISSING);
+  if (stored === undefined || stored === null) throw EthereumJSErrorWithoutCode(MISSING);
   // Bytes are what a trie keeping bytes stores; a hex string is decoded as the package's read would.
   return typeof stored === "string" ? decodeNodeBytes(hexToBytes(`0x${stored}`)) : decodedNode(stored);
 }

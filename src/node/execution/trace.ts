@@ -3,6 +3,8 @@
  * every tracer shares. The tracers are go-ethereum's: the default struct logger (structLogger.ts,
  * eth/tracers/logger/logger.go) and the native call tracer (callTracer.ts, eth/tracers/native/call.go).
  */
+import { flatHex } from "../common/hex.ts";
+
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 
@@ -73,8 +75,8 @@ export function memorySlice(step: InterpreterStep, offset: bigint, length: bigin
   return out;
 }
 
-/** `0x` hex of `bytes` as one flat string. */
-export const hexOf = (bytes: Uint8Array): string => `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
+/** `0x` hex of `bytes` as one flat string (common/hex.ts). */
+export const hexOf: (bytes: Uint8Array) => string = flatHex;
 
 /** A 0x quantity. */
 export const quantityOf = (value: bigint | number): string => `0x${value.toString(16)}`;
