@@ -103,18 +103,15 @@ export function originalWarmMethods(Journal: JournalClass): WarmMethods {
   return proto[ORIGINAL] ?? proto;
 }
 
+const NAMES = Object.keys(methods) as (keyof WarmMethods)[];
+
 function patch(Journal: JournalClass): void {
   const proto = Journal.prototype as JournalPrototype;
-  for (const name of Object.keys(methods) as (keyof WarmMethods)[]) {
+  for (const name of NAMES) {
     if (typeof proto[name] !== "function") throw new Error(`@ethereumjs/evm: Journal.${name} is gone; update src/node/ethereumjs/journalKeys.ts`);
   }
   if (proto[ORIGINAL] !== undefined) return;
-  proto[ORIGINAL] = {
-    isWarmedAddress: proto.isWarmedAddress,
-    addWarmedAddress: proto.addWarmedAddress,
-    isWarmedStorage: proto.isWarmedStorage,
-    addWarmedStorage: proto.addWarmedStorage,
-  };
+  proto[ORIGINAL] = Object.fromEntries(NAMES.map((name) => [name, proto[name]])) as unknown as WarmMethods;
   Object.assign(proto, methods);
 }
 

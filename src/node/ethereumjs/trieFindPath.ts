@@ -150,9 +150,7 @@ async function readNode(trie: MerklePatriciaTrie, ref: Uint8Array | Uint8Array[]
 function decodedNode(stored: Uint8Array): MPTNode {
   let decoded = decodedNodes.get(stored);
   if (decoded === undefined) {
-    const list = RLP.decode(stored);
-    if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
-    decoded = decodeRawMPTNode(list);
+    decoded = decodeNodeBytes(stored);
     remember(stored, decoded);
   }
   return decoded;
@@ -181,6 +179,7 @@ export function loadStoredNode(trie: MerklePatriciaTrie, nodes: NodeMap, hash: U
   return typeof stored === "string" ? decodeNodeBytes(hexToBytes(`0x${stored}`)) : decodedNode(stored);
 }
 
+/** A stored node's bytes decoded as `lookupNode` decodes them (`decodeMPTNode`), with its error for what is not a node. */
 function decodeNodeBytes(bytes: Uint8Array): MPTNode {
   const list = RLP.decode(bytes);
   if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");

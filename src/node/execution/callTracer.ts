@@ -10,8 +10,9 @@
 import { bytesToHex } from "@ethereumjs/util";
 
 import { revertReasonOf } from "../common/errors.ts";
+import { flatHex } from "../common/hex.ts";
 import { gethErrorText } from "./vmErrors.ts";
-import { forwardedGas, hexOf, listenTo, memorySlice, quantityOf, stepCost } from "./trace.ts";
+import { forwardedGas, listenTo, memorySlice, quantityOf, stepCost } from "./trace.ts";
 
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { Tracer } from "./trace.ts";
@@ -91,7 +92,7 @@ export function callTracer(config: { onlyTopCall?: boolean | undefined } = {}): 
     if (failing === undefined) return;
     const { frame, input } = failing;
     failing = undefined;
-    frame.input = hexOf(input());
+    frame.input = flatHex(input());
     nest(frame);
   };
 

@@ -15,9 +15,9 @@
  */
 import { bigIntToBytes, bytesToBigInt, setLengthLeft } from "@ethereumjs/util";
 
-import { unprefixedHex as unprefixed } from "../common/hex.ts";
+import { flatHex, unprefixedHex as unprefixed } from "../common/hex.ts";
 import { gethErrorText } from "./vmErrors.ts";
-import { hexOf, listenTo, reportedCost } from "./trace.ts";
+import { listenTo, reportedCost } from "./trace.ts";
 
 import type { EVMResult, InterpreterStep } from "@ethereumjs/evm";
 import type { Tracer } from "./trace.ts";
@@ -121,7 +121,7 @@ export function structLogger(options: StructLoggerOptions = {}, format: TraceFor
       log = base;
       if (stack !== undefined) log.stack = stack;
       const lastReturn = returnData[step.depth];
-      if (options.enableReturnData === true && lastReturn !== undefined && lastReturn.length > 0) log.returnData = hexOf(lastReturn);
+      if (options.enableReturnData === true && lastReturn !== undefined && lastReturn.length > 0) log.returnData = flatHex(lastReturn);
       if (memory !== undefined) log.memory = memory;
       if (storage !== undefined) log.storage = storage;
       if (step.gasRefund > 0n) log.refund = Number(step.gasRefund);
@@ -168,7 +168,7 @@ export function structLogger(options: StructLoggerOptions = {}, format: TraceFor
       const error = result.exceptionError?.error;
       // The return data, or the revert data; nothing for other failures.
       const returned = error === undefined || error === "revert" ? result.returnValue : new Uint8Array();
-      if (geth) return { gas: Number(gasUsed), failed: error !== undefined, returnValue: hexOf(returned), structLogs: logs };
+      if (geth) return { gas: Number(gasUsed), failed: error !== undefined, returnValue: flatHex(returned), structLogs: logs };
       return { failed: error !== undefined, gas: Number(gasUsed), returnValue: unprefixed(returned), structLogs: logs };
     },
   };

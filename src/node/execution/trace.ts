@@ -3,8 +3,6 @@
  * every tracer shares. The tracers are go-ethereum's: the default struct logger (structLogger.ts,
  * eth/tracers/logger/logger.go) and the native call tracer (callTracer.ts, eth/tracers/native/call.go).
  */
-import { flatHex } from "../common/hex.ts";
-
 import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
 
@@ -74,9 +72,6 @@ export function memorySlice(step: InterpreterStep, offset: bigint, length: bigin
   if (offset < BigInt(step.memory.length)) out.set(step.memory.subarray(Number(offset), Number(offset + length)));
   return out;
 }
-
-/** `0x` hex of `bytes` as one flat string (common/hex.ts). */
-export const hexOf: (bytes: Uint8Array) => string = flatHex;
 
 /** A 0x quantity. */
 export const quantityOf = (value: bigint | number): string => `0x${value.toString(16)}`;
