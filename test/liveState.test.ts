@@ -72,7 +72,12 @@ async function run(seed: number, steps: number, maxEntries?: number): Promise<vo
       // Outside checkpoints the live state writes its overlay into the tries; inside, the root is computed and reverted with them.
       await expectOracleRoot(log, live);
       await both(log, `getStateRoot at depth ${depth}`, managers, (sm) => sm.getStateRoot());
-      if (depth === 0 && next() < 0.5) snapshots.push({ root: await live.getStateRoot(), state: reference.shallowCopy() });
+      if (depth === 0 && next() < 0.5) {
+        const root = await live.getStateRoot();
+        // evm_snapshot's: the memos under this root are copied, not moved, when the state moves on (ViewMemos.keep).
+        if (next() < 0.5) live.keepMemos(root);
+        snapshots.push({ root, state: reference.shallowCopy() });
+      }
     } else if (choice < 86 && depth === 0 && snapshots.length > 0) {
       // evm_revert: the live state moves back to a root it wrote; the reference to its copy of that state.
       const { root, state } = pick(snapshots);
@@ -168,5 +173,47 @@ describe("a view at the live state's last root reads through its memos (viewStat
     // Without the live memos the same read walks the tries, where the account's leaf is gone (read as no account).
     const alone = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(16, 1024) });
     expect(await alone.getAccount(address)).to.equal(undefined);
+  });
+});
+
+describe("a snapshot's root keeps its memos when the live state moves on (ViewMemos.keep)", () => {
+  const [address, contract, other] = [ADDRESSES[0]!, ADDRESSES[1]!, ADDRESSES[2]!];
+
+  async function afterRevert(keep: boolean): Promise<{ live: LiveStateManager; root: Uint8Array }> {
+    const common = new Common({ chain: Mainnet });
+    const live = new LiveStateManager(common);
+    await live.putAccount(address, new Account(3n, 1000n));
+    await live.putAccount(contract, new Account(1n, 0n));
+    await live.putStorage(contract, slot(4), Uint8Array.of(7));
+    const root = await live.getStateRoot();
+    if (keep) live.keepMemos(root);
+    // What a test reads at the snapshot, then a block that writes both accounts and the slot, then evm_revert.
+    await live.getAccount(address);
+    await live.getStorage(contract, slot(4));
+    await live.putAccount(address, new Account(4n, 900n));
+    await live.putStorage(contract, slot(4), Uint8Array.of(8));
+    await live.putAccount(other, new Account(0n, 100n));
+    await live.getStateRoot();
+    await live.setStateRoot(root);
+    // Every node but the snapshot root's goes: a read that walks the tries finds nothing from here on.
+    const store = live.nodeStore!;
+    const rootKey = bytesToHex(root).slice(2);
+    for (const key of [...store.keys()]) if (key !== rootKey) store.delete(key);
+    return { live, root };
+  }
+
+  it("reads the snapshot's accounts and slots from the memos after evm_revert, as they were", async () => {
+    const { live } = await afterRevert(true);
+    const account = await live.getAccount(address);
+    expect([account?.nonce, account?.balance]).to.deep.equal([3n, 1000n]);
+    expect(bytesToHex(await live.getStorage(contract, slot(4)))).to.equal("0x07");
+    // The account the block created is not at the snapshot's root.
+    expect(await live.getAccount(other)).to.equal(undefined);
+  });
+
+  it("without keep, the memos moved on with the state and the same reads walk the tries", async () => {
+    const { live } = await afterRevert(false);
+    // (With its leaf gone from the store, the account reads as none.)
+    expect(await live.getAccount(address)).to.equal(undefined);
   });
 });

@@ -1,11 +1,16 @@
 /** evm_snapshot and evm_revert over every part of the chain (the records themselves: snapshots.ts). */
+import { LiveStateManager } from "../state/liveState.ts";
+
 import type { ChainCore } from "./chainCore.ts";
 
 /** evm_snapshot (inside the queue): records everything a revert restores (state, sealed chain, open block, pool, time). */
 export async function takeSnapshot(core: ChainCore): Promise<number> {
   const latest = core.store.latest;
+  const stateRoot = await core.vm.stateManager.getStateRoot();
+  // What the state reads at this root stays remembered: evm_revert comes back to it.
+  if (core.vm.stateManager instanceof LiveStateManager) core.vm.stateManager.keepMemos(stateRoot);
   return core.snapshots.take({
-    stateRoot: await core.vm.stateManager.getStateRoot(),
+    stateRoot,
     sealedCount: core.store.count,
     head: core.history.hasState(latest) ? latest : undefined,
     headEditedRoot: core.history.editedRootOf(latest),

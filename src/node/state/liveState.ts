@@ -26,6 +26,7 @@
  */
 import { KECCAK256_RLP } from "@ethereumjs/util";
 
+import { flatHex } from "../common/hex.ts";
 import { nodeStoreOfTrie } from "../ethereumjs/internals.ts";
 import { bytesTrie } from "../ethereumjs/stateManager.ts";
 import { ViewMemos, ViewStateManager } from "./viewState.ts";
@@ -74,6 +75,11 @@ export class LiveStateManager extends ViewStateManager {
   override async revert(): Promise<void> {
     await super.revert();
     if (this.checkpointDepth === 0) this.#rootAskedInside = false;
+  }
+
+  /** Keeps the memos of the state at `root` (a snapshot's) when the live state moves on from it (`ViewMemos.keep`). */
+  keepMemos(root: Uint8Array): void {
+    this.memos.keep(flatHex(root));
   }
 
   /** The node map of every trie of the chain (pruning reads it: prune.ts). */

@@ -66,6 +66,11 @@ type Undo =
   | { kind: "slot"; slots: Slots; slot: string; previous: Uint8Array | undefined }
   | { kind: "code"; hash: string };
 
+/** State roots whose memos are kept (`ViewMemos.keep`): a test file's fixture, and a few nested snapshots. */
+const MAX_KEPT_ROOTS = 4;
+/** Entries of a kept root's memo copied at most when the live state moves on; a larger one is moved (copying it would cost more than reading again what a test reads). */
+const MAX_KEPT_COPY = 4096;
+
 /**
  * What every view's state shares: base-state reads by root. Accounts: state root + address → the
  * account (null: none). Slots: storage root + slot → the value. Code: code hash → code. Each memo
@@ -78,6 +83,8 @@ export class ViewMemos {
   readonly code = new Map<string, Uint8Array>();
   readonly #counts = new Map<Map<string, unknown>, number>();
   #codeBytes = 0;
+  /** State roots whose memos `carry` copies rather than moves (`keep`), the most recent last. */
+  readonly #kept: string[] = [];
   constructor(
     readonly maxEntries: number,
     readonly maxCodeBytes: number,
@@ -106,14 +113,42 @@ export class ViewMemos {
   }
 
   /**
-   * Moves what `memo` holds under the root `from` to the root `to`, with `written` put in: the
-   * live state's next root (liveState.ts), where what it did not write reads as before. Past the
-   * bound the memo starts over, empty.
+   * Keeps what is read at the state root `root` when the live state moves on from it: evm_snapshot's
+   * root (chainSnapshots.ts), to which evm_revert comes back, and a test file after each test. The
+   * memos under a root are otherwise moved to the next root at each seal (`carry`), and every
+   * account and slot the next test reads would be read from the tries again. The last
+   * MAX_KEPT_ROOTS roots are kept.
    */
-  carry<T>(memo: Map<string, Map<string, T>>, from: string, to: string, written: Iterable<[string, T]>): void {
-    const entries = memo.get(from) ?? new Map<string, T>();
-    memo.delete(from);
+  keep(root: string): void {
+    const at = this.#kept.indexOf(root);
+    if (at !== -1) this.#kept.splice(at, 1);
+    this.#kept.push(root);
+    if (this.#kept.length > MAX_KEPT_ROOTS) this.#kept.shift();
+  }
+
+  /** Whether the memos under the state root `root` are kept (`keep`). */
+  isKept(root: string): boolean {
+    return this.#kept.includes(root);
+  }
+
+  /**
+   * Moves what `memo` holds under the root `from` to the root `to`, with `written` put in: the
+   * live state's next root (liveState.ts), where what it did not write reads as before. With
+   * `keepFrom` (a kept state root's memos: `keep`) what `from` holds is copied instead, and stays,
+   * up to MAX_KEPT_COPY entries (a larger map is moved, as without). Past the bound the memo
+   * starts over, empty.
+   */
+  carry<T>(memo: Map<string, Map<string, T>>, from: string, to: string, written: Iterable<[string, T]>, keepFrom = false): void {
+    const held = memo.get(from);
     let count = this.#counts.get(memo) ?? 0;
+    let entries: Map<string, T>;
+    if (keepFrom && held !== undefined && held.size <= MAX_KEPT_COPY && from !== to) {
+      entries = new Map(held);
+      count += held.size;
+    } else {
+      entries = held ?? new Map<string, T>();
+      memo.delete(from);
+    }
     // What `to` held goes (the same content: the same root), and no longer counts.
     count = Math.max(0, count - (memo.get(to)?.size ?? 0));
     for (const [key, value] of written) {
@@ -486,6 +521,8 @@ export class ViewStateManager implements StateManagerInterface {
     }
     const accounts: BatchOp[] = [];
     const records = new Map<string, AccountRecord | null>();
+    // A kept root (a snapshot's) keeps its memos, and those of its accounts' storage roots this block writes.
+    const keepFrom = this.#memos.isKept(this.#rootKey);
     for (const id of new Set([...this.#accounts.keys(), ...this.#slots.keys()])) {
       const addressBytes = bytesOfCheckedHex(id);
       const record = await this.#record(id, addressBytes);
@@ -502,7 +539,7 @@ export class ViewStateManager implements StateManagerInterface {
         this.#storageTrie.root(record.readRoot);
         await writeBatch(this.#storageTrie, ops);
         storageRoot = this.#storageTrie.root();
-        this.#memos.carry(this.#memos.slots, keyOf(record.readRoot), keyOf(storageRoot), slots);
+        this.#memos.carry(this.#memos.slots, keyOf(record.readRoot), keyOf(storageRoot), slots, keepFrom);
       }
       const written: AccountRecord = { nonce: record.nonce, balance: record.balance, storageRoot, codeHash: record.codeHash, readRoot: storageRoot };
       records.set(id, written);
@@ -511,7 +548,7 @@ export class ViewStateManager implements StateManagerInterface {
     await writeBatch(this.#accountTrie, accounts);
     const root = this.#accountTrie.root();
     const rootKey = flatHex(root);
-    this.#memos.carry(this.#memos.accounts, this.#rootKey, rootKey, records);
+    this.#memos.carry(this.#memos.accounts, this.#rootKey, rootKey, records, keepFrom);
     this.#root = root;
     this.#rootKey = rootKey;
     this.#accounts = new Map();
