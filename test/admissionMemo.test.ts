@@ -160,19 +160,24 @@ describe("admission of replayed txs", () => {
 });
 
 describe("the seal and a raw tx's own bytes (txBytes.ts)", () => {
-  it("takes a small raw tx's bytes for the transactions trie instead of encoding it again, and encodes a large one", async () => {
+  it("takes a small raw tx's bytes, or the encoding a signed tx was hashed from, for the transactions trie instead of encoding it again, and encodes a large one", async () => {
     const { provider } = await createTestChain({ mining: "manual" });
     try {
       const small = await signTx(provider, 0, { nonce: 0 });
       const large = await signTx(provider, 0, { nonce: 1, gas: 1_000_000n, data: toHex(new Uint8Array(MAX_KEPT_ENCODING)) });
       await send(provider, small);
       await send(provider, large);
+      // A tx our wallet signs keeps the encoding admission made of it for its hash.
+      const signed = await call<Hex>(provider, "eth_sendTransaction", [
+        { from: provider.accounts[0]!.address, to: provider.accounts[1]!.address, value: "0x1" },
+      ]);
       const txs = [...provider.chain.pool.all()].map((entry) => entry.tx);
-      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false]);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false, true]);
       await provider.preconf.seal();
-      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false]);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false, false]);
       const block = await call<{ transactions: Hex[]; transactionsRoot: Hex }>(provider, "eth_getBlockByNumber", ["latest", false]);
-      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large)]);
+      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large), signed]);
+      expect(keccak256(txs[2]!.serialize())).to.equal(signed);
       expect(block.transactionsRoot).to.equal(toHex(await genTransactionsTrieRoot(txs)));
     } finally {
       await provider.close();

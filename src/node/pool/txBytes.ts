@@ -5,7 +5,8 @@
  * Admission encodes it once for its hash and keeps the size; the seal needs the encoding once more
  * for the transactions trie. A tx that came as bytes (eth_sendRawTransaction) has them as its
  * encoding: a copy is kept for the seal when they are small (up to 4 KiB, a transfer or a call),
- * so it is not encoded at all; larger ones are encoded again at the seal, so that a full pool of
+ * so it is not encoded at all, and so is the encoding admission made of a small tx that came as an
+ * object (eth_sendTransaction's, signed by our wallet); larger ones are encoded again at the seal, so that a full pool of
  * large txs does not hold each one twice (the copies add at most 1,536 slots × 4 KiB = 6 MiB to
  * a full pool, and 4 MiB to the 1,024 txs decodedTxs.ts keeps: docs/limits.md).
  */
@@ -36,12 +37,16 @@ export function txSize(tx: TypedTransaction): number {
 /**
  * A signed tx's hash as flat hex (common/hex.ts): keccak of its encoding, as `tx.hash()` computes
  * it (@ethereumjs/tx 10.1.3: its Common's keccak over `serialize()`); the encoding's size is kept
- * for `txSize`. A tx that came as bytes is hashed from them instead (`encodingHash`).
+ * for `txSize`, and the encoding itself for the seal when it is small, as `keepEncoding` keeps the
+ * bytes a tx came as (a tx our wallet signed is encoded here, once). A tx that came as bytes is
+ * hashed from them instead (`encodingHash`).
  */
 export function txHash(tx: TypedTransaction): Hex {
   if (!tx.isSigned()) return flatHex(tx.hash());
   const bytes = tx.serialize();
   sizes.set(tx, bytes.length);
+  // A fresh array no one else holds: kept as it is.
+  if (bytes.length <= MAX_KEPT_ENCODING) encodings.set(tx, bytes);
   return encodingHash(bytes, tx.common);
 }
 
