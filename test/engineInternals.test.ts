@@ -18,6 +18,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
+import { installActiveEips } from "../src/node/ethereumjs/activeEips.ts";
 import { cacheLegacyDataGas } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
@@ -49,6 +50,33 @@ async function writeSlots(stateManager: StateManagerInterface): Promise<void> {
 }
 
 describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
+  it("isActivatedEIP from its table answers as the package's includes on every hardfork, after setEIPs, and on copies (activeEips.ts, @ethereumjs/common 10.1.3)", () => {
+    installActiveEips();
+    const packageAnswer = (common: Common, eip: number) => (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache.includes(eip);
+    const probes = [...Array.from({ length: 9000 }, (_, eip) => eip), 100_000, -1, 1.5, Number.NaN, 2929.0000001];
+    const check = (common: Common, label: string) => {
+      const wrong = probes.filter((eip) => common.isActivatedEIP(eip) !== packageAnswer(common, eip));
+      expect(wrong, label).to.deep.equal([]);
+    };
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Chainstart });
+    const names = common.hardforks().map((hardfork) => hardfork.name);
+    let active = 0;
+    for (const name of names) {
+      common.setHardfork(name);
+      check(common, name);
+      active += common.isActivatedEIP(2929) ? 1 : 0;
+    }
+    // Berlin and every later hardfork of the list have EIP-2929: the table follows setHardfork.
+    expect(active).to.equal(names.length - names.indexOf(Hardfork.Berlin));
+    const copy = common.copy();
+    copy.setHardfork(Hardfork.Istanbul);
+    check(copy, "a copy moved back to Istanbul");
+    expect([copy.isActivatedEIP(2929), common.isActivatedEIP(2929)]).to.deep.equal([false, true]);
+    const withEips = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, eips: [7702] });
+    check(withEips, "Cancun with EIP-7702");
+    expect(withEips.isActivatedEIP(7702)).to.equal(true);
+  });
+
   it("the live state's dumpStorage sees slots written since its last root", async () => {
     const ours = new LiveStateManager(new Common({ chain: Mainnet }));
     await writeSlots(ours);

@@ -24,6 +24,7 @@ import "../execution/evmBudget.ts";
 import { FragmentRunner } from "../execution/fragmentRunner.ts";
 import { captureIdleQueues } from "../execution/systemCalls.ts";
 import { installInterpreterLoop } from "../ethereumjs/interpreterLoop.ts";
+import { installActiveEips } from "../ethereumjs/activeEips.ts";
 import { installJournalKeys } from "../ethereumjs/journalKeys.ts";
 import { installTrieFindPath } from "../ethereumjs/trieFindPath.ts";
 import { installJumpAnalysisCache } from "../ethereumjs/jumpAnalysis.ts";
@@ -149,6 +150,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   static async create(config: ChainConfig): Promise<Chain> {
     await Promise.all([installJumpAnalysisCache(), installInterpreterLoop(), installJournalKeys()]);
     installTrieFindPath();
+    installActiveEips();
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(
       config.genesis,
