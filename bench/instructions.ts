@@ -12,7 +12,11 @@
  *
  * Workloads: `transfer` (a plain transfer sent raw and automined: admission, execution, seal,
  * pruning), `erc20` (an ERC-20 transfer, the same way), `call` (`eth_call` of `balanceOf`),
- * `estimate` (`eth_estimateGas` of an ERC-20 transfer). Needs valgrind (Debian's package).
+ * `estimate` (`eth_estimateGas` of an ERC-20 transfer), `testfile` (one iteration of W5's test file:
+ * revert to a snapshot, snapshot, deploy a token, 5 token transfers, 3 reads), `send` (W7's round
+ * without Hardhat: revert, snapshot, a token transfer by eth_sendTransaction without gas, so
+ * filled in by the wallet and its estimate, automined, then a `balanceOf` call). Needs valgrind
+ * (Debian's package).
  * Instructions are not time (a cache miss costs more than an add), so this compares builds of the
  * same code path, not peers.
  */
@@ -22,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const WORKLOADS = ["transfer", "erc20", "call", "estimate"] as const;
+const WORKLOADS = ["transfer", "erc20", "call", "estimate", "testfile", "send"] as const;
 type WorkloadId = (typeof WORKLOADS)[number];
 
 const [id, warmArg = "300", measuredArg = "600"] = process.argv.slice(2);
@@ -80,15 +84,23 @@ function counting(on: boolean): Promise<void> {
 }
 
 async function child(workload: WorkloadId): Promise<void> {
-  const [{ default: FakeTimers }, viem, { createPreconfProvider }, { accountsFromMnemonic, DEFAULT_MNEMONIC }, { compileBenchContracts }, { signTx }] =
-    await Promise.all([
-      import("@sinonjs/fake-timers"),
-      import("viem"),
-      import("../src/index.ts"),
-      import("../src/node/common/accounts.ts"),
-      import("./contracts.ts"),
-      import("./sign.ts"),
-    ]);
+  const [
+    { default: FakeTimers },
+    viem,
+    { createPreconfProvider },
+    { accountsFromMnemonic, DEFAULT_MNEMONIC },
+    { compileBenchContracts },
+    { signTx },
+    testFile,
+  ] = await Promise.all([
+    import("@sinonjs/fake-timers"),
+    import("viem"),
+    import("../src/index.ts"),
+    import("../src/node/common/accounts.ts"),
+    import("./contracts.ts"),
+    import("./sign.ts"),
+    import("./workloads.ts"),
+  ]);
   const [deployer, second, third] = accountsFromMnemonic(DEFAULT_MNEMONIC, 3) as [
     { address: `0x${string}`; privateKey: `0x${string}` },
     { address: `0x${string}` },
@@ -100,14 +112,17 @@ async function child(workload: WorkloadId): Promise<void> {
   const provider = await createPreconfProvider({ clock: FakeTimers.createClock(1_700_000_000_000) });
   const request = (method: string, params: unknown[] = []) => provider.request({ method, params });
   await request("evm_setAutomine", [true]);
-  await request("eth_sendRawTransaction", [
-    signTx(deployer.privateKey, {
-      chainId: 31337,
-      nonce: 0,
-      data: viem.encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", 10n ** 24n] }),
-      gas: 2_000_000n,
-    }),
-  ]);
+  // The test file deploys its own token (nonce 0 of the same account).
+  if (workload !== "testfile") {
+    await request("eth_sendRawTransaction", [
+      signTx(deployer.privateKey, {
+        chainId: 31337,
+        nonce: 0,
+        data: viem.encodeDeployData({ abi: Token.abi, bytecode: Token.bytecode, args: ["Token", "TOK", 10n ** 24n] }),
+        gas: 2_000_000n,
+      }),
+    ]);
+  }
 
   let operation: (index: number) => Promise<unknown>;
   if (workload === "transfer" || workload === "erc20") {
@@ -118,6 +133,29 @@ async function child(workload: WorkloadId): Promise<void> {
         : signTx(deployer.privateKey, { chainId: 31337, nonce: i + 1, to: token, data: transferData, gas: 60_000n }),
     );
     operation = (index) => request("eth_sendRawTransaction", [raws[index]]);
+  } else if (workload === "testfile" || workload === "send") {
+    // Every operation starts from the same state, as a test after loadFixture: revert, then snapshot again.
+    let snapshot = await request("evm_snapshot");
+    const restart = async () => {
+      await request("evm_revert", [snapshot]);
+      snapshot = await request("evm_snapshot");
+    };
+    if (workload === "testfile") {
+      const raws = testFile.testFileTxs(31337, 1);
+      const instance = { request, automines: true } as unknown as Parameters<typeof testFile.testFileIteration>[0];
+      operation = async () => {
+        await restart();
+        await testFile.testFileIteration(instance, raws);
+      };
+    } else {
+      const send = [{ from: deployer.address, to: token, data: transferData }];
+      const call = [{ to: token, data: viem.encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [third.address] }) }, "latest"];
+      operation = async () => {
+        await restart();
+        await request("eth_sendTransaction", send);
+        await request("eth_call", call);
+      };
+    }
   } else if (workload === "call") {
     const params = [{ to: token, data: viem.encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [deployer.address] }) }, "latest"];
     operation = () => request("eth_call", params);
