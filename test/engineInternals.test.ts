@@ -19,7 +19,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
 import { installActiveEips } from "../src/node/ethereumjs/activeEips.ts";
-import { cacheLegacyDataGas } from "../src/node/ethereumjs/dataGasCache.ts";
+import { cacheLegacyDataGas, minimumGasLimitOf } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
@@ -50,6 +50,33 @@ async function writeSlots(stateManager: StateManagerInterface): Promise<void> {
 }
 
 describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
+  it("a tx's minimum gas limit is computed once per tx and hardfork (dataGasCache.ts minimumGasLimitOf, @ethereumjs/tx 10.1.3)", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    // Calldata of zero and non-zero bytes: under Prague the EIP-7623 floor (10 gas a token) is above the intrinsic gas.
+    const data = Uint8Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? 0 : i % 251));
+    const tx = createAccessList2930Tx({ gasLimit: 100_000n, data, to: "0x1234567890123456789012345678901234567890" }, { common });
+    const prototype = Object.getPrototypeOf(tx) as { getMinimumGasLimit(this: unknown): bigint };
+    const upstream = prototype.getMinimumGasLimit;
+    let calls = 0;
+    prototype.getMinimumGasLimit = function (this: unknown) {
+      calls++;
+      return upstream.call(this);
+    };
+    try {
+      const expected = upstream.call(tx);
+      expect(expected > tx.getIntrinsicGas(), "the floor is the minimum here").to.equal(true);
+      calls = 0;
+      expect([minimumGasLimitOf(tx), minimumGasLimitOf(tx)]).to.deep.equal([expected, expected]);
+      expect(calls).to.equal(1);
+      // Under another hardfork (no EIP-7623 before Prague) it is computed again.
+      tx.common.setHardfork(Hardfork.Cancun);
+      expect(minimumGasLimitOf(tx)).to.equal(tx.getIntrinsicGas());
+      expect(calls).to.equal(2);
+    } finally {
+      prototype.getMinimumGasLimit = upstream;
+    }
+  });
+
   it("isActivatedEIP from its table answers as the package's includes on every hardfork, after setEIPs, and on copies (activeEips.ts, @ethereumjs/common 10.1.3)", () => {
     installActiveEips();
     const packageAnswer = (common: Common, eip: number) => (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache.includes(eip);

@@ -1,5 +1,8 @@
 /**
- * A dry run's calldata gas, counted once. @ethereumjs/tx 10.1.3 caches a tx's data gas
+ * A tx's calldata gas, counted once: a dry run's (below), and an admitted tx's minimum gas limit
+ * (`minimumGasLimitOf`).
+ *
+ * A dry run's calldata gas. @ethereumjs/tx 10.1.3 caches a tx's data gas
  * (capabilities/legacy.js `getDataGas`, in `tx.cache.dataFee`) only when the tx is frozen; a dry
  * run's tx is built unfrozen (each run sets its gas limit: dryRun.ts), and the intrinsic-gas and
  * calldata-floor checks of prepareCall, runTx and the estimate ask for it several times per run,
@@ -22,4 +25,24 @@ interface DataGasCache {
 export function cacheLegacyDataGas(tx: TypedTransaction): void {
   if (tx.type !== TransactionType.Legacy) return;
   (tx as unknown as DataGasCache).cache.dataFee = { value: tx.getDataGas(), hardfork: tx.common.hardfork() };
+}
+
+/** Each admitted tx's minimum gas limit, with the hardfork it was computed under. */
+const minimumGasLimits = new WeakMap<TypedTransaction, { hardfork: string; gas: bigint }>();
+
+/**
+ * `tx.getMinimumGasLimit()` (intrinsic gas, or EIP-7623's calldata floor when higher), computed once
+ * per tx object and hardfork: the floor counts tokens with a BigInt addition per calldata byte
+ * (@ethereumjs/tx 10.1.3 util/intrinsic.js `countCalldataFloorTokens`, uncached), and a test file
+ * sends the same decoded tx again after each evm_revert (decodedTxs.ts hands back the same object).
+ * An admitted tx's fields never change (a decoded or signed tx is frozen; an impersonated one,
+ * built unfrozen, is never written to after), and its Common is its own copy or the shared one.
+ */
+export function minimumGasLimitOf(tx: TypedTransaction): bigint {
+  const hardfork = tx.common.hardfork();
+  const known = minimumGasLimits.get(tx);
+  if (known !== undefined && known.hardfork === hardfork) return known.gas;
+  const gas = tx.getMinimumGasLimit();
+  minimumGasLimits.set(tx, { hardfork, gas });
+  return gas;
 }

@@ -8,6 +8,7 @@ import { Capability, createTxFromRLP, paramsTx, TransactionType } from "@ethereu
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt } from "@ethereumjs/util";
 
+import { minimumGasLimitOf } from "../ethereumjs/dataGasCache.ts";
 import { installSenderAddresses } from "../ethereumjs/senderAddress.ts";
 import { sharedCommon } from "../ethereumjs/sharedCommon.ts";
 import { encodingHash, keepEncoding, txHash, txSize } from "./txBytes.ts";
@@ -124,7 +125,7 @@ async function admitDecoded(tx: TypedTransaction, hash: Hex, size: number, sende
   if (tx.gasLimit < intrinsic) {
     throw new TxRejectedError(AdmissionMessage.intrinsicGas, { gas: tx.gasLimit, intrinsicGas: intrinsic });
   }
-  const minimum = tx.getMinimumGasLimit();
+  const minimum = minimumGasLimitOf(tx);
   if (tx.gasLimit < minimum) {
     throw new TxRejectedError(AdmissionMessage.floorDataGas, { gas: tx.gasLimit, floorDataGas: minimum });
   }
