@@ -20,7 +20,10 @@
  *
  * Nodes are read from the memo of decoded nodes without a copy (nothing here changes a node it
  * read: the batch builds nodes of its own) and the nodes written go into the memo as they are
- * (trieFindPath.ts `formatNodeToMemo`; values are copied as they enter the batch).
+ * (trieFindPath.ts `formatNodeToMemo`), with the batch's values themselves: a value array is the
+ * batch's once passed, and its caller never changes it (the live state passes encodings it has just
+ * made). A copy of each would be an allocation of its own per value (an account's RLP is ~70
+ * bytes, past the 64 that V8 keeps inside its heap: a malloc'd backing store each).
  *
  * Only for a trie in the state the package's per-key path would leave it plain: no checkpoint open
  * (writes would go into the checkpoint's diff), no node pruning, no root persistence, and its nodes
@@ -98,7 +101,8 @@ interface Source {
  * Applies `ops` (keys as the caller's `put` takes them: hashed here when the trie hashes keys; an
  * empty value deletes, as `put` does) and sets the trie's root, synchronously: every node is in the
  * map (a missing one throws the package's "Missing node in DB" before anything is written). The
- * caller checks `canBatch`.
+ * values are kept as they are (in the nodes and the memo of decoded nodes): the caller must not
+ * change them afterwards. The caller checks `canBatch`.
  */
 export function applyBatch(trie: MerklePatriciaTrie, ops: Iterable<BatchOp>): void {
   installTrieFindPath();
@@ -162,13 +166,13 @@ const branch = (): Branch => ({ kind: 0, children: new Array<Child | null>(16).f
  * trie is the same either way (its structure is a function of its keys and values).
  */
 function insert(source: Source, child: Child | null, nibbles: number[], at: number, value: Uint8Array): Node | typeof UNCHANGED {
-  // A copy: the value is kept in the nodes written and in the memo of decoded nodes (formatNodeToMemo).
-  if (child === null) return leaf(nibbles.slice(at), value.slice());
+  // The value itself (the batch's to keep: see applyBatch) goes into the node written and the memo of decoded nodes.
+  if (child === null) return leaf(nibbles.slice(at), value);
   const node = resolve(source, child);
   if (node.kind === 0) {
     if (at === nibbles.length) {
       if (node.value !== null && equalsBytes(node.value, value)) return UNCHANGED;
-      node.value = value.slice();
+      node.value = value;
       return node;
     }
     const result = insert(source, node.children[nibbles[at]!]!, nibbles, at + 1, value);
@@ -179,7 +183,7 @@ function insert(source: Source, child: Child | null, nibbles: number[], at: numb
   const shared = sharedLength(node.key, nibbles, at);
   if (node.kind === 1 && shared === node.key.length && at + shared === nibbles.length) {
     if (equalsBytes(node.value, value)) return UNCHANGED;
-    node.value = value.slice();
+    node.value = value;
     return node;
   }
   if (node.kind === 2 && shared === node.key.length) {
@@ -198,8 +202,8 @@ function insert(source: Source, child: Child | null, nibbles: number[], at: numb
     fork.children[node.key[shared]!] = rest.length === 0 ? node.child : { kind: 2, key: rest, child: node.child };
   }
   const end = at + shared;
-  if (end === nibbles.length) fork.value = value.slice();
-  else fork.children[nibbles[end]!] = leaf(nibbles.slice(end + 1), value.slice());
+  if (end === nibbles.length) fork.value = value;
+  else fork.children[nibbles[end]!] = leaf(nibbles.slice(end + 1), value);
   return shared === 0 ? fork : { kind: 2, key: node.key.slice(0, shared), child: fork };
 }
 
