@@ -4,7 +4,7 @@
  * aside (undefined) so that safeParse words the error as ever. Also: `preconf node`'s log output
  * is written once per event-loop turn, in order (src/cli/coalescedOutput.ts).
  */
-import { hexToBytes } from "@ethereumjs/util";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 
@@ -15,7 +15,7 @@ import { parseValid } from "../src/rpc/params.ts";
 import { address, blockSelector, bytes, callRequest, hash, quantity, smallQuantity, storageSlot, uint64 } from "../src/rpc/schema.ts";
 import { stateOverrides } from "../src/node/state/stateOverrides.ts";
 import { positional } from "../src/rpc/table.ts";
-import { bytesOfCheckedHex } from "../src/node/common/hex.ts";
+import { bytesOfCheckedHex, flatHex, unprefixedHex } from "../src/node/common/hex.ts";
 import { seededDraws } from "./helpers/seeded.ts";
 
 const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
@@ -201,6 +201,31 @@ describe("hex data decoded (bytesOfCheckedHex, the bytes parser's decoder)", () 
           expect(decoded.byteOffset).to.equal(0);
           expect(decoded.buffer.byteLength).to.equal(data.length);
           expect(bytes.safeParse(hex)).to.deep.equal({ success: true, data: decoded });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("hex encoded (flatHex, unprefixedHex: keys and answers)", () => {
+  it("gives @ethereumjs/util's bytesToHex digits for every size, views into larger buffers included, each call its own string", () => {
+    // Both sides of the scratch buffer's 128 bytes, and views at an offset (a slice of a Buffer's pool, a subarray).
+    const sizes = fc.oneof(fc.integer({ min: 0, max: 160 }), fc.integer({ min: 120, max: 136 }), fc.integer({ min: 1000, max: 3000 }));
+    fc.assert(
+      fc.property(
+        sizes.chain((size) => fc.tuple(fc.uint8Array({ minLength: size + 7, maxLength: size + 7 }), fc.integer({ min: 0, max: 7 }))),
+        ([backing, offset]) => {
+          const bytes = backing.subarray(offset, backing.length - 7 + offset);
+          const expected = bytesToHex(bytes);
+          const prefixed = flatHex(bytes);
+          const bare = unprefixedHex(bytes);
+          expect(prefixed).to.equal(expected);
+          expect(bare).to.equal(expected.slice(2));
+          // The next call reuses the scratch buffer: what an earlier call answered does not change.
+          flatHex(Uint8Array.of(0xff, 0xee));
+          expect(prefixed).to.equal(expected);
+          expect(bare).to.equal(expected.slice(2));
         },
       ),
       { numRuns: 300 },
