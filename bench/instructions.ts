@@ -13,7 +13,7 @@
  * Workloads: `transfer` (a plain transfer sent raw and automined: admission, execution, seal,
  * pruning), `erc20` (an ERC-20 transfer, the same way), `call` (`eth_call` of `balanceOf`),
  * `estimate` (`eth_estimateGas` of an ERC-20 transfer), `testfile` (one iteration of W5's test file:
- * revert to a snapshot, snapshot, deploy a token, 5 token transfers, 3 reads), `send` (W7's round
+ * revert to a snapshot, snapshot, deploy a token, its receipt, 5 token transfers, 3 reads), `send` (W7's round
  * without Hardhat: revert, snapshot, a token transfer by eth_sendTransaction without gas, so
  * filled in by the wallet and its estimate, automined, then a `balanceOf` call). Needs valgrind
  * (Debian's package).
@@ -142,7 +142,15 @@ async function child(workload: WorkloadId): Promise<void> {
     };
     if (workload === "testfile") {
       const raws = testFile.testFileTxs(31337, 1);
-      const instance = { request, automines: true } as unknown as Parameters<typeof testFile.testFileIteration>[0];
+      // Automining: testFileIteration never ticks, settles or closes it.
+      const instance: Parameters<typeof testFile.testFileIteration>[0] = {
+        request: request as Parameters<typeof testFile.testFileIteration>[0]["request"],
+        automines: true,
+        batches: false,
+        tick: () => Promise.reject(new Error("an automining chain is not ticked")),
+        settle: () => Promise.resolve(),
+        close: () => provider.close(),
+      };
       operation = async () => {
         await restart();
         await testFile.testFileIteration(instance, raws);

@@ -167,16 +167,20 @@ describe("the seal and a raw tx's own bytes (txBytes.ts)", () => {
       const large = await signTx(provider, 0, { nonce: 1, gas: 1_000_000n, data: toHex(new Uint8Array(MAX_KEPT_ENCODING)) });
       await send(provider, small);
       await send(provider, large);
-      // A tx our wallet signs keeps the encoding admission made of it for its hash.
+      // A tx our wallet signs, and an impersonated sender's, keep the encoding admission made of them for their hashes.
       const signed = await call<Hex>(provider, "eth_sendTransaction", [
         { from: provider.accounts[0]!.address, to: provider.accounts[1]!.address, value: "0x1" },
       ]);
+      const stranger = "0x1234567890123456789012345678901234567890";
+      await call(provider, "hardhat_setBalance", [stranger, "0xde0b6b3a7640000"]);
+      await call(provider, "hardhat_impersonateAccount", [stranger]);
+      const impersonated = await call<Hex>(provider, "eth_sendTransaction", [{ from: stranger, to: provider.accounts[1]!.address, value: "0x2" }]);
       const txs = [...provider.chain.pool.all()].map((entry) => entry.tx);
-      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false, true]);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([true, false, true, true]);
       await provider.preconf.seal();
-      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false, false]);
+      expect(txs.map((tx) => encodingKept(tx))).to.deep.equal([false, false, false, false]);
       const block = await call<{ transactions: Hex[]; transactionsRoot: Hex }>(provider, "eth_getBlockByNumber", ["latest", false]);
-      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large), signed]);
+      expect(block.transactions).to.deep.equal([keccak256(small), keccak256(large), signed, impersonated]);
       expect(keccak256(txs[2]!.serialize())).to.equal(signed);
       expect(block.transactionsRoot).to.equal(toHex(await genTransactionsTrieRoot(txs)));
     } finally {

@@ -49,6 +49,43 @@ async function writeSlots(stateManager: StateManagerInterface): Promise<void> {
   await stateManager.putStorage(ADDRESS, slot(2), Uint8Array.of(0, 9));
 }
 
+describe("engine internals (@ethereumjs/common 10.1.3)", () => {
+  it("isActivatedEIP from its table answers as the package's includes on every hardfork of Mainnet, with EIPs given, and on a copy (activeEips.ts)", () => {
+    installActiveEips();
+    const packageAnswer = (common: Common, eip: number) => (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache.includes(eip);
+    const probes = [...Array.from({ length: 9000 }, (_, eip) => eip), 65_535, 65_536, 100_000, -1, -0, 1.5, Number.NaN, 2929.0000001];
+    const check = (common: Common, label: string) => {
+      const wrong = probes.filter((eip) => common.isActivatedEIP(eip) !== packageAnswer(common, eip));
+      expect(wrong, label).to.deep.equal([]);
+    };
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Chainstart });
+    const names = common.hardforks().map((hardfork) => hardfork.name);
+    let active = 0;
+    for (const name of names) {
+      common.setHardfork(name);
+      check(common, name);
+      active += common.isActivatedEIP(2929) ? 1 : 0;
+    }
+    // Berlin and every later hardfork of the list have EIP-2929: the table follows setHardfork.
+    expect(active).to.equal(names.length - names.indexOf(Hardfork.Berlin));
+    const copy = common.copy();
+    copy.setHardfork(Hardfork.Istanbul);
+    check(copy, "a copy moved back to Istanbul");
+    expect([copy.isActivatedEIP(2929), common.isActivatedEIP(2929)]).to.deep.equal([false, true]);
+    const withEips = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, eips: [7702] });
+    check(withEips, "Cancun with EIP-7702");
+    expect(withEips.isActivatedEIP(7702)).to.equal(true);
+    // A list with an EIP number past the table's bound: every answer is the package's.
+    const huge = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+    (huge as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache = [
+      ...(huge as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache,
+      1_000_000,
+    ];
+    check(huge, "Cancun with EIP 1000000");
+    expect(huge.isActivatedEIP(1_000_000)).to.equal(true);
+  });
+});
+
 describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
   it("a tx's minimum gas limit is computed once per tx and hardfork (dataGasCache.ts minimumGasLimitOf, @ethereumjs/tx 10.1.3)", () => {
     const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
@@ -75,33 +112,6 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       prototype.getMinimumGasLimit = upstream;
     }
-  });
-
-  it("isActivatedEIP from its table answers as the package's includes on every hardfork, after setEIPs, and on copies (activeEips.ts, @ethereumjs/common 10.1.3)", () => {
-    installActiveEips();
-    const packageAnswer = (common: Common, eip: number) => (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache.includes(eip);
-    const probes = [...Array.from({ length: 9000 }, (_, eip) => eip), 100_000, -1, 1.5, Number.NaN, 2929.0000001];
-    const check = (common: Common, label: string) => {
-      const wrong = probes.filter((eip) => common.isActivatedEIP(eip) !== packageAnswer(common, eip));
-      expect(wrong, label).to.deep.equal([]);
-    };
-    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Chainstart });
-    const names = common.hardforks().map((hardfork) => hardfork.name);
-    let active = 0;
-    for (const name of names) {
-      common.setHardfork(name);
-      check(common, name);
-      active += common.isActivatedEIP(2929) ? 1 : 0;
-    }
-    // Berlin and every later hardfork of the list have EIP-2929: the table follows setHardfork.
-    expect(active).to.equal(names.length - names.indexOf(Hardfork.Berlin));
-    const copy = common.copy();
-    copy.setHardfork(Hardfork.Istanbul);
-    check(copy, "a copy moved back to Istanbul");
-    expect([copy.isActivatedEIP(2929), common.isActivatedEIP(2929)]).to.deep.equal([false, true]);
-    const withEips = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, eips: [7702] });
-    check(withEips, "Cancun with EIP-7702");
-    expect(withEips.isActivatedEIP(7702)).to.equal(true);
   });
 
   it("the live state's dumpStorage sees slots written since its last root", async () => {

@@ -217,3 +217,34 @@ describe("a snapshot's root keeps its memos when the live state moves on (ViewMe
     expect(await live.getAccount(address)).to.equal(undefined);
   });
 });
+
+describe("ViewMemos.keep's bounds (viewState.ts)", () => {
+  const roots = ["0xa1", "0xa2", "0xa3", "0xa4", "0xa5"];
+  const entries = (count: number) => Array.from({ length: count }, (_, i): [string, Uint8Array] => [`0x${i.toString(16)}`, Uint8Array.of(i)]);
+
+  it("keeps the last 4 roots: an older kept root's memo moves on as any other", () => {
+    const memos = new ViewMemos(1000, 1024);
+    for (const root of roots) {
+      memos.carry(memos.slots, "0x00", root, entries(2));
+      memos.keep(root);
+    }
+    expect(roots.map((root) => memos.isKept(root))).to.deep.equal([false, true, true, true, true]);
+    memos.carry(memos.slots, roots[0]!, "0xb1", [], memos.isKept(roots[0]!));
+    memos.carry(memos.slots, roots[4]!, "0xb5", [], memos.isKept(roots[4]!));
+    expect([memos.slots.has(roots[0]!), memos.slots.get("0xb1")?.size]).to.deep.equal([false, 2]);
+    expect([memos.slots.get(roots[4]!)?.size, memos.slots.get("0xb5")?.size]).to.deep.equal([2, 2]);
+  });
+
+  it("counts a kept root's copy towards the memo's bound", () => {
+    // 3 entries, then their copy: 6 > 5, and the memo starts over; moved instead, 3 stay within it.
+    const kept = new ViewMemos(5, 1024);
+    kept.carry(kept.slots, "0x00", roots[0]!, entries(3));
+    kept.keep(roots[0]!);
+    kept.carry(kept.slots, roots[0]!, roots[1]!, [], true);
+    expect(kept.slots.size).to.equal(0);
+    const moved = new ViewMemos(5, 1024);
+    moved.carry(moved.slots, "0x00", roots[0]!, entries(3));
+    moved.carry(moved.slots, roots[0]!, roots[1]!, [], false);
+    expect(moved.slots.get(roots[1]!)?.size).to.equal(3);
+  });
+});

@@ -5,10 +5,12 @@
  * Admission encodes it once for its hash and keeps the size; the seal needs the encoding once more
  * for the transactions trie. A tx that came as bytes (eth_sendRawTransaction) has them as its
  * encoding: a copy is kept for the seal when they are small (up to 4 KiB, a transfer or a call),
- * so it is not encoded at all, and so is the encoding admission made of a small tx that came as an
- * object (eth_sendTransaction's, signed by our wallet); larger ones are encoded again at the seal, so that a full pool of
- * large txs does not hold each one twice (the copies add at most 1,536 slots × 4 KiB = 6 MiB to
- * a full pool, and 4 MiB to the 1,024 txs decodedTxs.ts keeps: docs/limits.md).
+ * so it is not encoded at all; so is the encoding admission made of a small tx that came as an
+ * object (eth_sendTransaction's, signed by our wallet, or an impersonated sender's). Larger ones
+ * are encoded again at the seal, so that a full pool of large txs does not hold each one twice.
+ * The encodings kept add at most 1,536 slots × 4 KiB = 6 MiB to a full pool, 4 MiB to the 1,024
+ * txs decodedTxs.ts keeps and 4 MiB to the 1,024 the wallet's SignedTxs keeps (a tx refused or
+ * dropped before its seal keeps its encoding for as long as one of them holds it: docs/limits.md).
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 

@@ -7,7 +7,8 @@
  * live state, a dev edit): each account and slot written since the last root is put into its trie
  * once, one batch per trie. What was written is then carried, as read, into memos under the new
  * root, so the next block reads it from a Map, not a trie walk (memos of its own: views share
- * theirs, by sealed root).
+ * theirs, by sealed root); the memos of a snapshot's root stay under it too (`keepMemos`), so that
+ * evm_revert comes back to them.
  *
  * @ethereumjs/statemanager's MerkleStateManager (which it replaces for the chain's own state; a
  * forked chain's state stays a ForkStateManager, fork/forkState.ts) keeps accounts and slots in

@@ -114,10 +114,14 @@ export class ViewMemos {
 
   /**
    * Keeps what is read at the state root `root` when the live state moves on from it: evm_snapshot's
-   * root (chainSnapshots.ts), to which evm_revert comes back, and a test file after each test. The
-   * memos under a root are otherwise moved to the next root at each seal (`carry`), and every
-   * account and slot the next test reads would be read from the tries again. The last
-   * MAX_KEPT_ROOTS roots are kept.
+   * root (chainSnapshots.ts), to which evm_revert comes back (a test file reverts to its fixture's
+   * before each test). The memos under a root are otherwise moved to the next root at each seal
+   * (`carry`), and every account and slot the next test reads would be read from the tries again.
+   * The last MAX_KEPT_ROOTS roots are kept. What is kept: the accounts memo under the root, and the
+   * slots memo under each storage root the first block after it writes (a slot of an account only
+   * a later block writes is read from its trie again after the revert). Each map is copied only up
+   * to MAX_KEPT_COPY entries, and the copies count towards `maxEntries` as any entry does: a client
+   * that snapshots before every block without reverting fills the memos sooner.
    */
   keep(root: string): void {
     const at = this.#kept.indexOf(root);
