@@ -16,12 +16,14 @@ import { requestsHashOf } from "./systemCalls.ts";
 import { sealedTxBytes } from "../pool/txBytes.ts";
 import { executionHeader, sealedHeader } from "../ethereumjs/sealedHeader.ts";
 import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
+import { bytesOfCheckedHex } from "../common/hex.ts";
 
 import type { BlockHeader, HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
 import type { TxReceipt } from "@ethereumjs/vm";
+
 import type { Hex } from "../common/types.ts";
 import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "../chain/records.ts";
 import type { ActiveFork } from "../profiles/forkSchedule.ts";
@@ -316,7 +318,8 @@ function executionBlockOf(common: Common, header: OpenBlockHeader): Block {
   const shared = blockCommonOf(common);
   const headerOfBlock = executionHeader(shared, {
     number: header.number,
-    parentHash: hexToBytes(header.parentHash),
+    // The parent's hash: flat hex of our own making (common/hex.ts), decoded without util's checks.
+    parentHash: bytesOfCheckedHex(header.parentHash),
     timestamp: header.timestamp,
     gasLimit: header.gasLimit,
     baseFeePerGas: header.baseFeePerGas,

@@ -10,10 +10,11 @@
  *   neither, specs/protocol/isthmus/exec-engine.md): EIP-7002's and EIP-7251's queues are dequeued
  *   into the block's withdrawal and consolidation requests.
  */
-import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { Account, bigIntToBytes, bytesToBigInt, CLRequest, CLRequestType, createAddressFromString } from "@ethereumjs/util";
 import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
+import { bytesOfCheckedHex } from "../common/hex.ts";
 import { onStateWrites } from "../ethereumjs/stateWrites.ts";
 import { LiveStateManager } from "../state/liveState.ts";
 import {
@@ -27,6 +28,7 @@ import {
 import type { Block } from "@ethereumjs/block";
 import type { Common, StateManagerInterface } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
+
 import type { Hex } from "../common/types.ts";
 
 /** EIP-4788's HISTORY_BUFFER_LENGTH and EIP-2935's HISTORY_SERVE_WINDOW. */
@@ -76,7 +78,7 @@ export async function startBlock(vm: VM, block: BlockStart): Promise<void> {
     await state.putStorage(BEACON_ROOTS, slot(index + RING_LENGTH), block.parentBeaconBlockRoot);
   }
   if (vm.common.isActivatedEIP(2935) && block.number > 0n && (await state.getCode(HISTORY_STORAGE)).length > 0) {
-    await state.putStorage(HISTORY_STORAGE, slot((block.number - 1n) % RING_LENGTH), hexToBytes(block.parentHash));
+    await state.putStorage(HISTORY_STORAGE, slot((block.number - 1n) % RING_LENGTH), bytesOfCheckedHex(block.parentHash));
   }
 }
 
