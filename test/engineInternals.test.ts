@@ -8,7 +8,19 @@ import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
-import { Account, bigIntToBytes, bytesToHex, bytesToUnprefixedHex, createAddressFromString, MapDB, setLengthLeft, ValueEncoding } from "@ethereumjs/util";
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  bytesToHex,
+  bytesToUnprefixedHex,
+  createAddressFromString,
+  generateAddress,
+  generateAddress2,
+  MapDB,
+  setLengthLeft,
+  ValueEncoding,
+} from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 import { encodeDeployData, encodeFunctionData, toHex } from "viem";
@@ -19,6 +31,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
 import { installActiveEips } from "../src/node/ethereumjs/activeEips.ts";
+import { installCreateAddress } from "../src/node/ethereumjs/createAddress.ts";
 import { cacheLegacyDataGas, minimumGasLimitOf } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
@@ -83,6 +96,41 @@ describe("engine internals (@ethereumjs/common 10.1.3)", () => {
     ];
     check(huge, "Cancun with EIP 1000000");
     expect(huge.isActivatedEIP(1_000_000)).to.equal(true);
+  });
+});
+
+describe("engine internals (@ethereumjs/evm 10.1.3)", () => {
+  it("CREATE and CREATE2 addresses hashed with the Common's keccak are util's generateAddress and generateAddress2 (createAddress.ts)", async () => {
+    installCreateAddress();
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague, customCrypto: { keccak256: nativeCrypto().keccak256 } }) });
+    const generate = (message: object) => (evm as unknown as { _generateAddress(message: object): Promise<{ bytes: Uint8Array }> })._generateAddress(message);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        fc.oneof(fc.constant(1n), fc.constant(2n), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n })),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 0, maxLength: 600 }),
+        async (senderBytes, nonce, salt, code) => {
+          const caller = new Address(senderBytes);
+          // The package reads the sender's nonce after its increment: the create used nonce - 1.
+          await evm.stateManager.putAccount(caller, new Account(nonce, 0n));
+          const created = await generate({ caller, code });
+          const expected = generateAddress(senderBytes, bigIntToBytes(nonce - 1n));
+          expect(bytesToHex(created.bytes)).to.equal(bytesToHex(expected));
+          const created2 = await generate({ caller, salt, code });
+          expect(bytesToHex(created2.bytes)).to.equal(bytesToHex(generateAddress2(senderBytes, salt, code)));
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // A salt of another length is util's error, as before.
+    const caller = new Address(new Uint8Array(20).fill(1));
+    expect(
+      await generate({ caller, salt: new Uint8Array(31), code: new Uint8Array() }).then(
+        () => "created",
+        (error: Error) => error.message,
+      ),
+    ).to.equal("Expected salt to be of length 32");
   });
 });
 

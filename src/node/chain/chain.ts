@@ -25,6 +25,7 @@ import { FragmentRunner } from "../execution/fragmentRunner.ts";
 import { captureIdleQueues } from "../execution/systemCalls.ts";
 import { installInterpreterLoop } from "../ethereumjs/interpreterLoop.ts";
 import { installActiveEips } from "../ethereumjs/activeEips.ts";
+import { installCreateAddress } from "../ethereumjs/createAddress.ts";
 import { installJournalKeys } from "../ethereumjs/journalKeys.ts";
 import { installTrieFindPath } from "../ethereumjs/trieFindPath.ts";
 import { installJumpAnalysisCache } from "../ethereumjs/jumpAnalysis.ts";
@@ -151,6 +152,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     await Promise.all([installJumpAnalysisCache(), installInterpreterLoop(), installJournalKeys()]);
     installTrieFindPath();
     installActiveEips();
+    installCreateAddress();
     const { genesis: fork } = config.schedule;
     const common = commonFromGenesis(
       config.genesis,
