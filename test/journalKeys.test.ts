@@ -6,6 +6,7 @@
  */
 import { Common, Mainnet } from "@ethereumjs/common";
 import { createEVM } from "@ethereumjs/evm";
+import { Address } from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 
@@ -26,6 +27,8 @@ interface JournalLike {
   addWarmedAddress(address: Uint8Array): void;
   isWarmedStorage(address: Uint8Array, slot: Uint8Array): boolean;
   addWarmedStorage(address: Uint8Array, slot: Uint8Array): void;
+  touchAddress(address: Address): void;
+  touched: Set<string>;
   addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
   addAlwaysWarmSlot(address: string, slot: string, addToAccessList?: boolean): void;
   checkpoint(): Promise<void>;
@@ -50,6 +53,7 @@ const SLOTS = ["00".repeat(32), `${"00".repeat(31)}01`, "f".repeat(64), "0123456
 type Op =
   | { kind: "isWarmedAddress" | "addWarmedAddress"; address: number; offset: boolean }
   | { kind: "isWarmedStorage" | "addWarmedStorage"; address: number; slot: number; offset: boolean }
+  | { kind: "touchAddress"; address: number; offset: boolean }
   | { kind: "addAlwaysWarmAddress"; address: number; report: boolean }
   | { kind: "addAlwaysWarmSlot"; address: number; slot: number; report: boolean }
   | { kind: "checkpoint" | "commit" | "revert" | "cleanJournal" | "startReportingAccessList" };
@@ -59,6 +63,7 @@ const slot = fc.nat(SLOTS.length - 1);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom("isWarmedAddress" as const, "addWarmedAddress" as const), address, offset: fc.boolean() }),
   { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom("isWarmedStorage" as const, "addWarmedStorage" as const), address, slot, offset: fc.boolean() }) },
+  fc.record({ kind: fc.constant("touchAddress" as const), address, offset: fc.boolean() }),
   fc.record({ kind: fc.constant("addAlwaysWarmAddress" as const), address, report: fc.boolean() }),
   fc.record({ kind: fc.constant("addAlwaysWarmSlot" as const), address, slot, report: fc.boolean() }),
   fc.record({
@@ -76,6 +81,8 @@ async function apply(journal: JournalLike, op: Op): Promise<unknown> {
       case "isWarmedStorage":
       case "addWarmedStorage":
         return journal[op.kind](bytesOf(ADDRESSES[op.address]!, op.offset), bytesOf(SLOTS[op.slot]!, !op.offset)) ?? null;
+      case "touchAddress":
+        return journal.touchAddress(new Address(bytesOf(ADDRESSES[op.address]!, op.offset))) ?? null;
       case "addAlwaysWarmAddress":
         return journal.addAlwaysWarmAddress(ADDRESSES[op.address]!, op.report) ?? null;
       case "addAlwaysWarmSlot":
@@ -99,6 +106,7 @@ const stateOf = (journal: JournalLike) => ({
   journalDiff: journal.journalDiff,
   journalHeight: journal.journalHeight,
   accessList: journal.accessList,
+  touched: journal.touched,
 });
 
 describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => {
@@ -117,7 +125,7 @@ describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => 
   it("is installed in the Journal the EVM runs (the build this process loaded)", () => {
     const original = originalWarmMethods(Journal);
     const proto = Journal.prototype as unknown as JournalLike;
-    for (const name of ["isWarmedAddress", "addWarmedAddress", "isWarmedStorage", "addWarmedStorage"] as const) {
+    for (const name of ["isWarmedAddress", "addWarmedAddress", "isWarmedStorage", "addWarmedStorage", "touchAddress"] as const) {
       expect(proto[name], name).to.not.equal(original[name]);
     }
   });

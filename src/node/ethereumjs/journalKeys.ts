@@ -7,18 +7,22 @@
  * so): with flat keys an `eth_estimateGas` of an ERC-20 transfer runs ~3.5 % fewer instructions
  * (`npx tsx bench/instructions.ts estimate`; bench/benchmarks-notes.md, "Eleventh round").
  *
- * The four methods below are the package's `isWarmedAddress`, `addWarmedAddress`,
- * `isWarmedStorage` and `addWarmedStorage`, with the same keys (common/hex.ts `unprefixedHex` gives
- * the same digits in one flat string), the same maps and sets, the same entries in the journal's
- * diff of the open checkpoint (what `revert` takes back) and in the access list being recorded
- * (`eth_createAccessList`). Everything else of the journal is the package's and reads the same keys.
- * test/journalKeys.test.ts runs random sequences of warm reads and writes, checkpoints, commits and
- * reverts on a patched and an unpatched journal and fails if an answer or a map differs.
+ * The five methods below are the package's `isWarmedAddress`, `addWarmedAddress`,
+ * `isWarmedStorage` and `addWarmedStorage`, and `touchAddress` (EIP-161's touched set, at every
+ * account written: the package keys it by `address.toString().slice(2)`, util's rope again), with
+ * the same keys (common/hex.ts `unprefixedHex` gives the same digits in one flat string), the same
+ * maps and sets, the same entries in the journal's diff of the open checkpoint (what `revert` takes
+ * back) and in the access list being recorded (`eth_createAccessList`). Everything else of the
+ * journal is the package's and reads the same keys. test/journalKeys.test.ts runs random sequences
+ * of warm reads and writes, touches, checkpoints, commits and reverts on a patched and an unpatched
+ * journal and fails if an answer or a map differs.
  *
  * `Journal` is not exported by the package; it is reached through its file beside each build's
  * entry point, as framePool.ts reaches `EVM` (`evmFile`).
  */
 import { bytesToUnprefixedHex } from "@ethereumjs/util";
+
+import type { Address } from "@ethereumjs/util";
 
 import { unprefixedHex } from "../common/hex.ts";
 import { evmFile } from "./framePool.ts";
@@ -31,6 +35,8 @@ interface JournalState {
   /** Per checkpoint: [height, [addresses warmed, slots warmed by address, addresses touched]]. */
   journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
   accessList?: Map<string, Set<string>>;
+  /** The package's: records a touched account by its key. */
+  touchAccount(address: string): void;
 }
 
 interface WarmMethods {
@@ -38,6 +44,7 @@ interface WarmMethods {
   addWarmedAddress(address: Uint8Array): void;
   isWarmedStorage(address: Uint8Array, slot: Uint8Array): boolean;
   addWarmedStorage(address: Uint8Array, slot: Uint8Array): void;
+  touchAddress(address: Address): void;
 }
 
 type JournalPrototype = WarmMethods & { [ORIGINAL]?: WarmMethods };
@@ -95,9 +102,13 @@ const methods: WarmMethods & ThisType<JournalState> = {
     // As the package: an address warm before the access list began recording is not in it (and throws here, as there).
     if (this.accessList !== undefined) this.accessList.get(addressKey)!.add(slotKey);
   },
+  touchAddress(address) {
+    // The package's key is `address.toString().slice(2)`: the same digits (Address.toString is util's bytesToHex).
+    this.touchAccount(address?.bytes instanceof Uint8Array ? unprefixedHex(address.bytes) : address.toString().slice(2));
+  },
 };
 
-/** The package's own four methods of `Journal`'s build (the test compares with them). */
+/** The package's own five methods of `Journal`'s build (the test compares with them). */
 export function originalWarmMethods(Journal: JournalClass): WarmMethods {
   const proto = Journal.prototype as JournalPrototype;
   return proto[ORIGINAL] ?? proto;
