@@ -26,8 +26,7 @@ export function unprefixedHex(bytes: Uint8Array): string {
  * Up to this many bytes the digits are written into a scratch buffer here and read out as one
  * latin1 string (one call into Node); past it, Node's hex encoder is faster than the loop. For a
  * 32-byte key, digits and a Map.set: ~200 ns against ~340 for `0x` + `toString("hex")` (a rope, and
- * a Buffer object per call), 20 bytes ~140 against ~260 (scratch/flatbench.mjs of the twelfth round,
- * bench/benchmarks-notes.md).
+ * a Buffer object per call), 20 bytes ~140 against ~260 (bench/benchmarks-notes.md, "Twelfth round").
  */
 const SCRATCH_HEX_BYTES = 128;
 /** `0x`, then room for the digits of SCRATCH_HEX_BYTES bytes (reused: filled and read synchronously). */
