@@ -104,6 +104,8 @@ describe("engine internals (@ethereumjs/evm 10.1.3)", () => {
     installCreateAddress();
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague, customCrypto: { keccak256: nativeCrypto().keccak256 } }) });
     const generate = (message: object) => (evm as unknown as { _generateAddress(message: object): Promise<{ bytes: Uint8Array }> })._generateAddress(message);
+    // util's CREATE address of a sender with no account: the package's own derivation (nonce 0 - 1).
+    const originalGenerate = async (caller: Address) => generateAddress(caller.bytes, bigIntToBytes(-1n));
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ minLength: 20, maxLength: 20 }),
@@ -123,6 +125,28 @@ describe("engine internals (@ethereumjs/evm 10.1.3)", () => {
       ),
       { numRuns: 200 },
     );
+    // A sender the state does not hold (nonce 0, less one: util's error either way), as the package answers.
+    const unknown = new Address(new Uint8Array(20).fill(9));
+    expect(
+      await generate({ caller: unknown, code: new Uint8Array() }).then(
+        () => "created",
+        (error: Error) => error.message,
+      ),
+    ).to.equal(
+      await originalGenerate(unknown).then(
+        () => "created",
+        (error: Error) => error.message,
+      ),
+    );
+    // A Common without a keccak of its own: the package's path, the same address.
+    const plain = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) });
+    const sender = new Address(new Uint8Array(20).fill(7));
+    await plain.stateManager.putAccount(sender, new Account(5n, 0n));
+    const viaPackage = await (plain as unknown as { _generateAddress(message: object): Promise<{ bytes: Uint8Array }> })._generateAddress({
+      caller: sender,
+      code: new Uint8Array(),
+    });
+    expect(bytesToHex(viaPackage.bytes)).to.equal(bytesToHex(generateAddress(sender.bytes, bigIntToBytes(4n))));
     // A salt of another length is util's error, as before.
     const caller = new Address(new Uint8Array(20).fill(1));
     expect(

@@ -410,6 +410,52 @@ describe("fork", function () {
     expect(missing?.message).to.equal(`fork upstream ${server.url} has no block 99 (its latest is 3)`);
   });
 
+  it("the fork block's hash: an upstream's uppercase hash is kept lowercase; one that is not 32 bytes of hex refuses the fork", async () => {
+    // A proxy that rewrites the hash of every block the upstream answers.
+    let rewrite = (hash: string) => hash;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        void fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (answer) => {
+          const rewritten = JSON.stringify(JSON.parse(await answer.text()), (key, value: unknown) =>
+            key === "hash" && typeof value === "string" ? rewrite(value) : value,
+          );
+          res.writeHead(answer.status, { "content-type": "application/json" }).end(rewritten);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const upstreamHash = (
+        (await requester((await createTestChain({ fork: { url: server.url, blockNumber: 2 } })).provider)("eth_getBlockByNumber", ["0x2", false])) as {
+          hash: string;
+        }
+      ).hash;
+      rewrite = (hash) => `0x${hash.slice(2).toUpperCase()}`;
+      const fork = (await createTestChain({ fork: { url, blockNumber: 2 }, mining: "manual" })).provider;
+      try {
+        const rpc = requester(fork);
+        await rpc("eth_sendRawTransaction", [await signed(fork, CHAIN_ID, 0, { nonce: Number(atFork.nonce0), to: RECIPIENT, value: 1n })]);
+        await fork.preconf.seal();
+        expect(((await rpc("eth_getBlockByNumber", ["0x3", false])) as { parentHash: string }).parentHash).to.equal(upstreamHash.toLowerCase());
+      } finally {
+        await fork.close();
+      }
+      for (const bad of ["0x1234", `0x${"a".repeat(63)}`, `0x${"g".repeat(64)}`]) {
+        rewrite = () => bad;
+        const refused = await createTestChain({ fork: { url, blockNumber: 2 } }).then(
+          () => undefined,
+          (error: unknown) => error as { message: string },
+        );
+        expect(refused?.message, bad).to.equal(`fork upstream ${url} answered block 2 without a 32-byte hash: "${bad}"`);
+      }
+    } finally {
+      proxy.close();
+    }
+  });
+
   it("an upstream that goes down mid-run: what was read still answers, a new read is a clear error", async () => {
     const second = await startServer(upstream, { port: 0 });
     const fork = (await createTestChain({ fork: { url: second.url, blockNumber: 2 }, mining: "manual" })).provider;

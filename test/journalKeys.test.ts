@@ -47,7 +47,13 @@ function bytesOf(hex: string, offset: boolean): Uint8Array {
   return padded.subarray(3, 3 + bytes.length);
 }
 
-const ADDRESSES = ["00000000000000000000000000000000000000aa", "5fbdb2315678afecb367f032d93f642f64180aa3", "0000000000000000000000000000000000000001"];
+// RIPEMD-160's precompile (…03) too: the journal's revert treats its touch specially.
+const ADDRESSES = [
+  "00000000000000000000000000000000000000aa",
+  "5fbdb2315678afecb367f032d93f642f64180aa3",
+  "0000000000000000000000000000000000000001",
+  "0000000000000000000000000000000000000003",
+];
 const SLOTS = ["00".repeat(32), `${"00".repeat(31)}01`, "f".repeat(64), "0123456789abcdef".repeat(4)];
 
 type Op =

@@ -210,7 +210,7 @@ describe("hex data decoded (bytesOfCheckedHex, the bytes parser's decoder)", () 
 
 describe("hex encoded (flatHex, unprefixedHex: keys and answers)", () => {
   it("gives @ethereumjs/util's bytesToHex digits for every size, views into larger buffers included, each call its own string", () => {
-    // Both sides of the scratch buffer's 128 bytes, and views at an offset (a slice of a Buffer's pool, a subarray).
+    // Both sides of the scratch buffer's 128 bytes, and views at an offset (a subarray; a Buffer from the shared pool, below).
     const sizes = fc.oneof(fc.integer({ min: 0, max: 160 }), fc.integer({ min: 120, max: 136 }), fc.integer({ min: 1000, max: 3000 }));
     fc.assert(
       fc.property(
@@ -226,6 +226,9 @@ describe("hex encoded (flatHex, unprefixedHex: keys and answers)", () => {
           flatHex(Uint8Array.of(0xff, 0xee));
           expect(prefixed).to.equal(expected);
           expect(bare).to.equal(expected.slice(2));
+          // A Buffer (small ones are views into Node's shared pool) and a DataView over the same bytes.
+          expect(flatHex(Buffer.from(bytes))).to.equal(expected);
+          expect(unprefixedHex(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as Uint8Array)).to.equal(expected.slice(2));
         },
       ),
       { numRuns: 300 },

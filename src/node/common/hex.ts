@@ -1,11 +1,12 @@
 /**
- * `0x` hex that is one flat string. ethereumjs' bytesToHex appends byte by byte, and V8 keeps such
- * a string as a rope of ~n pieces (a 128 KiB tx's input held ~4 MiB per answer) for as long as
- * anything holds it; even `0x` joined to one flat string of digits is a rope of two, which every
- * use as a map key flattens (a copy) before it hashes it.
+ * `0x` hex that is one flat string up to SCRATCH_HEX_BYTES bytes (keys, hashes, addresses, words).
+ * ethereumjs' bytesToHex appends byte by byte, and V8 keeps such a string as a rope of ~n pieces (a
+ * 128 KiB tx's input held ~4 MiB per answer) for as long as anything holds it; even `0x` joined to
+ * one flat string of digits is a rope of two, which every use as a map key flattens (a copy) before
+ * it hashes it. A longer input (data, code: answers, not keys) is that rope of two.
  */
 export function flatHex(bytes: Uint8Array): `0x${string}` {
-  if (bytes.length > SCRATCH_HEX_BYTES) return `0x${nativeHex(bytes)}`;
+  if (bytes.length > SCRATCH_HEX_BYTES || !(bytes instanceof Uint8Array)) return `0x${nativeHex(bytes)}`;
   writeDigits(bytes);
   return digitScratch.toString("latin1", 0, 2 + 2 * bytes.length) as `0x${string}`;
 }
@@ -17,7 +18,8 @@ export function flatHex(bytes: Uint8Array): `0x${string}` {
  * hashed, at every lookup (a trie node's key and its lookup: ~0.65 against ~0.3 µs, measured).
  */
 export function unprefixedHex(bytes: Uint8Array): string {
-  if (bytes.length > SCRATCH_HEX_BYTES) return nativeHex(bytes);
+  // Anything but a Uint8Array (a DataView, another typed array) is read as its bytes, by Node's encoder.
+  if (bytes.length > SCRATCH_HEX_BYTES || !(bytes instanceof Uint8Array)) return nativeHex(bytes);
   writeDigits(bytes);
   return digitScratch.toString("latin1", 2, 2 + 2 * bytes.length);
 }
@@ -72,7 +74,7 @@ const NATIVE_DECODE_FROM = 256;
  * Uint8Array of its own (never a slice of Buffer's shared pool), ~3× faster at a deploy's size.
  */
 export function bytesOfCheckedHex(hex: string): Uint8Array {
-  const bytes = new Uint8Array((hex.length - 2) >>> 1);
+  const bytes = new Uint8Array(Math.max(0, hex.length - 2) >>> 1);
   if (bytes.length >= NATIVE_DECODE_FROM) {
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).write(hex.slice(2), "hex");
     return bytes;

@@ -4,7 +4,10 @@
  * common/keccak.ts) where the package calls @ethereumjs/util's `generateAddress` and
  * `generateAddress2`, which hash with noble's JavaScript keccak directly rather than through
  * `customCrypto` (util account.js): ~1 % of a test file's instructions, a deploy per test
- * (`npx tsx bench/instructions.ts testfile`), and a CREATE2's hash of its whole init code.
+ * (`npx tsx bench/instructions.ts testfile`). A create inside a call still has its address hashed
+ * with noble once more by the interpreter (interpreter.js `create` computes it for EIP-8038's warm
+ * address whether that EIP is active or not, a call into util no patch reaches): only the EVM's
+ * own derivation, a create tx's and each create's in `_executeCreate`, is hashed here.
  *
  * The addresses are the Yellow Paper's (section 7, eq. 85–86) and EIP-1014's, as util computes them:
  * - CREATE: the last 20 bytes of keccak256(rlp([sender, nonce])), the nonce the sender had before

@@ -28,7 +28,7 @@ import { unprefixedHex } from "../common/hex.ts";
 import { evmFile } from "./framePool.ts";
 import { loadedCommonJs } from "./jumpAnalysis.ts";
 
-/** What the four methods read and write of a journal (journal.js 10.1.3). */
+/** What the five methods read and write of a journal (journal.js 10.1.3). */
 interface JournalState {
   journal: Map<string, Set<string>>;
   alwaysWarmJournal: Map<string, Set<string>>;

@@ -318,7 +318,7 @@ function executionBlockOf(common: Common, header: OpenBlockHeader): Block {
   const shared = blockCommonOf(common);
   const headerOfBlock = executionHeader(shared, {
     number: header.number,
-    // The parent's hash: flat hex of our own making (common/hex.ts), decoded without util's checks.
+    // The parent's hash: 32 bytes of lowercase hex, a hash the chain made or a fork block's (checked: fork/source.ts), decoded without util's checks.
     parentHash: bytesOfCheckedHex(header.parentHash),
     timestamp: header.timestamp,
     gasLimit: header.gasLimit,

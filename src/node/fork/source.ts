@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { BYTES32_PATTERN } from "../common/hex.ts";
 import { ForkUpstreamError, UpstreamClient } from "./upstream.ts";
 
 import type { Hex } from "../common/types.ts";
@@ -155,7 +156,14 @@ export class ForkSource {
       const head = BigInt(await client.call<Hex>("eth_blockNumber", []));
       throw new ForkUpstreamError(`fork upstream ${client.origin} has no block ${blockNumber} (its latest is ${head})`);
     }
-    return new ForkSource(options, client, chainId, blockNumber, cache, block);
+    // The fork block's hash is the chain's first block's and its next block's parent hash: 32 bytes of
+    // hex, kept lowercase as every hash the chain makes (common/hex.ts flatHex), or the fork is refused.
+    if (typeof block.hash !== "string" || !BYTES32_PATTERN.test(block.hash)) {
+      throw new ForkUpstreamError(
+        `fork upstream ${client.origin} answered block ${blockNumber} without a 32-byte hash: ${JSON.stringify(block.hash)?.slice(0, 80)}`,
+      );
+    }
+    return new ForkSource(options, client, chainId, blockNumber, cache, { ...block, hash: block.hash.toLowerCase() as Hex });
   }
 
   /** A call whose answer never changes (state at the fork block, blocks and txs at or below it). */
