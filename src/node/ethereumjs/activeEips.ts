@@ -56,7 +56,8 @@ export function installActiveEips(): void {
       common._activeEipTable = table;
       common._activeEipList = common._activatedEIPsCache;
     }
-    if (table === UNTABLED || !Number.isInteger(eip) || eip < 0 || eip > MAX_TABLED_EIP) return upstream.call(this, eip);
+    // A number past the table (the largest active EIP) is inactive; anything but a non-negative integer is the package's to answer.
+    if (table === UNTABLED || !Number.isInteger(eip) || eip < 0) return upstream.call(this, eip);
     return eip < table.length && table[eip] === 1;
   };
 }

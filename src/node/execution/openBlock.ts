@@ -23,7 +23,6 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType, Withdrawal } from "@ethereumjs/util";
 import type { TxReceipt } from "@ethereumjs/vm";
-
 import type { Hex } from "../common/types.ts";
 import type { BlockEdit, Fragment, FragmentBase, TxRecord } from "../chain/records.ts";
 import type { ActiveFork } from "../profiles/forkSchedule.ts";

@@ -28,7 +28,6 @@ import {
 import type { Block } from "@ethereumjs/block";
 import type { Common, StateManagerInterface } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
-
 import type { Hex } from "../common/types.ts";
 
 /** EIP-4788's HISTORY_BUFFER_LENGTH and EIP-2935's HISTORY_SERVE_WINDOW. */
