@@ -98,6 +98,14 @@ export interface PreconfControls {
   injectFault(fault: Fault): Promise<FaultResult>;
 }
 
+/** Who a request is answered for: the method context each method runs in. */
+interface RequestClient {
+  contextOf(method: string): MethodContext;
+}
+
+/** The provider's request path as one of its clients (set by PreconfProvider's static block: it is private there). */
+let requestAs: (provider: PreconfProvider, args: RequestArguments, client: RequestClient) => Promise<unknown>;
+
 export class PreconfProvider extends EventEmitter {
   readonly chain: Chain;
   readonly preconf: PreconfControls;
@@ -115,6 +123,8 @@ export class PreconfProvider extends EventEmitter {
   #closing: Promise<void> | undefined;
   /** Rejecters of requests under way; close() ends those still waiting (a Sync wait, a wallet prompt) with 4900. */
   readonly #pending = new Set<(error: unknown) => void>();
+  /** The provider's own requests: every method as its wallet routes it. */
+  readonly #ownClient: RequestClient = { contextOf: (method) => routeContext(this.wallet, method) };
 
   constructor(chain: Chain, sequencer: Sequencer, options: ResolvedOptions) {
     super();
@@ -172,9 +182,13 @@ export class PreconfProvider extends EventEmitter {
     return this.#closed;
   }
 
+  static {
+    requestAs = (provider, args, client) => provider.#request(args, client);
+  }
+
   /** EIP-1193 `request`. */
   request(args: RequestArguments): Promise<unknown> {
-    return this.#request(args, (method) => routeContext(this.wallet, method));
+    return this.#request(args, this.#ownClient);
   }
 
   /**
@@ -184,25 +198,10 @@ export class PreconfProvider extends EventEmitter {
    * until the client calls a wallet method: a plain read builds no wallet state.
    */
   openWalletSession(options: WalletSessionOptions): WalletSession {
-    let wallet: Wallet<NodeContext> | undefined;
-    const walletOf = () =>
-      (wallet ??= this.wallet.client({
-        origin: options.origin ?? NO_ORIGIN,
-        emit: options.emit,
-        trusted: options.trusted,
-        signsAnyDomain: options.signsAnyDomain ?? options.origin === undefined,
-      }));
-    return {
-      get wallet() {
-        return walletOf();
-      },
-      request: (args) =>
-        this.#request(args, (method) => (isWalletMethod(method) || isWalletControlMethod(method) ? routeContext(walletOf(), method) : this.#context)),
-      end: () => wallet?.end(),
-    };
+    return new ClientSession(this, this.#context, options);
   }
 
-  async #request(args: RequestArguments, contextFor: (method: string) => MethodContext): Promise<unknown> {
+  async #request(args: RequestArguments, client: RequestClient): Promise<unknown> {
     if (this.#closing !== undefined) throw disconnected();
     let method: unknown;
     let params: unknown;
@@ -215,7 +214,7 @@ export class PreconfProvider extends EventEmitter {
     if (typeof method !== "string") {
       throw invalidRequest("expected { method: string, params?: array | object }");
     }
-    const answer = dispatch(methods, contextFor(method), method, params);
+    const answer = dispatch(methods, client.contextOf(method), method, params);
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
       answer.then(resolve, reject).finally(() => this.#pending.delete(reject));
@@ -241,6 +240,48 @@ export class PreconfProvider extends EventEmitter {
     for (const reject of this.#pending) reject(disconnected());
     this.#pending.clear();
     emitGuarded(this, "disconnect", disconnected());
+  }
+}
+
+/**
+ * A client of the wallet (PreconfProvider.openWalletSession): a class rather than closures, because
+ * the HTTP server opens one per request and the package's build keeps function names (esbuild's
+ * keepNames: a `defineProperty` on every named closure made).
+ */
+class ClientSession implements WalletSession, RequestClient {
+  readonly #provider: PreconfProvider;
+  readonly #node: MethodContext;
+  readonly #options: WalletSessionOptions;
+  #wallet: Wallet<NodeContext> | undefined;
+
+  constructor(provider: PreconfProvider, node: MethodContext, options: WalletSessionOptions) {
+    this.#provider = provider;
+    this.#node = node;
+    this.#options = options;
+  }
+
+  get wallet(): Wallet<NodeContext> {
+    const options = this.#options;
+    this.#wallet ??= this.#provider.wallet.client({
+      origin: options.origin ?? NO_ORIGIN,
+      emit: options.emit,
+      trusted: options.trusted,
+      signsAnyDomain: options.signsAnyDomain ?? options.origin === undefined,
+    });
+    return this.#wallet;
+  }
+
+  request(args: RequestArguments): Promise<unknown> {
+    return requestAs(this.#provider, args, this);
+  }
+
+  /** Wallet methods on this client's wallet, node methods on the provider's chain. */
+  contextOf(method: string): MethodContext {
+    return isWalletMethod(method) || isWalletControlMethod(method) ? routeContext(this.wallet, method) : this.#node;
+  }
+
+  end(): void {
+    this.#wallet?.end();
   }
 }
 

@@ -93,6 +93,9 @@ export const DEFAULT_WS_MAX_IN_FLIGHT = 64;
 export const DEFAULT_WS_MAX_SUBSCRIPTIONS = 1024;
 export { DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_RESPONSE_BYTES };
 
+/** HTTP cannot push: a client's wallet events go nowhere (one function for every request's session). */
+const dropEvent = (): undefined => undefined;
+
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
@@ -138,7 +141,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
    * notifications: wallet events are not sent, and subscriptions are refused as go-ethereum does.
    */
   const handlerFor = (origin: string | undefined, onEnd: (end: () => void) => void): RequestHandler => {
-    const wallet = provider.openWalletSession?.({ origin, emit: () => undefined, trusted: origin === undefined });
+    const wallet = provider.openWalletSession?.({ origin, emit: dropEvent, trusted: origin === undefined });
     const session = wallet ?? provider;
     // A client that hangs up before its answer leaves no prompt waiting; after the answer there is none.
     if (wallet !== undefined) onEnd(() => wallet.end());

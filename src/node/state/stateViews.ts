@@ -21,8 +21,7 @@
  * sealed as it was written. A view of a forked chain's state is a copy of the live
  * ForkStateManager, which reads what it lacks from upstream.
  */
-import { bytesToHex } from "@ethereumjs/util";
-
+import { flatHex } from "../common/hex.ts";
 import { SerialQueue } from "../common/serialQueue.ts";
 import { hardforkAt } from "../ethereumjs/hardforkAt.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
@@ -142,7 +141,7 @@ export class StateViews {
   }
 
   #view(block: Block, transient: boolean): View {
-    const key = bytesToHex(block.header.stateRoot) + block.header.number.toString(16);
+    const key = flatHex(block.header.stateRoot) + block.header.number.toString(16);
     let view = this.#views.get(key);
     if (view !== undefined) {
       this.#views.delete(key);
