@@ -34,7 +34,7 @@ import { BLOCK_FORKS_AT_ZERO, commonFromGenesis, devGethGenesis } from "../src/n
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
 import { LiveStateManager } from "../src/node/state/liveState.ts";
-import { onStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
+import { onStateWrites, watchStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
 import "../src/node/execution/evmBudget.ts";
 
@@ -274,6 +274,71 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       await stateManager.putCode(created[1]!, Uint8Array.of(0x00));
       await stateManager.clearStorage(created[2]!);
       expect([...accounts]).to.include.members(created.map(String));
+    });
+
+    it("the live state tells its watchers of every write itself, keeping its methods the class's; a view tells nothing", async () => {
+      const common = mainnet();
+      const stateManager = new LiveStateManager(common);
+      const vm = await createVM({ common, stateManager });
+      await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
+      const told: string[] = [];
+      watchStateWrites(stateManager, {
+        account: (id) => told.push(`account ${id}`),
+        slot: (id, key) => told.push(`slot ${id}:${bytesToUnprefixedHex(key)}`),
+        reset: () => told.push("reset"),
+      });
+      // No own-property wrapper: every state manager the EVM calls has the class's methods.
+      for (const method of ["putAccount", "modifyAccountFields", "putCode", "putStorage", "clearStorage", "setStateRoot", "revert", "deleteAccount"]) {
+        expect(Object.hasOwn(stateManager, method), method).to.equal(false);
+      }
+      const tx = assertSender(
+        createTx({ to: OTHER.toString(), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, type: 2 }, { common, freeze: false }),
+        ADDRESS,
+      );
+      await runTx(vm, { tx, skipBlockGasLimitValidation: true });
+      expect(told).to.include.members([`account ${ADDRESS}`, `account ${OTHER}`]);
+      told.length = 0;
+      await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
+      // A write refused by its checks is not told.
+      const refused = await stateManager.putStorage(OTHER, Uint8Array.of(1), Uint8Array.of(1)).catch((error: unknown) => error);
+      expect((refused as Error).message).to.equal("Storage key must be 32 bytes long");
+      expect(told).to.deep.equal([`slot ${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
+      const [c1, c2, c3] = [
+        "0x00000000000000000000000000000000000000c1",
+        "0x00000000000000000000000000000000000000c2",
+        "0x00000000000000000000000000000000000000c3",
+      ];
+      told.length = 0;
+      await stateManager.modifyAccountFields(createAddressFromString(c1), { balance: 1n });
+      await stateManager.putCode(createAddressFromString(c2), Uint8Array.of(0x00));
+      await stateManager.clearStorage(createAddressFromString(c3));
+      expect(told).to.deep.equal([`account ${c1}`, `account ${c2}`, `account ${c2}`, `account ${c3}`, "reset"]);
+      // What bypasses the account and slot writes: a checkpoint reverted, an account deleted, a root set.
+      told.length = 0;
+      await stateManager.checkpoint();
+      await stateManager.revert();
+      await stateManager.deleteAccount(createAddressFromString(c1));
+      await stateManager.setStateRoot(await stateManager.getStateRoot());
+      expect(told).to.deep.equal(["reset", "reset", "reset"]);
+      // A view (a copy) has no watchers: dry runs on it tell the live state's nothing.
+      told.length = 0;
+      const view = stateManager.shallowCopy();
+      await view.putStorage(OTHER, slot(4), Uint8Array.of(2));
+      await view.revert();
+      expect(told).to.deep.equal([]);
+    });
+
+    it("a state manager that does not tell its writes (a fork's MerkleStateManager) has them wrapped, told by the same keys", async () => {
+      const stateManager = new MerkleStateManager({ common: mainnet() });
+      await stateManager.putAccount(OTHER, new Account());
+      const told: string[] = [];
+      watchStateWrites(stateManager, { account: (id) => told.push(`account ${id}`), slot: (id) => told.push(`slot ${id}`), reset: () => told.push("reset") });
+      expect(Object.hasOwn(stateManager, "putStorage")).to.equal(true);
+      await stateManager.putStorage(OTHER, slot(1), Uint8Array.of(1));
+      await stateManager.checkpoint();
+      await stateManager.revert();
+      // Its putStorage puts the account's new storage root through its (wrapped) putAccount: told twice.
+      expect(told).to.deep.equal([`slot ${OTHER}`, `account ${OTHER}`, "reset"]);
     });
   });
 

@@ -7,9 +7,45 @@
  * every address and slot written (MerkleStateManager's own `modifyAccountFields`, `putCode` and
  * `clearStorage` go through its `putAccount` too: an address may be seen twice). Copies (state
  * views) are not wrapped. test/ethereumjs.test.ts fails if a tx's writes stop going through them.
+ * The chain's own states (viewState.ts) tell their writes themselves (`watchStateWrites`, below):
+ * only a fork's state, a MerkleStateManager, is wrapped.
  */
 import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
 import type { Account, Address } from "@ethereumjs/util";
+
+/**
+ * A watcher of one state manager's writes, told each written account by its key: its address as
+ * lowercase `0x` hex, what `Address.toString()` answers (`reset` as StateWriteListener's).
+ */
+export interface WriteWatcher {
+  account(id: string): void;
+  slot(id: string, key: Uint8Array): void;
+  reset?(): void;
+}
+
+/** A state manager that tells watchers of its writes itself (viewState.ts), rather than having its methods wrapped. */
+interface TellsWrites {
+  watchWrites(watcher: WriteWatcher): void;
+}
+
+/**
+ * Tells `watcher` of every account and slot write of this state manager instance: the chain's own
+ * states (viewState.ts, liveState.ts) tell it themselves, a fork's (a MerkleStateManager) has its
+ * methods wrapped (`onStateWrites`). Telling keeps the live state an instance of its class like any
+ * other: own-property methods gave it a shape of its own, and every call the EVM makes on a state
+ * manager a second target.
+ */
+export function watchStateWrites(stateManager: StateManagerInterface, watcher: WriteWatcher): void {
+  if (typeof (stateManager as Partial<TellsWrites>).watchWrites === "function") {
+    (stateManager as unknown as TellsWrites).watchWrites(watcher);
+    return;
+  }
+  onStateWrites(stateManager, {
+    account: (where) => watcher.account(where.toString()),
+    slot: (where, key) => watcher.slot(where.toString(), key),
+    ...(watcher.reset !== undefined && { reset: () => watcher.reset!() }),
+  });
+}
 
 export interface StateWriteListener {
   account(address: Address): void;

@@ -15,7 +15,7 @@ import { genRequestsRoot } from "@ethereumjs/block";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 import { bytesOfCheckedHex } from "../common/hex.ts";
-import { onStateWrites } from "../ethereumjs/stateWrites.ts";
+import { watchStateWrites } from "../ethereumjs/stateWrites.ts";
 import { LiveStateManager } from "../state/liveState.ts";
 import {
   BEACON_ROOTS_ADDRESS,
@@ -129,7 +129,7 @@ type CLRequestQueueAddress = (typeof REQUEST_QUEUES)[number]["address"];
  * every block's end, while a queue only fills when a tx (or a dev edit) writes to it. A write to a
  * queue's account or storage forgets that queue's fact; a state root set, a checkpoint reverted, an
  * account deleted or storage cleared forgets all (stateWrites.ts). Only the chain's own live state
- * (liveState.ts: every write of it goes through the hooked methods) is watched; a fork's is read each time.
+ * (liveState.ts, which tells every write of it: stateWrites.ts `watchStateWrites`) is watched; a fork's is read each time.
  */
 const idleQueues = new WeakMap<StateManagerInterface, Set<string>>();
 
@@ -137,8 +137,8 @@ function idleQueuesOf(state: StateManagerInterface): Set<string> | undefined {
   let idle = idleQueues.get(state);
   if (idle !== undefined || !(state instanceof LiveStateManager)) return idle;
   const known = new Set<string>();
-  const forget = (where: { toString(): string }) => known.delete(where.toString());
-  onStateWrites(state, { account: forget, slot: forget, reset: () => known.clear() });
+  const forget = (id: string) => known.delete(id);
+  watchStateWrites(state, { account: forget, slot: forget, reset: () => known.clear() });
   idle = known;
   idleQueues.set(state, idle);
   return idle;

@@ -1,7 +1,7 @@
 /** Which accounts and storage slots exist, for a state dump. */
 import { bigIntToHex, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
 
-import { onStateWrites } from "../ethereumjs/stateWrites.ts";
+import { watchStateWrites } from "../ethereumjs/stateWrites.ts";
 import { flatHex } from "../common/hex.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
@@ -21,10 +21,10 @@ export class AccountIndex {
   /** Sees every write of this state manager instance (src/node/ethereumjs/stateWrites.ts; views use their own copies). */
   static attach(stateManager: StateManagerInterface): AccountIndex {
     const index = new AccountIndex();
-    onStateWrites(stateManager, {
-      account: (where) => index.#slotsOf(where.toString()),
+    watchStateWrites(stateManager, {
+      account: (id) => index.#slotsOf(id as Hex),
       // One flat string per slot: ethereumjs' bytesToHex leaves a rope of ~33 pieces (hex.ts), kept as long as the slot is.
-      slot: (where, key) => index.#slotsOf(where.toString()).add(flatHex(key)),
+      slot: (id, key) => index.#slotsOf(id as Hex).add(flatHex(key)),
     });
     return index;
   }

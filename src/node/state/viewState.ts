@@ -37,6 +37,7 @@ import { hasTrieRoot } from "../ethereumjs/trieFindPath.ts";
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { Address } from "@ethereumjs/util";
+import type { WriteWatcher } from "../ethereumjs/stateWrites.ts";
 import type { BatchOp } from "../ethereumjs/trieBatch.ts";
 
 /**
@@ -213,6 +214,8 @@ export class ViewStateManager implements StateManagerInterface {
   #code = new Map<string, Uint8Array>();
   #journal: Undo[] = [];
   readonly #checkpoints: number[] = [];
+  /** Told of every write (stateWrites.ts `watchStateWrites`): the live state's account index and system-call facts; none on views. */
+  readonly #watchers: WriteWatcher[] = [];
 
   /**
    * `trie`: the live state's account trie (a copy at `root` is taken; it is not changed).
@@ -263,6 +266,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     const id = keyOf(address.bytes);
+    this.#tellAccount(id);
     if (account === undefined) {
       this.#setAccount(id, null);
       return;
@@ -273,12 +277,14 @@ export class ViewStateManager implements StateManagerInterface {
 
   async deleteAccount(address: Address): Promise<void> {
     const id = keyOf(address.bytes);
+    this.#tellReset();
     this.#setAccount(id, null);
     this.#setSlots(id, undefined);
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
     const id = keyOf(address.bytes);
+    this.#tellAccount(id);
     const current = (await this.#record(id, address.bytes)) ?? NO_ACCOUNT;
     const storageRoot = fields.storageRoot ?? current.storageRoot;
     this.#setAccount(id, {
@@ -308,6 +314,7 @@ export class ViewStateManager implements StateManagerInterface {
   // ── Code ────────────────────────────────────────────────────────────────────────────────────
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.#tellAccount(keyOf(address.bytes));
     const codeHash = this.#keccak(value);
     const hash = keyOf(codeHash);
     if (!this.#code.has(hash)) {
@@ -370,6 +377,7 @@ export class ViewStateManager implements StateManagerInterface {
     if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
     const id = keyOf(address.bytes);
     if ((await this.#record(id, address.bytes)) === null) throw new Error("putStorage() called on non-existing account");
+    this.#tellSlot(id, slot);
     let slots = this.#slots.get(id);
     if (slots === undefined) {
       slots = new Map();
@@ -384,6 +392,8 @@ export class ViewStateManager implements StateManagerInterface {
   /** The written slots go, and the account (created if missing) reads an empty trie from now on. */
   async clearStorage(address: Address): Promise<void> {
     const id = keyOf(address.bytes);
+    this.#tellAccount(id);
+    this.#tellReset();
     const current = (await this.#record(id, address.bytes)) ?? NO_ACCOUNT;
     this.#setSlots(id, undefined);
     this.#setAccount(id, { nonce: current.nonce, balance: current.balance, storageRoot: KECCAK256_RLP, codeHash: current.codeHash, readRoot: KECCAK256_RLP });
@@ -419,6 +429,30 @@ export class ViewStateManager implements StateManagerInterface {
     else this.#slots.set(id, slots);
   }
 
+  // ── Watchers ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Tells `watcher` of this state's writes from now on, before each is made: an account's
+   * (`putAccount`, `modifyAccountFields`, `putCode`, `clearStorage`), a slot's (`putStorage`, once
+   * its checks pass), and `reset` for what bypasses those two (a root set, a checkpoint reverted,
+   * an account deleted or its storage cleared), as stateWrites.ts' wrappers tell a MerkleStateManager's.
+   */
+  watchWrites(watcher: WriteWatcher): void {
+    this.#watchers.push(watcher);
+  }
+
+  #tellAccount(id: string): void {
+    for (const watcher of this.#watchers) watcher.account(id);
+  }
+
+  #tellSlot(id: string, slot: Uint8Array): void {
+    for (const watcher of this.#watchers) watcher.slot(id, slot);
+  }
+
+  #tellReset(): void {
+    for (const watcher of this.#watchers) watcher.reset?.();
+  }
+
   // ── Checkpoints ─────────────────────────────────────────────────────────────────────────────
 
   async checkpoint(): Promise<void> {
@@ -431,6 +465,7 @@ export class ViewStateManager implements StateManagerInterface {
   }
 
   async revert(): Promise<void> {
+    this.#tellReset();
     const mark = this.#checkpoints.pop() ?? 0;
     const journal = this.#journal;
     for (let at = journal.length - 1; at >= mark; at--) {
@@ -578,6 +613,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** Moves the view to another root: the overlay and its journal go. */
   async setStateRoot(stateRoot: Uint8Array): Promise<void> {
+    this.#tellReset();
     if (!equalsBytes(stateRoot, this.#accountTrie.EMPTY_TRIE_ROOT) && !(await hasTrieRoot(this.#accountTrie, stateRoot))) {
       throw new Error("State trie does not contain state root");
     }
