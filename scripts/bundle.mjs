@@ -13,18 +13,16 @@
 //   copy of every class per process, whichever entries a process loads (`instanceof` holds).
 // - Dependencies stay imports (`packages: "external"`): @ethereumjs' ES modules are patched in place
 //   (src/node/ethereumjs/) and must be the instances every other importer gets.
-// - No `keepNames`: esbuild's option wraps every named function and class in a call that redefines
-//   its `name`, at each creation, so each closure a request makes cost a `defineProperty` (the HTTP
-//   server's eth_call ~5 % of its CPU, bench/benchmarks-notes.md, "Thirteenth round"). Names stay
-//   the sources' but for a top-level name two modules share, which the bundle renames (`call2`): a
-//   function's shows in stack traces only, a class's is what its errors print (`new.target.name`),
-//   so the build fails if it renames a class (below).
+// - `keepNames`: class and function names stay what the sources say (errors print them). It costs a
+//   `defineProperty` per named closure made, ~5 % of the HTTP server's eth_call, but without it a
+//   class that names itself in its body is emitted as `var X = class _X` and is named `_X` (`Wallet`,
+//   `Chain` and others: bench/benchmarks-notes.md, "Thirteenth round"); hot paths make classes, not closures.
 // - Which file a module's code lands in changes as imports change, so a module that finds a package
 //   file from its own URL does so from the package root (src/node/common/packageRoot.ts: the scenario runner's
 //   fixtures/artifacts/), not by a count of `../`; test/coldPath.test.ts runs a scenario from dist/.
 //   The entry points' own `../package.json` (cli.ts, hardhat/tasks/node.ts) holds: entries keep
 //   their paths.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { build } from "esbuild";
@@ -55,27 +53,10 @@ await build({
   platform: "node",
   target: "node22",
   packages: "external",
-  keepNames: false,
+  keepNames: true,
   sourcemap: "linked",
   // The package ships src/: the maps point at it rather than carrying a copy.
   sourcesContent: false,
   tsconfig: "tsconfig.build.json",
   logLevel: "warning",
 });
-
-// A class the bundle renamed (two modules with one top-level name) would print another name.
-const declared = new Set();
-const sourceFiles = readdirSync(`${root}src`, { recursive: true }).filter((file) => file.endsWith(".ts"));
-for (const file of sourceFiles) for (const [, name] of readFileSync(`${root}src/${file}`, "utf8").matchAll(/\bclass\s+([A-Za-z_$][\w$]*)/g)) declared.add(name);
-const renamed = new Set();
-const outputs = readdirSync(`${root}dist`, { recursive: true }).filter((file) => file.endsWith(".js"));
-for (const file of outputs) {
-  const text = readFileSync(`${root}dist/${file}`, "utf8");
-  for (const [, a, b] of text.matchAll(/\bclass\s+([A-Za-z_$][\w$]*)|\bvar\s+([A-Za-z_$][\w$]*)\s*=\s*class\b/g)) {
-    const name = a ?? b;
-    if (!declared.has(name)) renamed.add(`${name} (dist/${file})`);
-  }
-}
-if (renamed.size > 0) {
-  throw new Error(`the bundle renamed these classes (a top-level name two modules share): ${[...renamed].join(", ")}; rename one in src/`);
-}

@@ -245,8 +245,8 @@ export class PreconfProvider extends EventEmitter {
 
 /**
  * A client of the wallet (PreconfProvider.openWalletSession): a class rather than closures, because
- * the HTTP server opens one per request, and where function names are kept (tsx, which runs the
- * sources, sets esbuild's keepNames) each named closure made is a `defineProperty` too.
+ * the HTTP server opens one per request and the package's build keeps function names (esbuild's
+ * keepNames: a `defineProperty` on every named closure made).
  */
 class ClientSession implements WalletSession, RequestClient {
   readonly #provider: PreconfProvider;

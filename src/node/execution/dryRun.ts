@@ -185,10 +185,9 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
 }
 
 /**
- * A prepared call: a class rather than an object with a `run` closure: a closure per call is an
- * allocation, and where function names are kept (tsx, which runs the sources in tests and the bench,
- * sets esbuild's keepNames: a `defineProperty` on every named closure created) it cost ~2 % of a dry
- * run.
+ * A prepared call: a class rather than an object with a `run` closure, because the package's build
+ * keeps function names (esbuild's keepNames: a `defineProperty` on every named closure created),
+ * which cost ~2 % of a dry run when it made one per call.
  */
 class Call implements PreparedCall {
   readonly minimumGasLimit: bigint;
