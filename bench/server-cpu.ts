@@ -11,7 +11,9 @@
  *
  * `call`: eth_call of ERC-20 `balanceOf` (N4's request), `estimate`: eth_estimateGas of a token
  * transfer (N3's), `block`: eth_blockNumber (N5's: the server path alone). `--from` serves another
- * checkout's sources (a worktree of an earlier commit) for before/after figures; alternate the two.
+ * checkout's sources (a worktree of an earlier commit, with a `node_modules` of its own or a symlink
+ * to this one) for before/after figures; alternate the two. It serves the sources through tsx, as
+ * the in-process rows run them, not dist/ (`preconf node`'s build).
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -24,7 +26,7 @@ type Kind = (typeof KINDS)[number];
 const args = process.argv.slice(2);
 const fromIndex = args.indexOf("--from");
 const root = fromIndex === -1 ? fileURLToPath(new URL("..", import.meta.url)) : args[fromIndex + 1]!;
-const [kind = "call", requestsArg = "3000", roundsArg = "5"] = args.filter((_, index) => index !== fromIndex && index !== fromIndex + 1);
+const [kind = "call", requestsArg = "3000", roundsArg = "5"] = args.filter((_, index) => fromIndex === -1 || (index !== fromIndex && index !== fromIndex + 1));
 if (!KINDS.includes(kind as Kind)) throw new Error(`usage: npx tsx bench/server-cpu.ts <${KINDS.join("|")}> [requests] [rounds] [--from <repo root>]`);
 
 if (process.env.SERVER_CPU_PORT !== undefined) await client(Number(process.env.SERVER_CPU_PORT));
@@ -107,7 +109,16 @@ async function serve(kind: Kind, requests: number, rounds: number): Promise<void
         : { method: "eth_blockNumber", params: [] };
   const server = await startServer(provider, { port: 0 });
   const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, SERVER_CPU_PORT: String(server.port) }, execArgv: ["--import", "tsx"] });
-  const next = () => new Promise<{ last?: string }>((resolve) => child.once("message", resolve));
+  // A child that dies (or cannot start) fails the run rather than leaving it waiting.
+  const next = () =>
+    new Promise<{ last?: string }>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`the client exited (${code}) before answering`));
+      child.once("exit", exited);
+      child.once("message", (message: { last?: string }) => {
+        child.off("exit", exited);
+        resolve(message);
+      });
+    });
   try {
     await next();
     const body = JSON.stringify({ jsonrpc: "2.0", id: "ID", ...request });

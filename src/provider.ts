@@ -98,9 +98,12 @@ export interface PreconfControls {
   injectFault(fault: Fault): Promise<FaultResult>;
 }
 
+/** A request client's method context for a method: keyed by a symbol of this module, so a session's context stays out of reach. */
+const CONTEXT_OF = Symbol("contextOf");
+
 /** Who a request is answered for: the method context each method runs in. */
 interface RequestClient {
-  contextOf(method: string): MethodContext;
+  [CONTEXT_OF](method: string): MethodContext;
 }
 
 /** The provider's request path as one of its clients (set by PreconfProvider's static block: it is private there). */
@@ -124,7 +127,7 @@ export class PreconfProvider extends EventEmitter {
   /** Rejecters of requests under way; close() ends those still waiting (a Sync wait, a wallet prompt) with 4900. */
   readonly #pending = new Set<(error: unknown) => void>();
   /** The provider's own requests: every method as its wallet routes it. */
-  readonly #ownClient: RequestClient = { contextOf: (method) => routeContext(this.wallet, method) };
+  readonly #ownClient: RequestClient = { [CONTEXT_OF]: (method) => routeContext(this.wallet, method) };
 
   constructor(chain: Chain, sequencer: Sequencer, options: ResolvedOptions) {
     super();
@@ -214,7 +217,7 @@ export class PreconfProvider extends EventEmitter {
     if (typeof method !== "string") {
       throw invalidRequest("expected { method: string, params?: array | object }");
     }
-    const answer = dispatch(methods, client.contextOf(method), method, params);
+    const answer = dispatch(methods, client[CONTEXT_OF](method), method, params);
     return new Promise((resolve, reject) => {
       this.#pending.add(reject);
       answer.then(resolve, reject).finally(() => this.#pending.delete(reject));
@@ -246,7 +249,8 @@ export class PreconfProvider extends EventEmitter {
 /**
  * A client of the wallet (PreconfProvider.openWalletSession): a class rather than closures, because
  * the HTTP server opens one per request and the package's build keeps function names (esbuild's
- * keepNames: a `defineProperty` on every named closure made).
+ * keepNames: a `defineProperty` on every named closure made). `request` and `end` are bound, so
+ * that they work detached from the session, as its closures did.
  */
 class ClientSession implements WalletSession, RequestClient {
   readonly #provider: PreconfProvider;
@@ -258,6 +262,8 @@ class ClientSession implements WalletSession, RequestClient {
     this.#provider = provider;
     this.#node = node;
     this.#options = options;
+    this.request = this.request.bind(this);
+    this.end = this.end.bind(this);
   }
 
   get wallet(): Wallet<NodeContext> {
@@ -276,7 +282,7 @@ class ClientSession implements WalletSession, RequestClient {
   }
 
   /** Wallet methods on this client's wallet, node methods on the provider's chain. */
-  contextOf(method: string): MethodContext {
+  [CONTEXT_OF](method: string): MethodContext {
     return isWalletMethod(method) || isWalletControlMethod(method) ? routeContext(this.wallet, method) : this.#node;
   }
 

@@ -245,9 +245,9 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
   });
 
   describe("the account index's write hooks (stateWrites.ts)", () => {
-    it("a tx's account writes go through the state manager instance's putAccount", async () => {
+    it("a tx's account writes go through the state manager instance's putAccount (a fork's MerkleStateManager is wrapped)", async () => {
       const common = mainnet();
-      const stateManager = new LiveStateManager(common);
+      const stateManager = new MerkleStateManager({ common });
       const vm = await createVM({ common, stateManager });
       await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       const accounts = new Set<string>();
@@ -264,7 +264,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
       expect([...accounts]).to.include.members([ADDRESS.toString(), OTHER.toString()]);
       await stateManager.putStorage(OTHER, slot(3), Uint8Array.of(1));
       expect(slots).to.deep.equal([`${OTHER}:${bytesToUnprefixedHex(slot(3))}`]);
-      // The live state creates an account in modifyAccountFields, putCode and clearStorage without its putAccount: each is seen.
+      // An account created by modifyAccountFields, putCode or clearStorage is seen too.
       const created = [
         "0x00000000000000000000000000000000000000c1",
         "0x00000000000000000000000000000000000000c2",

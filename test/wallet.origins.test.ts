@@ -134,6 +134,23 @@ describe("one wallet, state per origin, over plain HTTP", () => {
   });
 });
 
+describe("a wallet session's methods", () => {
+  it("work detached from the session (a page's provider hands `request` around), wallet methods on its origin's wallet", async () => {
+    const { provider } = await createTestChain();
+    try {
+      const { request, end } = provider.openWalletSession({ origin: DAPP, emit: () => undefined, trusted: false });
+      expect(await request({ method: "eth_chainId" })).to.equal("0x7a69");
+      expect(await request({ method: "wallet_addEthereumChain", params: [BASE] })).to.equal(null);
+      // The session's origin moved to Base; the provider's own (another origin) did not.
+      expect(await request({ method: "eth_chainId" })).to.equal("0x2105");
+      expect(await provider.request({ method: "eth_chainId" })).to.equal("0x7a69");
+      end();
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
 describe("evm_snapshot / evm_revert and the wallet's origins", () => {
   it("a revert restores the wallet's chains and every origin's selected chain; an origin that moves back hears chainChanged", async () => {
     const { provider } = await createTestChain();

@@ -351,7 +351,7 @@ export async function startServer(provider: ServedProvider, options: ServerOptio
   // A wallet adding a chain whose rpcUrl is this node asks it for its chain id, as MetaMask does.
   // Asked as a node method (net_version): the node's own chain, whatever chain a client selected.
   const unregister = registerServedNode(`http://${shownHost}:${port}`, async () => {
-    const version = await (provider.openWalletSession?.({ emit: () => undefined, trusted: true }) ?? provider).request({ method: "net_version" });
+    const version = await (provider.openWalletSession?.({ emit: dropEvent, trusted: true }) ?? provider).request({ method: "net_version" });
     return typeof version === "string" && /^\d+$/.test(version) ? `0x${BigInt(version).toString(16)}` : version;
   });
   return {

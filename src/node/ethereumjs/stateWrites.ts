@@ -12,14 +12,17 @@
  */
 import type { AccountFields, StateManagerInterface } from "@ethereumjs/common";
 import type { Account, Address } from "@ethereumjs/util";
+import type { Hex } from "../common/types.ts";
 
 /**
  * A watcher of one state manager's writes, told each written account by its key: its address as
- * lowercase `0x` hex, what `Address.toString()` answers (`reset` as StateWriteListener's).
+ * lowercase `0x` hex, what `Address.toString()` answers (`reset` as StateWriteListener's). A
+ * wrapped state manager (`onStateWrites`) tells a slot before its own checks; the chain's own
+ * states tell it once they pass (a write they refuse is not told).
  */
 export interface WriteWatcher {
-  account(id: string): void;
-  slot(id: string, key: Uint8Array): void;
+  account(id: Hex): void;
+  slot(id: Hex, key: Uint8Array): void;
   reset?(): void;
 }
 
@@ -41,8 +44,8 @@ export function watchStateWrites(stateManager: StateManagerInterface, watcher: W
     return;
   }
   onStateWrites(stateManager, {
-    account: (where) => watcher.account(where.toString()),
-    slot: (where, key) => watcher.slot(where.toString(), key),
+    account: (where) => watcher.account(where.toString() as Hex),
+    slot: (where, key) => watcher.slot(where.toString() as Hex, key),
     ...(watcher.reset !== undefined && { reset: () => watcher.reset!() }),
   });
 }

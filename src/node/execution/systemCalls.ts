@@ -128,7 +128,7 @@ type CLRequestQueueAddress = (typeof REQUEST_QUEUES)[number]["address"];
  * The queues known idle, per live state manager: the check above reads two code and eight slots at
  * every block's end, while a queue only fills when a tx (or a dev edit) writes to it. A write to a
  * queue's account or storage forgets that queue's fact; a state root set, a checkpoint reverted, an
- * account deleted or storage cleared forgets all (stateWrites.ts). Only the chain's own live state
+ * account deleted or storage cleared forgets all (viewState.ts `watchWrites`). Only the chain's own live state
  * (liveState.ts, which tells every write of it: stateWrites.ts `watchStateWrites`) is watched; a fork's is read each time.
  */
 const idleQueues = new WeakMap<StateManagerInterface, Set<string>>();

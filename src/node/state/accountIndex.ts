@@ -22,9 +22,9 @@ export class AccountIndex {
   static attach(stateManager: StateManagerInterface): AccountIndex {
     const index = new AccountIndex();
     watchStateWrites(stateManager, {
-      account: (id) => index.#slotsOf(id as Hex),
+      account: (id) => index.#slotsOf(id),
       // One flat string per slot: ethereumjs' bytesToHex leaves a rope of ~33 pieces (hex.ts), kept as long as the slot is.
-      slot: (id, key) => index.#slotsOf(id as Hex).add(flatHex(key)),
+      slot: (id, key) => index.#slotsOf(id).add(flatHex(key)),
     });
     return index;
   }

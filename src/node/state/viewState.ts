@@ -37,6 +37,7 @@ import { hasTrieRoot } from "../ethereumjs/trieFindPath.ts";
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { Address } from "@ethereumjs/util";
+import type { Hex } from "../common/types.ts";
 import type { WriteWatcher } from "../ethereumjs/stateWrites.ts";
 import type { BatchOp } from "../ethereumjs/trieBatch.ts";
 
@@ -175,9 +176,9 @@ export class ViewMemos {
  * Address objects to every read of a run, and an account's storage root array is shared by every
  * Account built from its record. Such arrays are never changed in place (@ethereumjs builds new ones).
  */
-const keys = new WeakMap<Uint8Array, string>();
+const keys = new WeakMap<Uint8Array, Hex>();
 
-function keyOf(bytes: Uint8Array): string {
+function keyOf(bytes: Uint8Array): Hex {
   let key = keys.get(bytes);
   if (key === undefined) {
     key = flatHex(bytes);
@@ -435,17 +436,18 @@ export class ViewStateManager implements StateManagerInterface {
    * Tells `watcher` of this state's writes from now on, before each is made: an account's
    * (`putAccount`, `modifyAccountFields`, `putCode`, `clearStorage`), a slot's (`putStorage`, once
    * its checks pass), and `reset` for what bypasses those two (a root set, a checkpoint reverted,
-   * an account deleted or its storage cleared), as stateWrites.ts' wrappers tell a MerkleStateManager's.
+   * an account deleted or its storage cleared), as stateWrites.ts' wrappers tell a MerkleStateManager's
+   * (but for a slot whose write these checks refuse, which they tell).
    */
   watchWrites(watcher: WriteWatcher): void {
     this.#watchers.push(watcher);
   }
 
-  #tellAccount(id: string): void {
+  #tellAccount(id: Hex): void {
     for (const watcher of this.#watchers) watcher.account(id);
   }
 
-  #tellSlot(id: string, slot: Uint8Array): void {
+  #tellSlot(id: Hex, slot: Uint8Array): void {
     for (const watcher of this.#watchers) watcher.slot(id, slot);
   }
 
