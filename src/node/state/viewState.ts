@@ -443,16 +443,20 @@ export class ViewStateManager implements StateManagerInterface {
     this.#watchers.push(watcher);
   }
 
+  // Indexed loops: a view's dry runs write with no watcher, and for-of makes an iterator even over nothing.
   #tellAccount(id: Hex): void {
-    for (const watcher of this.#watchers) watcher.account(id);
+    const watchers = this.#watchers;
+    for (let at = 0; at < watchers.length; at++) watchers[at]!.account(id);
   }
 
   #tellSlot(id: Hex, slot: Uint8Array): void {
-    for (const watcher of this.#watchers) watcher.slot(id, slot);
+    const watchers = this.#watchers;
+    for (let at = 0; at < watchers.length; at++) watchers[at]!.slot(id, slot);
   }
 
   #tellReset(): void {
-    for (const watcher of this.#watchers) watcher.reset?.();
+    const watchers = this.#watchers;
+    for (let at = 0; at < watchers.length; at++) watchers[at]!.reset?.();
   }
 
   // ── Checkpoints ─────────────────────────────────────────────────────────────────────────────
