@@ -209,11 +209,15 @@ export class ViewStateManager implements StateManagerInterface {
   #rootKey: string;
 
   // ── The overlay (null: deleted) and its journal ──
-  #accounts = new Map<string, AccountRecord | null>();
-  #slots = new Map<string, Slots>();
+  // Emptied in place, never replaced: V8 treats a field that has only ever held one value as a
+  // constant of the shape, and the first replacement (a view moved to another root) discarded the
+  // optimized code of every method that reads these (`--trace-generalization`, bench/benchmarks-notes.md,
+  // "Thirteenth round").
+  readonly #accounts = new Map<string, AccountRecord | null>();
+  readonly #slots = new Map<string, Slots>();
   /** Code put by dry runs, by code hash. */
-  #code = new Map<string, Uint8Array>();
-  #journal: Undo[] = [];
+  readonly #code = new Map<string, Uint8Array>();
+  readonly #journal: Undo[] = [];
   readonly #checkpoints: number[] = [];
   /** Told of every write (stateWrites.ts `watchStateWrites`): the live state's account index and system-call facts; none on views. */
   readonly #watchers: WriteWatcher[] = [];
@@ -493,7 +497,7 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** Outside every checkpoint nothing can be reverted any more: the journal and the tx's original values go. */
   #settle(): void {
-    this.#journal = [];
+    this.#journal.length = 0;
     this.originalStorageCache.clear();
   }
 
@@ -596,9 +600,9 @@ export class ViewStateManager implements StateManagerInterface {
     this.#memos.carry(this.#memos.accounts, this.#rootKey, rootKey, records, keepFrom);
     this.#root = root;
     this.#rootKey = rootKey;
-    this.#accounts = new Map();
-    this.#slots = new Map();
-    this.#code = new Map();
+    this.#accounts.clear();
+    this.#slots.clear();
+    this.#code.clear();
     return root;
   }
 
@@ -649,9 +653,9 @@ export class ViewStateManager implements StateManagerInterface {
 
   /** The overlay goes (what the package's clearCaches does to unflushed writes). */
   clearCaches(): void {
-    this.#accounts = new Map();
-    this.#slots = new Map();
-    this.#code = new Map();
+    this.#accounts.clear();
+    this.#slots.clear();
+    this.#code.clear();
     this.#checkpoints.length = 0;
     this.#settle();
   }
