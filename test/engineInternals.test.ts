@@ -38,7 +38,7 @@ import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
 import { sharedCommon } from "../src/node/ethereumjs/sharedCommon.ts";
 import { accountRLP } from "../src/node/ethereumjs/stateManager.ts";
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState } from "../src/node/state/liveState.ts";
 import { installTrieKeyHashes, originalAppliedKey, trieKeyHashCounts } from "../src/node/ethereumjs/trieKeyHashes.ts";
 import { installTrieFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
 import { createTestChain } from "./helpers/chain.ts";
@@ -187,13 +187,13 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
   });
 
   it("the live state's dumpStorage sees slots written since its last root", async () => {
-    const ours = new LiveStateManager(new Common({ chain: Mainnet }));
+    const ours = createLiveState(new Common({ chain: Mainnet }));
     await writeSlots(ours);
     expect(Object.keys(await ours.dumpStorage(ADDRESS))).to.have.length(2);
   });
 
   it("bad keys and values, and a missing account, are refused by the live state as upstream refuses them", async () => {
-    const ours = new LiveStateManager(new Common({ chain: Mainnet }));
+    const ours = createLiveState(new Common({ chain: Mainnet }));
     await ours.putAccount(ADDRESS, new Account());
     for (const [key, value, message] of [
       [new Uint8Array(31), Uint8Array.of(1), "Storage key must be 32 bytes long"],
@@ -265,7 +265,7 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
   });
 
   it("a trie has the members trieBatch.ts uses", async () => {
-    const trie = new LiveStateManager(new Common({ chain: Mainnet })).baseTries() as unknown as {
+    const trie = createLiveState(new Common({ chain: Mainnet })).baseTries() as unknown as {
       _opts: Record<string, unknown>;
       appliedKey: unknown;
       _formatNode: unknown;
@@ -289,7 +289,7 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
         },
       },
     });
-    const batched = new LiveStateManager(common);
+    const batched = createLiveState(common);
     const upstream = new MerkleStateManager({ common, caches: new Caches() });
     const counts: number[] = [];
     const roots: string[] = [];

@@ -33,7 +33,7 @@ import { executionHeader, executionHeaderBuilds, sealedHeader, zeroBaseFeeHeader
 import { BLOCK_FORKS_AT_ZERO, commonFromGenesis, devGethGenesis } from "../src/node/state/genesis.ts";
 import { MAX_TIMESTAMP } from "../src/node/common/time.ts";
 import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState } from "../src/node/state/liveState.ts";
 import { onStateWrites, watchStateWrites } from "../src/node/ethereumjs/stateWrites.ts";
 // Installs the opcode hook (src/node/ethereumjs/opcodeHooks.ts) as the engine does.
 import "../src/node/execution/evmBudget.ts";
@@ -136,7 +136,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
   describe("asserted senders (assertedSender.ts)", () => {
     async function contractSender() {
       const common = mainnet();
-      const vm = await createVM({ common, stateManager: new LiveStateManager(common) });
+      const vm = await createVM({ common, stateManager: createLiveState(common) });
       await vm.stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       await vm.stateManager.putCode(ADDRESS, Uint8Array.of(0x00)); // STOP: any code but a delegation
       const codeHash = (await vm.stateManager.getAccount(ADDRESS))!.codeHash;
@@ -278,7 +278,7 @@ describe("@ethereumjs 10.1.3 internals the patches rely on (src/node/ethereumjs/
 
     it("the live state tells its watchers of every write itself, keeping its methods the class's; a view tells nothing", async () => {
       const common = mainnet();
-      const stateManager = new LiveStateManager(common);
+      const stateManager = createLiveState(common);
       const vm = await createVM({ common, stateManager });
       await stateManager.putAccount(ADDRESS, new Account(0n, 10n ** 18n));
       const told: string[] = [];

@@ -10,19 +10,20 @@ import { Common, Mainnet } from "@ethereumjs/common";
 import { Account, bytesToHex } from "@ethereumjs/util";
 import { expect } from "chai";
 
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState, isLiveState } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
 import { seededDraws } from "./helpers/seeded.ts";
 import { ADDRESSES, both, CODES, expectOracleDump, expectOracleRoot, slot, writeBase } from "./helpers/stateOracle.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
+import type { LiveStateManager } from "../src/node/state/liveState.ts";
 
 async function run(seed: number, steps: number, maxEntries?: number): Promise<void> {
   const { next, pick } = seededDraws(seed);
   const common = new Common({ chain: Mainnet });
   let reference = new PlainStateManager({ common });
-  const live = new LiveStateManager(common, maxEntries);
+  const live = createLiveState(common, maxEntries);
   await writeBase([reference, live]);
   const log: string[] = [];
   let managers: [StateManagerInterface, StateManagerInterface] = [reference, live];
@@ -118,12 +119,28 @@ describe("live state (liveState.ts), randomised against the plain state layer an
   });
 });
 
+describe("live state (liveState.ts): one class with the views", () => {
+  it("is a ViewStateManager itself, not a subclass, so the EVM's call sites see one shape; only it is live", async () => {
+    const live = createLiveState(new Common({ chain: Mainnet }));
+    const view = live.shallowCopy();
+    expect(Object.getPrototypeOf(live)).to.equal(ViewStateManager.prototype);
+    expect(Object.getPrototypeOf(view)).to.equal(ViewStateManager.prototype);
+    expect([isLiveState(live), isLiveState(view), isLiveState(new PlainStateManager({ common: new Common({ chain: Mainnet }) }))]).to.deep.equal([
+      true,
+      false,
+      false,
+    ]);
+    expect(live.nodeStore).to.not.equal(undefined);
+    expect(view.nodeStore).to.equal(undefined);
+  });
+});
+
 describe("live state (liveState.ts): a root asked for inside a checkpoint", () => {
   const address = ADDRESSES[0]!;
 
   it("is written into the tries when the outermost checkpoint commits (runBlock's order), and not when it is reverted", async () => {
     const common = new Common({ chain: Mainnet });
-    const live = new LiveStateManager(common);
+    const live = createLiveState(common);
     await writeBase([live]);
     const base = await live.getStateRoot();
 
@@ -154,7 +171,7 @@ describe("a view at the live state's last root reads through its memos (viewStat
 
   it("finds the accounts, slots and code the live state wrote without walking the tries", async () => {
     const common = new Common({ chain: Mainnet });
-    const live = new LiveStateManager(common);
+    const live = createLiveState(common);
     await live.putAccount(address, new Account(3n, 1000n));
     await live.putAccount(contract, new Account(1n, 0n));
     await live.putCode(contract, CODES[1]!);
@@ -181,7 +198,7 @@ describe("a snapshot's root keeps its memos when the live state moves on (ViewMe
 
   async function afterRevert(keep: boolean): Promise<{ live: LiveStateManager; root: Uint8Array }> {
     const common = new Common({ chain: Mainnet });
-    const live = new LiveStateManager(common);
+    const live = createLiveState(common);
     await live.putAccount(address, new Account(3n, 1000n));
     await live.putAccount(contract, new Account(1n, 0n));
     await live.putStorage(contract, slot(4), Uint8Array.of(7));

@@ -21,7 +21,7 @@ import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accou
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { preparedKey, signWithPreparedKey } from "../src/node/ethereumjs/preparedSigner.ts";
 import { dropStorageTrie } from "../src/node/ethereumjs/stateManager.ts";
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { Counter, Refund, Token } from "./helpers/contracts.ts";
 
@@ -139,7 +139,7 @@ class Sequence {
   async init(): Promise<void> {
     // The reference, @ethereumjs/statemanager's own (a forked chain's state is one); beside it the plain
     // layer and the chain's live state (liveState.ts), whose overlay reaches the tries at each root asked for.
-    const states: StateManagerInterface[] = [upstreamState(this.common), new PlainStateManager({ common: this.common }), new LiveStateManager(this.common)];
+    const states: StateManagerInterface[] = [upstreamState(this.common), new PlainStateManager({ common: this.common }), createLiveState(this.common)];
     this.sides = await Promise.all(states.map(async (state) => ({ vm: await createVM({ common: this.common, stateManager: state as never }), state })));
     for (const { state } of this.sides) {
       for (const account of SENDERS) await state.putAccount(createAddressFromString(account.address), new Account(0n, 10n ** 21n));
@@ -336,7 +336,7 @@ describe("the plain-object state layer agrees with @ethereumjs/statemanager (pla
   it("bad input: the same errors as MerkleStateManager, and nothing changes", async () => {
     const common = new Common({ chain: Mainnet, hardfork: "osaka" });
     const who = new Address(hexToBytes("0x00000000000000000000000000000000000000bb"));
-    for (const state of [upstreamState(common), new PlainStateManager({ common }), new LiveStateManager(common)] as StateManagerInterface[]) {
+    for (const state of [upstreamState(common), new PlainStateManager({ common }), createLiveState(common)] as StateManagerInterface[]) {
       const root = bytesToHex(await state.getStateRoot());
       const message = async (run: () => Promise<unknown>) =>
         (

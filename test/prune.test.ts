@@ -22,7 +22,7 @@ import {
 import { expect } from "chai";
 
 import { NodeStoreMap } from "../src/node/ethereumjs/nodeStore.ts";
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState } from "../src/node/state/liveState.ts";
 import { pruneStore } from "../src/node/state/prune.ts";
 
 import type { NodeStore } from "../src/node/ethereumjs/internals.ts";
@@ -67,7 +67,7 @@ async function reachable(store: NodeStore, stateRoots: Uint8Array[], storageRoot
 
 describe("pruneStore", () => {
   it("leaves exactly what the kept roots reach, pass after pass", async () => {
-    const stateManager = new LiveStateManager(new Common({ chain: Mainnet }));
+    const stateManager = createLiveState(new Common({ chain: Mainnet }));
     const store = stateManager.nodeStore!;
     for (let n = 0; n < 12; n++) await stateManager.putAccount(address(n), new Account());
     const roots: Uint8Array[] = [];
@@ -106,7 +106,7 @@ describe("pruneStore", () => {
   });
 
   it("keeps a root it deleted nodes below once the root is kept again (nodes written again are counted again)", async () => {
-    const stateManager = new LiveStateManager(new Common({ chain: Mainnet }));
+    const stateManager = createLiveState(new Common({ chain: Mainnet }));
     const store = stateManager.nodeStore!;
     const write = async (value: number) => {
       await stateManager.putStorage(address(0), slot(1), bigIntToBytes(BigInt(value)));
@@ -124,7 +124,7 @@ describe("pruneStore", () => {
   });
 
   it("a pass reads the entries written since the last one, not the whole store", async () => {
-    const stateManager = new LiveStateManager(new Common({ chain: Mainnet }));
+    const stateManager = createLiveState(new Common({ chain: Mainnet }));
     const store = stateManager.nodeStore!;
     expect(store).to.be.instanceOf(NodeStoreMap);
     // A large state first (a contract with 2,000 slots), then a block that writes one slot.

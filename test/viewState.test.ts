@@ -11,7 +11,8 @@ import { Account, bytesToHex, setLengthLeft } from "@ethereumjs/util";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 
-import { LiveStateManager } from "../src/node/state/liveState.ts";
+import { createLiveState } from "../src/node/state/liveState.ts";
+import type { LiveStateManager } from "../src/node/state/liveState.ts";
 import { PlainStateManager } from "../src/node/state/plainState.ts";
 import { copyVmOver } from "../src/node/ethereumjs/vmCopy.ts";
 import { ViewMemos, ViewStateManager } from "../src/node/state/viewState.ts";
@@ -22,7 +23,7 @@ import type { StateManagerInterface } from "@ethereumjs/common";
 
 /** A base state (stateOracle.ts) in the live state, and in `into` too. */
 async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: LiveStateManager; root: Uint8Array }> {
-  const live = new LiveStateManager(common);
+  const live = createLiveState(common);
   await writeBase(into === undefined ? [live] : [live, into]);
   return { live, root: await live.getStateRoot() };
 }

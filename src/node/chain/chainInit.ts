@@ -7,7 +7,7 @@ import { asBlockchain } from "../ethereumjs/blockchain.ts";
 import { createGenesisBlock, LightBlockchain } from "./lightBlockchain.ts";
 import { nowSeconds } from "./nextBlock.ts";
 import { AccountIndex } from "../state/accountIndex.ts";
-import { LiveStateManager } from "../state/liveState.ts";
+import { createLiveState } from "../state/liveState.ts";
 import { restoreState } from "./dumpRestore.ts";
 import { forkRestore } from "../fork/dump.ts";
 import { createForkEngine } from "../fork/engine.ts";
@@ -42,7 +42,7 @@ export async function initialState(config: ChainConfig, common: Common): Promise
 
 /** The engine of a new chain: genesis state, then the imported blocks. */
 async function build(config: ChainConfig, common: Common): Promise<{ vm: VM; blockchain: Blockchain; index: AccountIndex; sealed: SealedBlock[] }> {
-  const stateManager = new LiveStateManager(common);
+  const stateManager = createLiveState(common);
   // Before anything is written: the index must see every account and slot (accountIndex.ts).
   const index = AccountIndex.attach(stateManager);
   const stateRoot = await writeGenesisState(stateManager, config.genesis.alloc);

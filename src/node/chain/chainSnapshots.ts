@@ -1,5 +1,5 @@
 /** evm_snapshot and evm_revert over every part of the chain (the records themselves: snapshots.ts). */
-import { LiveStateManager } from "../state/liveState.ts";
+import { isLiveState } from "../state/liveState.ts";
 
 import type { ChainCore } from "./chainCore.ts";
 
@@ -8,7 +8,8 @@ export async function takeSnapshot(core: ChainCore): Promise<number> {
   const latest = core.store.latest;
   const stateRoot = await core.vm.stateManager.getStateRoot();
   // What the state reads at this root stays remembered: evm_revert comes back to it.
-  if (core.vm.stateManager instanceof LiveStateManager) core.vm.stateManager.keepMemos(stateRoot);
+  const state = core.vm.stateManager;
+  if (isLiveState(state)) state.keepMemos(stateRoot);
   return core.snapshots.take({
     stateRoot,
     sealedCount: core.store.count,

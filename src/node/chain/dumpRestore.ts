@@ -8,7 +8,7 @@ import { Account, bytesToHex, createAddressFromString, equalsBytes, hexToBytes }
 import { Bloom } from "@ethereumjs/vm";
 
 import { AccountIndex } from "../state/accountIndex.ts";
-import { LiveStateManager } from "../state/liveState.ts";
+import { createLiveState } from "../state/liveState.ts";
 import { feesOf, txCost } from "../pool/admission.ts";
 import { assertSender } from "../ethereumjs/assertedSender.ts";
 import { asBlockchain } from "../ethereumjs/blockchain.ts";
@@ -126,7 +126,7 @@ export async function restoreState(
   });
 
   // The state: the live accounts, then the head block's (the live ones with `head.accounts` applied).
-  const stateManager = fork?.stateManager() ?? new LiveStateManager(common);
+  const stateManager = fork?.stateManager() ?? createLiveState(common);
   const index = AccountIndex.attach(stateManager);
   for (const [who, account] of Object.entries(dump.accounts)) if (account !== undefined) await writeAccount(stateManager, who as Hex, account);
   const liveRoot = await stateManager.getStateRoot();

@@ -16,7 +16,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 
 import { bytesOfCheckedHex } from "../common/hex.ts";
 import { watchStateWrites } from "../ethereumjs/stateWrites.ts";
-import { LiveStateManager } from "../state/liveState.ts";
+import { isLiveState } from "../state/liveState.ts";
 import {
   BEACON_ROOTS_ADDRESS,
   CONSOLIDATION_QUEUE_ADDRESS,
@@ -135,7 +135,7 @@ const idleQueues = new WeakMap<StateManagerInterface, Set<string>>();
 
 function idleQueuesOf(state: StateManagerInterface): Set<string> | undefined {
   let idle = idleQueues.get(state);
-  if (idle !== undefined || !(state instanceof LiveStateManager)) return idle;
+  if (idle !== undefined || !isLiveState(state)) return idle;
   const known = new Set<string>();
   const forget = (id: string) => known.delete(id);
   watchStateWrites(state, { account: forget, slot: forget, reset: () => known.clear() });

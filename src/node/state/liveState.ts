@@ -27,13 +27,11 @@
  */
 import { KECCAK256_RLP } from "@ethereumjs/util";
 
-import { flatHex } from "../common/hex.ts";
 import { nodeStoreOfTrie } from "../ethereumjs/internals.ts";
 import { bytesTrie } from "../ethereumjs/stateManager.ts";
 import { ViewMemos, ViewStateManager } from "./viewState.ts";
 
 import type { Common } from "@ethereumjs/common";
-import type { NodeStore } from "../ethereumjs/internals.ts";
 
 /**
  * Accounts and slots the live state's memos hold before they start over (~200 bytes each; what is
@@ -42,62 +40,27 @@ import type { NodeStore } from "../ethereumjs/internals.ts";
 const MAX_LIVE_ENTRIES = 250_000;
 const MAX_LIVE_CODE_BYTES = 64 * 1024 * 1024;
 
-export class LiveStateManager extends ViewStateManager {
-  readonly #store: NodeStore | undefined;
-  /** A root was asked for inside the open checkpoints: the overlay is written when they commit. */
-  #rootAskedInside = false;
+/**
+ * The chain's live state: a ViewStateManager whose roots are written into the tries (see the module
+ * comment). One class with the views, not a subclass: every state manager the EVM calls then has one
+ * shape, so its call sites stay monomorphic and the code optimized for one workload's states is not
+ * thrown away when another's appear (bench/benchmarks-notes.md, "Thirteenth round").
+ */
+export type LiveStateManager = ViewStateManager;
 
-  /** An empty state on a new in-memory node store; `maxEntries` bounds the memos (tests make it small). */
-  constructor(common: Common, maxEntries = MAX_LIVE_ENTRIES) {
-    const trie = bytesTrie(common);
-    super({ common, trie, root: KECCAK256_RLP, memos: new ViewMemos(maxEntries, MAX_LIVE_CODE_BYTES) });
-    this.#store = nodeStoreOfTrie(trie);
-  }
+/** An empty live state on a new in-memory node store; `maxEntries` bounds the memos (tests make it small). */
+export function createLiveState(common: Common, maxEntries = MAX_LIVE_ENTRIES): LiveStateManager {
+  const trie = bytesTrie(common);
+  return new ViewStateManager({
+    common,
+    trie,
+    root: KECCAK256_RLP,
+    memos: new ViewMemos(maxEntries, MAX_LIVE_CODE_BYTES),
+    live: { store: nodeStoreOfTrie(trie), copyMemos: () => new ViewMemos(MAX_LIVE_ENTRIES, MAX_LIVE_CODE_BYTES) },
+  });
+}
 
-  /**
-   * Outside every checkpoint the overlay goes into the tries (see the module comment); inside one,
-   * a view's reverted root, and the overlay goes into the tries when the outermost checkpoint
-   * commits: runBlock (a block imported) takes its root inside the block's checkpoint, then
-   * commits it, and the block's state must be readable at that root from then on.
-   */
-  override async getStateRoot(): Promise<Uint8Array> {
-    if (this.checkpointDepth === 0) return this.writeOverlay();
-    this.#rootAskedInside = true;
-    return super.getStateRoot();
-  }
-
-  override async commit(): Promise<void> {
-    await super.commit();
-    if (this.checkpointDepth > 0 || !this.#rootAskedInside) return;
-    this.#rootAskedInside = false;
-    await this.writeOverlay();
-  }
-
-  override async revert(): Promise<void> {
-    await super.revert();
-    if (this.checkpointDepth === 0) this.#rootAskedInside = false;
-  }
-
-  /** Keeps the memos of the state at `root` (a snapshot's) when the live state moves on from it (`ViewMemos.keep`). */
-  keepMemos(root: Uint8Array): void {
-    this.memos.keep(flatHex(root));
-  }
-
-  /** The node map of every trie of the chain (pruning reads it: prune.ts). */
-  get nodeStore(): NodeStore | undefined {
-    return this.#store;
-  }
-
-  /**
-   * A view at the last root written (writes since are not in it: ask for the root first, as the
-   * chain does before every read of the live state), with memos of its own (the live ones move).
-   */
-  override shallowCopy(): ViewStateManager {
-    return new ViewStateManager({
-      common: this.common,
-      trie: this.baseTries(),
-      root: this.baseRoot,
-      memos: new ViewMemos(MAX_LIVE_ENTRIES, MAX_LIVE_CODE_BYTES),
-    });
-  }
+/** Whether `state` is the chain's live state (a fork's is a ForkStateManager, a view is not live). */
+export function isLiveState(state: unknown): state is LiveStateManager {
+  return state instanceof ViewStateManager && state.isLive;
 }

@@ -8,7 +8,7 @@ import { createMerkleProof } from "@ethereumjs/mpt";
 import { bytesToBigInt, bytesToHex, createAddressFromString, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 
 import { merkleInternals } from "../ethereumjs/internals.ts";
-import { LiveStateManager } from "./liveState.ts";
+import { isLiveState } from "./liveState.ts";
 import { ViewStateManager } from "./viewState.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
@@ -80,7 +80,7 @@ async function triesOf(stateManager: StateManagerInterface): Promise<StateTries>
   // A view's state (viewState.ts) proves its block's tries (a proof never runs inside a dry run);
   // the live state's (liveState.ts) are its last root's once its writes are in.
   if (stateManager instanceof ViewStateManager) {
-    if (stateManager instanceof LiveStateManager) await stateManager.getStateRoot();
+    if (isLiveState(stateManager)) await stateManager.getStateRoot();
     return { account: stateManager.baseTries(), storage: (_where, account) => stateManager.baseTries(account.storageRoot) };
   }
   // A fork's state: cached writes reach the trie first.

@@ -4,7 +4,7 @@
  * the pruning that drops the states older than `stateHistory` blocks (prune.ts).
  */
 import { checkpointDepth, nodeStoreOf, openStorageRoots } from "../ethereumjs/internals.ts";
-import { LiveStateManager } from "./liveState.ts";
+import { isLiveState } from "./liveState.ts";
 import { pruneStore } from "./prune.ts";
 import { StateViews } from "./stateViews.ts";
 
@@ -146,7 +146,7 @@ export class StateHistory {
  * are reachable from its root); a fork's MerkleStateManager may.
  */
 function triesOf(stateManager: StateManagerInterface): { store: NodeStore | undefined; depth: number; openRoots: Uint8Array[] } {
-  if (stateManager instanceof LiveStateManager) return { store: stateManager.nodeStore, depth: stateManager.checkpointDepth, openRoots: [] };
+  if (isLiveState(stateManager)) return { store: stateManager.nodeStore, depth: stateManager.checkpointDepth, openRoots: [] };
   const merkle = stateManager as MerkleStateManager;
   return { store: nodeStoreOf(merkle), depth: checkpointDepth(merkle), openRoots: openStorageRoots(merkle) };
 }

@@ -27,7 +27,7 @@ import { hardforkAt } from "../ethereumjs/hardforkAt.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
 import { merkleInternals } from "../ethereumjs/internals.ts";
 import { copyVmOver } from "../ethereumjs/vmCopy.ts";
-import { LiveStateManager } from "./liveState.ts";
+import { isLiveState } from "./liveState.ts";
 import { ViewMemos, ViewStateManager } from "./viewState.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -198,13 +198,12 @@ export class StateViews {
    */
   async #createVm(block: Block): Promise<VM> {
     const live = this.#live.stateManager;
-    const vm =
-      live instanceof LiveStateManager
-        ? await copyVmOver(
-            this.#live,
-            new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos, readThrough: live.memos }),
-          )
-        : await this.#live.shallowCopy(false);
+    const vm = isLiveState(live)
+      ? await copyVmOver(
+          this.#live,
+          new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos, readThrough: live.memos }),
+        )
+      : await this.#live.shallowCopy(false);
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
     if (!(vm.stateManager instanceof ViewStateManager)) await vm.stateManager.setStateRoot(block.header.stateRoot);

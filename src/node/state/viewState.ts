@@ -4,7 +4,8 @@
  *
  * A view's VM only runs dry runs (eth_call, estimates, access lists, traces, eth_simulateV1,
  * proofs), each inside a checkpoint that is reverted: nothing it writes ever reaches the tries. (The
- * chain's live state is this class too, liveState.ts, whose overlay `writeOverlay` puts into the tries.)
+ * chain's live state is this class too, made by liveState.ts with `live` options: its overlay is
+ * written into the tries whenever its root is asked for outside a checkpoint, `#writeOverlay`.)
  * @ethereumjs/statemanager's MerkleStateManager pays for writes it would flush: its caches keep
  * accounts and slots as RLP, checkpoint each cache's diff per call frame, and drop what a reverted
  * checkpoint read. Here a write is a Map update and one journal entry, a checkpoint is the journal's
@@ -39,6 +40,7 @@ import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { Address } from "@ethereumjs/util";
 import type { Hex } from "../common/types.ts";
 import type { WriteWatcher } from "../ethereumjs/stateWrites.ts";
+import type { NodeStore } from "../ethereumjs/internals.ts";
 import type { BatchOp } from "../ethereumjs/trieBatch.ts";
 
 /**
@@ -171,6 +173,14 @@ export class ViewMemos {
   }
 }
 
+/** What makes a ViewStateManager the chain's live state (liveState.ts). */
+export interface LiveOptions {
+  /** The node map of the chain's tries. */
+  store: NodeStore | undefined;
+  /** Memos for a copy of the live state (its own: the live state's move with it). */
+  copyMemos(): ViewMemos;
+}
+
 /**
  * The hex key of an address's or a root's bytes, remembered per array: the EVM hands the same
  * Address objects to every read of a run, and an account's storage root array is shared by every
@@ -221,6 +231,10 @@ export class ViewStateManager implements StateManagerInterface {
   readonly #checkpoints: number[] = [];
   /** Told of every write (stateWrites.ts `watchStateWrites`): the live state's account index and system-call facts; none on views. */
   readonly #watchers: WriteWatcher[] = [];
+  /** Set on the chain's live state (liveState.ts): its roots are written into the tries. */
+  readonly #live: LiveOptions | undefined;
+  /** The live state: a root was asked for inside the open checkpoints, so the overlay is written when they commit. */
+  #rootAskedInside = false;
 
   /**
    * `trie`: the live state's account trie (a copy at `root` is taken; it is not changed).
@@ -229,7 +243,8 @@ export class ViewStateManager implements StateManagerInterface {
    * view of the block just sealed finds its accounts, slots and code without a trie walk. Memos
    * are keyed by root, whose content never changes: any memo's entry is right for any view.
    */
-  constructor(options: { common: Common; trie: MerklePatriciaTrie; root: Uint8Array; memos: ViewMemos; readThrough?: ViewMemos }) {
+  constructor(options: { common: Common; trie: MerklePatriciaTrie; root: Uint8Array; memos: ViewMemos; readThrough?: ViewMemos; live?: LiveOptions }) {
+    this.#live = options.live;
     this.common = options.common;
     this.#memos = options.memos;
     this.#readThrough = options.readThrough;
@@ -471,7 +486,11 @@ export class ViewStateManager implements StateManagerInterface {
 
   async commit(): Promise<void> {
     this.#checkpoints.pop();
-    if (this.#checkpoints.length === 0) this.#settle();
+    if (this.#checkpoints.length > 0) return;
+    this.#settle();
+    if (!this.#rootAskedInside) return;
+    this.#rootAskedInside = false;
+    await this.#writeOverlay();
   }
 
   async revert(): Promise<void> {
@@ -492,7 +511,9 @@ export class ViewStateManager implements StateManagerInterface {
       }
     }
     journal.length = mark;
-    if (this.#checkpoints.length === 0) this.#settle();
+    if (this.#checkpoints.length > 0) return;
+    this.#settle();
+    this.#rootAskedInside = false;
   }
 
   /** Outside every checkpoint nothing can be reverted any more: the journal and the tx's original values go. */
@@ -512,6 +533,14 @@ export class ViewStateManager implements StateManagerInterface {
    * in the store. The new roots are journaled writes: a revert undoes them with the slots.
    */
   async getStateRoot(): Promise<Uint8Array> {
+    // The live state, outside every checkpoint: the overlay goes into the tries. Inside one (runBlock
+    // takes a block's root inside the block's checkpoint, then commits it), a view's root as below, and
+    // the overlay goes into the tries when the outermost checkpoint commits: the block's state must be
+    // readable at that root from then on.
+    if (this.#live !== undefined) {
+      if (this.#checkpoints.length === 0) return this.#writeOverlay();
+      this.#rootAskedInside = true;
+    }
     if (this.#accounts.size === 0 && this.#slots.size === 0) return this.#root;
     const accountTrie = this.#accountTrie.shallowCopy(false);
     accountTrie.checkpoint();
@@ -557,7 +586,7 @@ export class ViewStateManager implements StateManagerInterface {
    * new storage root, the accounts under the new state root, so the next block reads what this one
    * wrote without a trie walk. The overlay is then empty.
    */
-  protected async writeOverlay(): Promise<Uint8Array> {
+  async #writeOverlay(): Promise<Uint8Array> {
     if (this.#accounts.size === 0 && this.#slots.size === 0 && this.#code.size === 0) return this.#root;
     const store = this.#accountTrie.database();
     for (const [hash, code] of this.#code) {
@@ -660,9 +689,32 @@ export class ViewStateManager implements StateManagerInterface {
     this.#settle();
   }
 
-  /** Another view at the same base root, sharing the memos (an overlay is not copied, as the package's caches are not). */
+  /**
+   * Another view at the same base root, sharing the memos (an overlay is not copied, as the
+   * package's caches are not). The live state's copy is a view at the last root written (writes
+   * since are not in it: ask for the root first, as the chain does before every read of the live
+   * state), with memos of its own (the live ones move).
+   */
   shallowCopy(): ViewStateManager {
+    if (this.#live !== undefined) {
+      return new ViewStateManager({ common: this.common, trie: this.baseTries(), root: this.#root, memos: this.#live.copyMemos() });
+    }
     return new ViewStateManager({ common: this.common, trie: this.#accountTrie, root: this.#root, memos: this.#memos, readThrough: this.#readThrough });
+  }
+
+  /** Whether this is the chain's live state (liveState.ts). */
+  get isLive(): boolean {
+    return this.#live !== undefined;
+  }
+
+  /** The live state: the node map of every trie of the chain (pruning reads it: prune.ts). */
+  get nodeStore(): NodeStore | undefined {
+    return this.#live?.store;
+  }
+
+  /** Keeps the memos of the state at `root` (a snapshot's) when the live state moves on from it (`ViewMemos.keep`). */
+  keepMemos(root: Uint8Array): void {
+    this.#memos.keep(flatHex(root));
   }
 }
 
