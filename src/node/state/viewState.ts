@@ -5,7 +5,8 @@
  * A view's VM only runs dry runs (eth_call, estimates, access lists, traces, eth_simulateV1,
  * proofs), each inside a checkpoint that is reverted: nothing it writes ever reaches the tries. (The
  * chain's live state is this class too, made by liveState.ts with `live` options: its overlay is
- * written into the tries whenever its root is asked for outside a checkpoint, `#writeOverlay`.)
+ * written into the tries whenever its root is asked for outside a checkpoint, or when the outermost
+ * checkpoint commits after a root was asked for inside it, `#writeOverlay`.)
  * @ethereumjs/statemanager's MerkleStateManager pays for writes it would flush: its caches keep
  * accounts and slots as RLP, checkpoint each cache's diff per call frame, and drop what a reverted
  * checkpoint read. Here a write is a Map update and one journal entry, a checkpoint is the journal's
@@ -686,6 +687,7 @@ export class ViewStateManager implements StateManagerInterface {
     this.#slots.clear();
     this.#code.clear();
     this.#checkpoints.length = 0;
+    this.#rootAskedInside = false;
     this.#settle();
   }
 
@@ -712,7 +714,7 @@ export class ViewStateManager implements StateManagerInterface {
     return this.#live?.store;
   }
 
-  /** Keeps the memos of the state at `root` (a snapshot's) when the live state moves on from it (`ViewMemos.keep`). */
+  /** The live state's: keeps the memos of the state at `root` (a snapshot's) when it moves on from it (`ViewMemos.keep`). */
   keepMemos(root: Uint8Array): void {
     this.#memos.keep(flatHex(root));
   }
