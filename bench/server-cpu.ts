@@ -34,29 +34,9 @@ else await serve(kind as Kind, Number(requestsArg), Number(roundsArg));
 
 /** The child: sends `count` copies of a body (its `"id":ID` numbered) one after another, then reports the last answer. */
 async function client(port: number): Promise<void> {
-  const http = await import("node:http");
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (body: string) =>
-    new Promise<string>((resolve, reject) => {
-      const request = http.request(
-        {
-          host: "127.0.0.1",
-          port,
-          method: "POST",
-          path: "/",
-          agent,
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        },
-        (response) => {
-          let text = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (text += chunk));
-          response.on("end", () => resolve(text));
-        },
-      );
-      request.on("error", reject);
-      request.end(body);
-    });
+  const [{ Agent }, { postJson }] = await Promise.all([import("node:http"), import("./httpPost.ts")]);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const post = async (body: string) => (await postJson(agent, port, body)).text;
   process.on("message", async ({ body, count }: { body: string; count: number }) => {
     let last = "";
     for (let id = 0; id < count; id++) last = await post(body.replace('"id":"ID"', `"id":${id}`));

@@ -15,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -25,6 +25,7 @@ import { encodeDeployData, encodeFunctionData, getContractAddress } from "viem";
 
 import { accountsFromMnemonic, DEFAULT_MNEMONIC } from "../src/node/common/accounts.ts";
 import { check } from "./check.ts";
+import { postJson } from "./httpPost.ts";
 import { compileBenchContracts } from "./contracts.ts";
 import { packageVersion } from "./peers.ts";
 import { signTx } from "./sign.ts";
@@ -66,36 +67,17 @@ function freePort(): Promise<number> {
 function jsonRpcClient(port: number): { request(method: string, params?: unknown[]): Promise<unknown>; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
-  const request = (method: string, params: unknown[] = []) =>
-    new Promise<unknown>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params });
-      const req = httpRequest(
-        {
-          host: "127.0.0.1",
-          port,
-          method: "POST",
-          path: "/",
-          agent,
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => {
-            try {
-              const answer = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string } };
-              if (answer.error !== undefined) reject(new Error(`${method}: ${answer.error.code} ${answer.error.message}`));
-              else resolve(answer.result);
-            } catch (error) {
-              reject(new Error(`${method}: HTTP ${res.statusCode}, not JSON-RPC: ${text.slice(0, 200)} (${String(error)})`));
-            }
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
+  const request = async (method: string, params: unknown[] = []) => {
+    const { status, text } = await postJson(agent, port, JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }));
+    let answer: { result?: unknown; error?: { code: number; message: string } };
+    try {
+      answer = JSON.parse(text) as typeof answer;
+    } catch (error) {
+      throw new Error(`${method}: HTTP ${status}, not JSON-RPC: ${text.slice(0, 200)} (${String(error)})`);
+    }
+    if (answer.error !== undefined) throw new Error(`${method}: ${answer.error.code} ${answer.error.message}`);
+    return answer.result;
+  };
   return { request, close: () => agent.destroy() };
 }
 
