@@ -7,7 +7,7 @@
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createAccessList2930Tx, createLegacyTx, paramsTx } from "@ethereumjs/tx";
+import { createAccessList2930Tx, createLegacyTx, getCalldataFloorGas, paramsTx } from "@ethereumjs/tx";
 import {
   Account,
   Address,
@@ -32,7 +32,7 @@ import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
 import { installActiveEips } from "../src/node/ethereumjs/activeEips.ts";
 import { installCreateAddress } from "../src/node/ethereumjs/createAddress.ts";
-import { cacheLegacyDataGas, minimumGasLimitOf } from "../src/node/ethereumjs/dataGasCache.ts";
+import { cacheLegacyDataGas, calldataFloorGas, minimumGasLimitOf } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
 import { installWordStore, mstore } from "../src/node/ethereumjs/wordStore.ts";
@@ -184,6 +184,35 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     } finally {
       prototype.getMinimumGasLimit = upstream;
     }
+  });
+
+  it("a tx's calldata floor counted in a number is the package's getCalldataFloorGas, before and under EIP-7623 and 7976, and on Amsterdam (dataGasCache.ts calldataFloorGas)", () => {
+    const forks: [Hardfork, number[]][] = [
+      [Hardfork.Cancun, []],
+      [Hardfork.Prague, []],
+      [Hardfork.Osaka, []],
+      [Hardfork.Osaka, [7976]],
+      [Hardfork.Amsterdam, []],
+    ];
+    const commons = forks.map(([hardfork, eips]) => new Common({ chain: Mainnet, hardfork, eips }));
+    const address = fc.uint8Array({ minLength: 20, maxLength: 20 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...commons.keys()),
+        fc.uint8Array({ maxLength: 300 }).map((bytes) => bytes.map((byte) => (byte < 128 ? 0 : byte))),
+        fc.option(address, { nil: undefined }),
+        fc.array(fc.tuple(address, fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 3 })), { maxLength: 3 }),
+        fc.bigInt(0n, 10n ** 18n),
+        fc.option(address, { nil: undefined }),
+        (fork, data, to, accessList, value, sender) => {
+          const common = commons[fork]!;
+          const tx = createAccessList2930Tx({ gasLimit: 10_000_000n, data, to, accessList, value }, { common, allowUnlimitedInitCodeSize: true });
+          const from = sender === undefined ? undefined : new Address(sender);
+          expect(calldataFloorGas(tx, from)).to.equal(getCalldataFloorGas(tx, from));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("the live state's dumpStorage sees slots written since its last root", async () => {

@@ -14,9 +14,10 @@
  * gas to it, so their cache would hold a different sum. test/engineInternals.test.ts fails if the
  * package stops reading the cache of an unfrozen tx.
  */
-import { TransactionType } from "@ethereumjs/tx";
+import { getCalldataFloorGas, getEip2780FloorBaseGas, TransactionType } from "@ethereumjs/tx";
 
 import type { TypedTransaction } from "@ethereumjs/tx";
+import type { Address } from "@ethereumjs/util";
 
 interface DataGasCache {
   cache: { dataFee?: { value: bigint; hardfork: string } };
@@ -45,4 +46,26 @@ export function minimumGasLimitOf(tx: TypedTransaction): bigint {
   const gas = tx.getMinimumGasLimit();
   minimumGasLimits.set(tx, { hardfork, gas });
   return gas;
+}
+
+/**
+ * EIP-7623's calldata floor of `tx`, as @ethereumjs/tx 10.1.3 computes it (util/intrinsic.js
+ * `getCalldataFloorGas`: the floor base, EIP-2780's where active, plus `totalCostFloorPerToken` per
+ * token), with the calldata's tokens (1 per zero byte and 4 per other byte, or 4 per byte under
+ * EIP-7976) counted in a number: the package adds a BigInt per calldata byte, and every dry run
+ * asks for the floor twice (its minimum gas limit, then leanDryRun's check). Under EIP-7981, whose
+ * tokens count the access list too, the package's function answers. `sender` as the package takes
+ * it (undefined: the tx's own, when signed). test/engineInternals.test.ts compares the two.
+ */
+export function calldataFloorGas(tx: TypedTransaction, sender?: Address): bigint {
+  const common = tx.common;
+  if (!common.isActivatedEIP(7623)) return 0n;
+  if (common.isActivatedEIP(7981)) return getCalldataFloorGas(tx, sender);
+  const data = tx.data;
+  let tokens = data.length * 4;
+  if (!common.isActivatedEIP(7976)) {
+    tokens = 0;
+    for (let i = 0; i < data.length; i++) tokens += data[i] === 0 ? 1 : 4;
+  }
+  return getEip2780FloorBaseGas(tx, sender) + common.param("totalCostFloorPerToken") * BigInt(tokens);
 }

@@ -29,8 +29,10 @@
  * ignoreBalance) and fails if any answer, gas figure, log or error differs; an upgrade of
  * @ethereumjs/vm that changes runTx's steps must be checked against this list.
  */
-import { Capability, getCalldataFloorGas, isBlob4844Tx } from "@ethereumjs/tx";
+import { Capability, isBlob4844Tx } from "@ethereumjs/tx";
 import { Account, bytesToUnprefixedHex } from "@ethereumjs/util";
+
+import { calldataFloorGas } from "./dataGasCache.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { EVMResult } from "@ethereumjs/evm";
@@ -99,6 +101,35 @@ function forkOf(common: VM["common"]): Fork {
   return fork;
 }
 
+/**
+ * A precompile's entry in the journal's always-warm map: its warm slots, of which it has none. A
+ * precompile runs no EVM code, so no SLOAD or SSTORE is ever made at its address, and only runTx's
+ * access list adds always-warm slots, before the precompiles and after cleaning the journal, so
+ * the entries can share one set; one that is written to throws rather than warming a slot for
+ * every precompile.
+ */
+class NoWarmSlots extends Set<string> {
+  override add(slot: string): this {
+    throw new Error(`a precompile's always-warm slots are shared and stay empty (slot ${slot})`);
+  }
+}
+const NO_WARM_SLOTS = new NoWarmSlots();
+
+/**
+ * The unprefixed keys of a table of precompiles (evm.js `_precompiles`, a new map when the fork
+ * changes; one a state override edits is not read here), as addAlwaysWarmAddress keys them.
+ */
+const precompileKeys = new WeakMap<Map<string, unknown>, readonly string[]>();
+
+function precompileKeysOf(precompiles: Map<string, unknown>): readonly string[] {
+  let keys = precompileKeys.get(precompiles);
+  if (keys === undefined) {
+    keys = [...precompiles.keys()].map((address) => (address.startsWith("0x") ? address.slice(2) : address));
+    precompileKeys.set(precompiles, keys);
+  }
+  return keys;
+}
+
 /** Whether this VM's fork and listeners let a dry run skip runTx (see the module comment). */
 function mirrors(vm: VM, tx: TypedTransaction, fork: Fork): boolean {
   if (!fork.mirrored || tx.supports(Capability.EIP7702EOACode) || isBlob4844Tx(tx)) return false;
@@ -129,7 +160,7 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     return undefined;
   }
   const intrinsicGas = tx.getIntrinsicGas();
-  const floorCost = getCalldataFloorGas(tx, caller);
+  const floorCost = calldataFloorGas(tx, caller);
   const is1559Tx = tx.supports(Capability.EIP1559FeeMarket);
   // A 1559 fork's blocks all have a base fee; without one, a legacy tx's figures do not read it.
   const baseFee = header.baseFeePerGas ?? 0n;
@@ -167,12 +198,21 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     }
   }
   if (fork.eip2929) {
-    // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
-    // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts).
-    const warm = journal.alwaysWarmJournal;
-    for (const address of vm.evm.precompiles.keys()) {
-      if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
-      else if (!warm.has(address)) warm.set(address, new Set());
+    // As runTx, the addresses of the table's `entries()`: the fork's, when a state override has
+    // edited the table in place (precompiles.ts).
+    const precompiles = vm.evm.precompiles;
+    if (journal.alwaysWarmJournal.size === 0 && !Object.hasOwn(precompiles, "entries")) {
+      // The journal was just cleaned and no access list is in it: the precompiles' entries, one shared set.
+      const warm = journal.alwaysWarmJournal;
+      for (const address of precompileKeysOf(precompiles)) warm.set(address, NO_WARM_SLOTS);
+    } else {
+      // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
+      // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts).
+      const warm = journal.alwaysWarmJournal;
+      for (const [address] of precompiles.entries()) {
+        if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
+        else if (!warm.has(address)) warm.set(address, new Set());
+      }
     }
     journal.addAlwaysWarmAddress(caller.toString());
     if (tx.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(tx.to.bytes));

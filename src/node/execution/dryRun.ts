@@ -12,7 +12,7 @@ import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress }
 import { txCommonOf } from "../pool/admission.ts";
 import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
-import { cacheLegacyDataGas } from "../ethereumjs/dataGasCache.ts";
+import { cacheLegacyDataGas, calldataFloorGas } from "../ethereumjs/dataGasCache.ts";
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
@@ -29,7 +29,7 @@ import {
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
-import type { CallRequest } from "../common/types.ts";
+import type { CallRequest, Hex } from "../common/types.ts";
 
 export interface DryRun {
   result: RunTxResult;
@@ -86,6 +86,28 @@ export function callBlock(block: Block, request: CallRequest): Block {
   return zeroFee;
 }
 
+/** Addresses remembered by `callAddress` before it starts over. */
+const MAX_CALL_ADDRESSES = 4096;
+const callAddresses = new Map<string, Address>();
+const ZERO_ADDRESS = createZeroAddress();
+
+/**
+ * The Address of a call's `from` or `to` (the zero address for none), one object per address
+ * string: the state's reads key an address by its bytes array (state/viewState.ts `keyOf`, a
+ * WeakMap), so a fresh Address per call costs each read's key again, three per `eth_call`. An
+ * Address is never written in place (@ethereumjs builds new ones), so calls can share it.
+ */
+export function callAddress(hex: Hex | null | undefined): Address {
+  if (hex === undefined || hex === null) return ZERO_ADDRESS;
+  let address = callAddresses.get(hex);
+  if (address === undefined) {
+    address = createAddressFromString(hex);
+    if (callAddresses.size >= MAX_CALL_ADDRESSES) callAddresses.clear();
+    callAddresses.set(hex, address);
+  }
+  return address;
+}
+
 /** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
 export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
   const data: TypedTxData = {
@@ -135,8 +157,10 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionFailure(error);
   }
+  // The tx's own copy of the recipient's bytes swapped for the shared Address (callAddress).
+  if (tx.to !== undefined) Object.assign(tx, { to: callAddress(request.to) });
   cacheLegacyDataGas(tx);
-  const sender: Address = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  const sender = callAddress(request.from);
   // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
   return assertSender(tx, sender);
 }
@@ -169,7 +193,7 @@ export interface PreparedCall {
  * of its gas limits instead of building one per run.
  */
 export async function prepareCall(vm: VM, request: CallRequest, block: Block, options: DryRunOptions = {}): Promise<PreparedCall> {
-  const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  const from = callAddress(request.from);
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
   // Without balance checks the run tops the sender up to what it needs (runTx's skipBalance).
@@ -207,8 +231,9 @@ class Call implements PreparedCall {
     viaRunTx: boolean,
     readonly payer: bigint | undefined,
   ) {
+    // tx.getMinimumGasLimit(): the intrinsic gas, or the calldata floor (no sender given) when higher.
     const intrinsic = tx.getIntrinsicGas();
-    const floor = tx.getMinimumGasLimit();
+    const floor = calldataFloorGas(tx);
     this.minimumGasLimit = floor > intrinsic ? floor : intrinsic;
     this.#vm = vm;
     this.#tx = tx;
