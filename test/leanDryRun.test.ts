@@ -132,7 +132,7 @@ describe("lean dry runs: the same answers as runTx", () => {
         [],
         [{ address: CALLEE, storageKeys: [`0x${"0".repeat(63)}9` as Hex] }],
         [{ address: TARGET, storageKeys: [] }],
-        // A precompile with a slot: its own warm set, where calls without a list share one empty set.
+        // A precompile with a slot: an always-warm slot at an address the lean path also warms as a precompile.
         [{ address: "0x0000000000000000000000000000000000000001", storageKeys: [`0x${"0".repeat(63)}7` as Hex] }],
       );
       const fees = fc.constantFrom<Partial<CallRequest>>(

@@ -101,35 +101,6 @@ function forkOf(common: VM["common"]): Fork {
   return fork;
 }
 
-/**
- * A precompile's entry in the journal's always-warm map: its warm slots, of which it has none. A
- * precompile runs no EVM code, so no SLOAD or SSTORE is ever made at its address, and only runTx's
- * access list adds always-warm slots, before the precompiles and after cleaning the journal, so
- * the entries can share one set; one that is written to throws rather than warming a slot for
- * every precompile.
- */
-class NoWarmSlots extends Set<string> {
-  override add(slot: string): this {
-    throw new Error(`a precompile's always-warm slots are shared and stay empty (slot ${slot})`);
-  }
-}
-const NO_WARM_SLOTS = new NoWarmSlots();
-
-/**
- * The unprefixed keys of a table of precompiles (evm.js `_precompiles`, a new map when the fork
- * changes; one a state override edits is not read here), as addAlwaysWarmAddress keys them.
- */
-const precompileKeys = new WeakMap<Map<string, unknown>, readonly string[]>();
-
-function precompileKeysOf(precompiles: Map<string, unknown>): readonly string[] {
-  let keys = precompileKeys.get(precompiles);
-  if (keys === undefined) {
-    keys = [...precompiles.keys()].map((address) => (address.startsWith("0x") ? address.slice(2) : address));
-    precompileKeys.set(precompiles, keys);
-  }
-  return keys;
-}
-
 /** Whether this VM's fork and listeners let a dry run skip runTx (see the module comment). */
 function mirrors(vm: VM, tx: TypedTransaction, fork: Fork): boolean {
   if (!fork.mirrored || tx.supports(Capability.EIP7702EOACode) || isBlob4844Tx(tx)) return false;
@@ -198,21 +169,13 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     }
   }
   if (fork.eip2929) {
-    // As runTx, the addresses of the table's `entries()`: the fork's, when a state override has
-    // edited the table in place (precompiles.ts).
-    const precompiles = vm.evm.precompiles;
-    if (journal.alwaysWarmJournal.size === 0 && !Object.hasOwn(precompiles, "entries")) {
-      // The journal was just cleaned and no access list is in it: the precompiles' entries, one shared set.
-      const warm = journal.alwaysWarmJournal;
-      for (const address of precompileKeysOf(precompiles)) warm.set(address, NO_WARM_SLOTS);
-    } else {
-      // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
-      // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts).
-      const warm = journal.alwaysWarmJournal;
-      for (const [address] of precompiles.entries()) {
-        if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
-        else if (!warm.has(address)) warm.set(address, new Set());
-      }
+    // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
+    // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts). As
+    // runTx, the table's `entries()`: the fork's addresses when a state override has edited it.
+    const warm = journal.alwaysWarmJournal;
+    for (const [address] of vm.evm.precompiles.entries()) {
+      if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
+      else if (!warm.has(address)) warm.set(address, new Set());
     }
     journal.addAlwaysWarmAddress(caller.toString());
     if (tx.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(tx.to.bytes));
