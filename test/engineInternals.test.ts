@@ -186,12 +186,15 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
     }
   });
 
-  it("a tx's calldata floor counted in a number is the package's getCalldataFloorGas, before and under EIP-7623 and 7976, and on Amsterdam (dataGasCache.ts calldataFloorGas)", () => {
+  it("a tx's calldata floor counted in a number is the package's getCalldataFloorGas, before and under EIP-7623, 7976 and 2780, and on Amsterdam (dataGasCache.ts calldataFloorGas)", () => {
     const forks: [Hardfork, number[]][] = [
       [Hardfork.Cancun, []],
       [Hardfork.Prague, []],
       [Hardfork.Osaka, []],
       [Hardfork.Osaka, [7976]],
+      // EIP-2780's floor base (the sender and value count) with this module's own token count.
+      [Hardfork.Osaka, [2780, 7708]],
+      [Hardfork.Osaka, [7976, 2780, 7708]],
       [Hardfork.Amsterdam, []],
     ];
     const commons = forks.map(([hardfork, eips]) => new Common({ chain: Mainnet, hardfork, eips }));

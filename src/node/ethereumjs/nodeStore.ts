@@ -6,13 +6,15 @@
  * blocks since the last one wrote, not the size of the state (a system contract's ring buffer of
  * 8191 slots alone is ~10,000 nodes, docs/profiles.md "Genesis code").
  *
- * Every write reaches the map through `set`: MapDB's `put` and `batch` (@ethereumjs/util 10.1.3
- * mapDB.js) and the batched trie writes (trieFindPath.ts `writeTrieNodes`) call it on this very
- * object, which every copy of the state's tries shares (MapDB `shallowCopy`). Nothing is recorded
- * until the first `takeWritten`, so a chain that never prunes keeps no record. The record is a set:
- * a node's key is its content's hash, so the same states written again (dev edits without a seal,
- * blocks mined and reverted before a pass comes due) set the same keys, and the record stays within
- * the keys the store holds (only a pass deletes).
+ * Every new key reaches the map through `set`: MapDB's `put` and `batch` (@ethereumjs/util 10.1.3
+ * mapDB.js) and the batched trie writes (trieFindPath.ts `writeTrieNodes`, which skips a key the map
+ * holds) call it on this very object, which every copy of the state's tries shares (MapDB
+ * `shallowCopy`). Nothing is recorded until the first `takeWritten`, so a chain that never prunes
+ * keeps no record. The record is a set: a node's key is its content's hash, so the same states
+ * written again (dev edits without a seal, blocks mined and reverted before a pass comes due) set
+ * the same keys, and the record stays within the keys the store holds (only a pass deletes). A key
+ * written again without a `set` needs no record: it is in the record since its first `set`, or a
+ * pass has counted its links already.
  */
 export class NodeStoreMap extends Map<string, Uint8Array | string> {
   /** Keys set since the last `takeWritten`; undefined before the first. */

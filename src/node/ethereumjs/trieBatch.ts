@@ -20,7 +20,8 @@
  *
  * Nodes are read from the memo of decoded nodes without a copy (nothing here changes a node it
  * read: the batch builds nodes of its own) and the nodes written go into the memo as they are
- * (trieFindPath.ts `formatNodeToMemo`), with the batch's values themselves: a value array is the
+ * (trieFindPath.ts `formatNodeToMemo`; one whose key the map holds already is dropped from it, and
+ * the stored array stays: `writeTrieNodes`), with the batch's values themselves: a value array is the
  * batch's once passed, and its caller never changes it (the live state passes encodings it has just
  * made). A copy of each would be an allocation of its own per value (an account's RLP is ~70
  * bytes, past the 64 that V8 keeps inside its heap: a malloc'd backing store each).

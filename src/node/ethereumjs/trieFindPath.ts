@@ -200,7 +200,8 @@ export async function hasTrieRoot(trie: MerklePatriciaTrie, root: Uint8Array): P
 /**
  * Writes the nodes `_formatNode` queued into `nodes` (from syncNodeMap), under the key's unprefixed
  * hex: what @ethereumjs/mpt 10.1.3's CheckpointDB.batch, then MapDB.batch, put there, one awaited
- * call per node.
+ * call per node, except that a key the map holds keeps its array (the same bytes) where the package
+ * would put the new one.
  */
 export function writeTrieNodes(nodes: NodeMap, ops: NodeOp[]): void {
   for (const op of ops) {
