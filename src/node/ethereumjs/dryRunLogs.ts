@@ -23,6 +23,9 @@ import type { RunTxResult, VM } from "@ethereumjs/vm";
 export async function runTxWithoutBloom(vm: VM, run: () => Promise<RunTxResult>): Promise<RunTxResult> {
   const evm = vm.evm as EVMInterface & { runCall(opts: EVMRunCallOpts): Promise<EVMResult> };
   const upstream = evm.runCall;
+  // An own runCall (evmFields.ts gives every EVM one) is set back rather than deleted: a deleted
+  // field would make the EVM a dictionary with a hidden class of its own.
+  const own = Object.hasOwn(evm, "runCall");
   let aside: Log[] | undefined;
   evm.runCall = async function (this: unknown, opts: EVMRunCallOpts): Promise<EVMResult> {
     const result = await upstream.call(this, opts);
@@ -34,9 +37,13 @@ export async function runTxWithoutBloom(vm: VM, run: () => Promise<RunTxResult>)
   try {
     result = await run();
   } finally {
-    // Back to the prototype's method (the override is an own property of this instance).
-    delete (evm as { runCall?: unknown }).runCall;
-    if (evm.runCall !== upstream) evm.runCall = upstream;
+    if (own) {
+      evm.runCall = upstream;
+    } else {
+      // Back to the prototype's method (the override is an own property of this instance).
+      delete (evm as { runCall?: unknown }).runCall;
+      if (evm.runCall !== upstream) evm.runCall = upstream;
+    }
   }
   const appended = result.execResult.logs;
   if (aside !== undefined) result.execResult.logs = appended === undefined ? aside : [...aside, ...appended];

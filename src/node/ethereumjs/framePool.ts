@@ -37,6 +37,7 @@ import { pathToFileURL } from "node:url";
 import { EVMError } from "@ethereumjs/evm";
 import { Account, BIGINT_0, createZeroAddress, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 
+import { EVM_LAST_FRAME as LAST_FRAME, EVM_POOL_OFF as POOL_OFF } from "./evmFields.ts";
 import { interpreterModules, loadedCommonJs } from "./jumpAnalysis.ts";
 
 import type { EVM, Message } from "@ethereumjs/evm";
@@ -110,10 +111,8 @@ function giveBack(memory: MemoryLike): void {
 
 const isSmall = (memory: MemoryLike) => memory._store.length <= MAX_POOLED_BYTES;
 
-const POOL_OFF = Symbol("hardhat-preconf.framePool.off");
-
-/**
- * The EVM's last frame (its message, interpreter and result), kept until the next frame replaces
+/*
+ * `LAST_FRAME`: the EVM's last frame (its message, interpreter and result), kept until the next frame replaces
  * it, so that the hidden classes of a frame's objects outlive the frame. V8 collects a map once no
  * object has it (a full GC between two requests finds no frame running), and then discards the
  * optimized code that checks it ("weak objects" in `--trace-deopt`): the next requests run the
@@ -121,9 +120,9 @@ const POOL_OFF = Symbol("hardhat-preconf.framePool.off");
  * with the EVM, and only a frame whose memory stayed within the pool's bound (32 KiB): what it keeps is
  * its message (calldata, code), stack, result (logs, return data) and that memory, which by then
  * belongs to the pool and to later frames (nothing reads the kept frame's run state). Measured with
- * bench/one-provider.ts (bench/benchmarks-notes.md, "Ninth round").
+ * bench/one-provider.ts (bench/benchmarks-notes.md, "Ninth round"). A field every EVM has from
+ * its start (evmFields.ts).
  */
-const LAST_FRAME = Symbol("hardhat-preconf.framePool.lastFrame");
 
 /** Runs `evm`'s frames on the package's own `runInterpreter` (tests compare the two). */
 export function withoutFramePool(evm: EVM): void {

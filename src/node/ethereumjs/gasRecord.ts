@@ -14,6 +14,9 @@
  * executes each limit with that limit's gas bought) makes the record unusable: the estimate then
  * executes as before.
  */
+// The EVM's field for the record under way: registered (evmFields.ts), so that two copies of this
+// module (the sources and the compiled package, as a test run may load both) read one record.
+import { EVM_RECORDING as RECORDING } from "./evmFields.ts";
 
 /** One threshold on the top frame's start gas, in execution order. */
 export interface GasThreshold {
@@ -53,13 +56,6 @@ export class GasRecording {
   }
 }
 
-/**
- * Registered (Symbol.for): when two copies of this module share a process (the sources and the
- * compiled package, as a test run may load both), the loop one installed reads the recording the
- * other's estimate started.
- */
-const RECORDING = Symbol.for("hardhat-preconf.gasRecording");
-
 type Recorded = { [RECORDING]?: GasRecording };
 
 /** Records the gas steps of every execution on `evm` until `stopRecording`. */
@@ -68,7 +64,8 @@ export function startRecording(evm: object, recording: GasRecording): void {
 }
 
 export function stopRecording(evm: object): void {
-  delete (evm as Recorded)[RECORDING];
+  // Unset, not deleted (evmFields.ts).
+  (evm as Recorded)[RECORDING] = undefined;
 }
 
 /** The recording under way on `evm`, if any. */

@@ -18,6 +18,7 @@
 import { EVMError } from "@ethereumjs/evm";
 
 import { ExecutionTimeoutError } from "../common/errors.ts";
+import { EVM_BUDGET as BUDGET } from "../ethereumjs/evmFields.ts";
 import { hookOpcodes } from "../ethereumjs/opcodeHooks.ts";
 
 import type { EVM } from "@ethereumjs/evm";
@@ -39,7 +40,6 @@ interface Budget {
   timedOut: boolean;
 }
 
-const BUDGET = Symbol("dry-run budget");
 type Budgeted = EVM & { [BUDGET]?: Budget };
 
 let ticks = 0;
@@ -121,6 +121,7 @@ export async function withTimeBudget<T>(vm: VM, ms: number, work: () => Promise<
   } catch (error) {
     throw budget.timedOut ? executionTimeout(ms) : error;
   } finally {
-    if (evm[BUDGET] === budget) delete evm[BUDGET];
+    // Unset, not deleted: a deleted field would give the EVM a hidden class of its own (evmFields.ts).
+    if (evm[BUDGET] === budget) evm[BUDGET] = undefined;
   }
 }

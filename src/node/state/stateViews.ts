@@ -26,6 +26,7 @@ import { SerialQueue } from "../common/serialQueue.ts";
 import { hardforkAt } from "../ethereumjs/hardforkAt.ts";
 import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
 import { merkleInternals } from "../ethereumjs/internals.ts";
+import { initEvmFields } from "../ethereumjs/evmFields.ts";
 import { copyVmOver } from "../ethereumjs/vmCopy.ts";
 import { isLiveState } from "./liveState.ts";
 import { ViewMemos, ViewStateManager } from "./viewState.ts";
@@ -204,6 +205,8 @@ export class StateViews {
           new ViewStateManager({ common: live.common, trie: live.baseTries(), root: block.header.stateRoot, memos: this.#memos, readThrough: live.memos }),
         )
       : await this.#live.shallowCopy(false);
+    // The live EVM's fields, in its order: one hidden class for every EVM (evmFields.ts).
+    initEvmFields(vm.evm);
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
     if (!(vm.stateManager instanceof ViewStateManager)) await vm.stateManager.setStateRoot(block.header.stateRoot);
