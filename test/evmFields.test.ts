@@ -15,13 +15,14 @@ import { Token } from "./helpers/contracts.ts";
 import type { VM } from "@ethereumjs/vm";
 import type { Address } from "viem";
 
-// V8's own answers, for this test's functions only (the flag lets later code use its intrinsics).
+// V8's own answers. The flag holds for the rest of this process (mocha's one process for every file): it only
+// lets later code parse `%Name(...)` calls, a syntax error in plain JavaScript, so no other code changes meaning.
 setFlagsFromString("--allow-natives-syntax");
 const hasFastProperties = new Function("object", "return %HasFastProperties(object)") as (object: object) => boolean;
 const haveSameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
 
 describe("EVM fields (evmFields.ts)", () => {
-  it("the live EVM and the views' EVMs keep one hidden class after blocks, eth_calls, estimates and dry runs through runTx", async () => {
+  it("the live EVM and the views' EVMs keep one hidden class, and the views' journals fast properties, after blocks, eth_calls, estimates and dry runs through runTx", async () => {
     const { provider } = await createTestChain({ rpcEvmTimeoutMs: 5_000 });
     try {
       const clients = viemClients(provider);
@@ -32,10 +33,12 @@ describe("EVM fields (evmFields.ts)", () => {
       const transfer = encodeFunctionData({ abi: Token.abi, functionName: "transfer", args: [other, 5n] });
       const balanceOf = encodeFunctionData({ abi: Token.abi, functionName: "balanceOf", args: [other] });
       const evms: object[] = [];
+      const journals: object[] = [];
       const collect = async (tag: "latest" | "pending") => {
         const resolved = provider.chain.resolve({ kind: "tag", tag })!;
         await provider.chain.withState(resolved, async (vm: VM) => {
           evms.push(vm.evm);
+          journals.push(vm.evm.journal);
         });
       };
       for (let round = 0; round < 3; round++) {
@@ -53,6 +56,7 @@ describe("EVM fields (evmFields.ts)", () => {
       expect(evms.length).to.equal(7);
       for (const evm of evms) expect(hasFastProperties(evm), "an EVM's properties in a dictionary").to.equal(true);
       for (const evm of evms) expect(haveSameMap(evm, evms[0]!), "EVMs of two hidden classes").to.equal(true);
+      for (const journal of journals) expect(hasFastProperties(journal), "a journal's properties in a dictionary").to.equal(true);
     } finally {
       await provider.close();
     }

@@ -5,13 +5,13 @@
  * eth_estimateGas, eth_createAccessList, debug_traceCall) answers from the execution result alone
  * and drops both; eth_simulateV1 and the chain's own txs, which need them, do not come here.
  *
- * Patch (@ethereumjs/vm 10.1.3, runTx.js `_runTx`): for one run, `vm.evm.runCall` is an own
- * property of the EVM that moves the result's `execResult.logs` aside; runTx then builds an
- * empty bloom and a receipt without logs, and the logs are put back on the result it returns,
- * followed by any runTx appended itself (EIP-7708's burn logs, processSelfdestructs), the order
- * runTx gives them. It relies on runTx calling `vm.evm.runCall` once and reading the logs only
- * from that result after it; test/dryRunLogs.test.ts fails if a dry run builds a bloom again or
- * its logs change.
+ * Patch (@ethereumjs/vm 10.1.3, runTx.js `_runTx`): for one run, `vm.evm.runCall` (an own field of
+ * a chain's EVM: evmFields.ts) is replaced by one that moves the result's `execResult.logs` aside;
+ * runTx then builds an empty bloom and a receipt without logs, and the logs are put back on the
+ * result it returns, followed by any runTx appended itself (EIP-7708's burn logs,
+ * processSelfdestructs), the order runTx gives them. It relies on runTx calling `vm.evm.runCall`
+ * once and reading the logs only from that result after it; test/dryRunLogs.test.ts fails if a dry
+ * run builds a bloom again or its logs change.
  *
  * A VM runs one thing at a time (a state view's lane, the live VM's queue), so the override is
  * seen by this run only, as assertedSender.ts's are.
