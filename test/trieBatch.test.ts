@@ -72,6 +72,11 @@ async function reachable(trie: MerklePatriciaTrie): Promise<Map<string, string>>
   return nodes;
 }
 
+/** Puts of 40 one-byte keys, each value its own length (1 to 40 bytes). */
+function fortyPuts(): BatchOp[] {
+  return Array.from({ length: 40 }, (_, i): BatchOp => [Uint8Array.of(i), Uint8Array.from({ length: 1 + i }, (_, j) => i + j)]);
+}
+
 describe("batched trie update (trieBatch.ts)", () => {
   before(() => installTrieFindPath());
 
@@ -141,8 +146,7 @@ describe("batched trie update (trieBatch.ts)", () => {
 
   it("leaves the trie as it was for puts of the values it already holds, writing nothing", async () => {
     const trie = new MerklePatriciaTrie({ useKeyHashing: true });
-    const ops: BatchOp[] = [];
-    for (let i = 0; i < 40; i++) ops.push([Uint8Array.of(i), Uint8Array.from({ length: 1 + (i % 40) }, (_, j) => i + j)]);
+    const ops = fortyPuts();
     await applyBatch(trie, ops);
     const root = trie.root();
     // Nodes go into the MapDB's map itself (trieFindPath.ts writeTrieNodes).
@@ -167,8 +171,7 @@ describe("batched trie update (trieBatch.ts)", () => {
 
   it("keeps the arrays it holds when a batch writes nodes whose keys it has (a state written again after going back to an earlier root)", async () => {
     const trie = new MerklePatriciaTrie({ useKeyHashing: true });
-    const ops: BatchOp[] = [];
-    for (let i = 0; i < 40; i++) ops.push([Uint8Array.of(i), Uint8Array.from({ length: 1 + (i % 40) }, (_, j) => i + j)]);
+    const ops = fortyPuts();
     await applyBatch(trie, ops);
     const base = trie.root();
     await applyBatch(trie, [[Uint8Array.of(7), Uint8Array.of(99)]]);

@@ -62,10 +62,8 @@ export function calldataFloorGas(tx: TypedTransaction, sender?: Address): bigint
   if (!common.isActivatedEIP(7623)) return 0n;
   if (common.isActivatedEIP(7981)) return getCalldataFloorGas(tx, sender);
   const data = tx.data;
-  let tokens = data.length * 4;
-  if (!common.isActivatedEIP(7976)) {
-    tokens = 0;
-    for (let i = 0; i < data.length; i++) tokens += data[i] === 0 ? 1 : 4;
-  }
+  let tokens = 0;
+  if (common.isActivatedEIP(7976)) tokens = data.length * 4;
+  else for (let i = 0; i < data.length; i++) tokens += data[i] === 0 ? 1 : 4;
   return getEip2780FloorBaseGas(tx, sender) + common.param("totalCostFloorPerToken") * BigInt(tokens);
 }

@@ -6,9 +6,9 @@
  * the authorities of the call's EIP-7702 authorizations are left out as addresses; the slots a
  * contract reads or writes are listed whoever it is.
  */
-import { createAddressFromString, createContractAddress, createZeroAddress, eoaCode7702RecoverAuthority } from "@ethereumjs/util";
+import { createContractAddress, eoaCode7702RecoverAuthority } from "@ethereumjs/util";
 
-import { dryRun } from "./dryRun.ts";
+import { callAddress, dryRun } from "./dryRun.ts";
 import { gethErrorText } from "./vmErrors.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -112,7 +112,7 @@ function authorityOf(authorization: CallAuthorization, chainId: bigint): Hex | u
 
 /** What go-ethereum leaves out of the list as addresses: sender, recipient, precompiles, authorities. */
 async function excludedAddresses(vm: VM, request: CallRequest): Promise<Set<Hex>> {
-  const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  const from = callAddress(request.from);
   const nonce = request.nonce ?? (await vm.stateManager.getAccount(from))?.nonce ?? 0n;
   const to = request.to ?? createContractAddress(from, nonce).toString();
   const excluded = new Set<Hex>([from.toString() as Hex, to.toLowerCase() as Hex]);

@@ -20,12 +20,10 @@
  * executed. The search itself, and so its answer, is unchanged (test/estimateOnePass.test.ts runs
  * both on many contracts); an ERC-20 transfer's estimate is one execution.
  */
-import { createAddressFromString, createZeroAddress } from "@ethereumjs/util";
-
 import { GasRequiredExceedsAllowanceError, InsufficientFundsForTransferError } from "../common/errors.ts";
 import { GasRecording, startRecording, stopRecording } from "../ethereumjs/gasRecord.ts";
 import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
-import { feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
+import { callAddress, feeCapOf, hasFeeFields, isIntrinsicGasError, prepareCall } from "./dryRun.ts";
 import { executionFailure } from "./vmErrors.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -216,7 +214,7 @@ async function upperBound(vm: VM, request: CallRequest, block: Block): Promise<b
   if (!hasFeeFields(request)) return hi;
   const feeCap = feeCapOf(request, block);
   if (feeCap === 0n) return hi;
-  const from = request.from === undefined ? createZeroAddress() : createAddressFromString(request.from);
+  const from = callAddress(request.from);
   const balance = (await vm.stateManager.getAccount(from))?.balance ?? 0n;
   const value = request.value ?? 0n;
   // geth refuses value >= balance here: nothing would be left to pay for any gas.
@@ -282,6 +280,6 @@ async function isPlainTransfer(vm: VM, request: CallRequest): Promise<boolean> {
   if (request.to === undefined || request.to === null || (data !== undefined && data.length > 0)) return false;
   // Each authorization costs 25000 on top: 21000 cannot succeed, so skip the wasted run.
   if (request.authorizationList !== undefined && request.authorizationList.length > 0) return false;
-  const code = await vm.stateManager.getCode(createAddressFromString(request.to));
+  const code = await vm.stateManager.getCode(callAddress(request.to));
   return code.length === 0;
 }
