@@ -236,7 +236,7 @@ if (serverIds.length > 0 && (only === undefined || only.some((item) => item.star
             log(`${workload.id} ${server.id} failed (n/a): ${(error instanceof Error ? error.message : String(error)).slice(0, 300)}`);
             continue;
           }
-          const what = `${sample.ms.toFixed(1)} ms (server CPU ${sample.cpuMs?.toFixed(0) ?? "n/a"} ms)`;
+          const what = `${sample.ms.toFixed(1)} ms (server CPU ${sample.cpuMs?.toFixed(1) ?? "n/a"} ms)`;
           if (rep < 0) {
             log(`${workload.id} warm-up ${server.id.padEnd(7)} ${what} (not counted)`);
             continue;

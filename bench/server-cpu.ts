@@ -1,7 +1,7 @@
 /**
- * The server's own CPU per request over HTTP, to the microsecond: the server rows (servers.ts) read
- * a server process's CPU from /proc in 10 ms ticks, a few ticks a row, too coarse to see a lever of
- * a few µs a request. Here ours serves over HTTP (src/server/http.ts, automine, the token deployed)
+ * The server's own CPU per request over HTTP, round by round, from a build's sources: the server
+ * rows (servers.ts) time `preconf node` as a process, one figure per workload and repetition. Here
+ * ours serves over HTTP (src/server/http.ts, automine, the token deployed)
  * in this process, which measures its own `process.cpuUsage()` around each round, while a client in
  * a child process sends the requests one after another on one keep-alive connection. The first
  * round is a warm-up; the library's V8 flags are Node's defaults (`preconf node` lowers the tier-up

@@ -7,7 +7,8 @@
  * repetition sends the same txs with the same nonces; servers alternate within each repetition.
  *
  * Times: the client's wall time per workload, and the CPU time the server process spent over it
- * (from /proc, Linux: `timing.ts`), which is what the server itself did, whatever the load.
+ * (from /proc, Linux, to the nanosecond: `timing.ts`), which is what the server itself did,
+ * whatever the load.
  *
  * `BENCH_OURS_NODE_ARGS` adds Node options to ours' server process, e.g. to profile it, and
  * `BENCH_OURS_DIST` runs another build of ours (an earlier commit's `dist/`, for before/after rows):
@@ -29,9 +30,10 @@ import { postJson } from "./httpPost.ts";
 import { compileBenchContracts } from "./contracts.ts";
 import { packageVersion } from "./peers.ts";
 import { signTx } from "./sign.ts";
-import { processCpuMs, stopwatch } from "./timing.ts";
+import { cpuMsBetween, readProcessCpu, stopwatch } from "./timing.ts";
 
 import type { ChildProcess } from "node:child_process";
+import type { CpuReading } from "./timing.ts";
 import type { Hex } from "viem";
 import type { Sample } from "./workloads.ts";
 
@@ -42,9 +44,11 @@ export interface Server {
   id: ServerId;
   label: string;
   version: string;
+  /** The server's process id. */
+  pid: number;
   request(method: string, params?: unknown[]): Promise<unknown>;
-  /** CPU time the server process has used so far (ms), where the OS tells. */
-  cpuMs(): number | undefined;
+  /** CPU time the server process has used so far, where the OS tells (timing.ts). */
+  cpu(): CpuReading | undefined;
   close(): Promise<void>;
 }
 
@@ -190,8 +194,9 @@ export async function startServer(id: ServerId): Promise<Server> {
     id,
     label: launch.label,
     version: launch.version,
+    pid,
     request: client.request,
-    cpuMs: () => processCpuMs(pid),
+    cpu: () => readProcessCpu(pid),
     close: async () => {
       client.close();
       if (exited) return;
@@ -263,12 +268,12 @@ export interface ServerWorkload {
 
 /** Times `body` on the client's clock and the server's CPU. */
 async function timed(server: Server, body: () => Promise<void>): Promise<Sample> {
-  const cpuBefore = server.cpuMs();
+  const cpuBefore = server.cpu();
   const elapsed = stopwatch();
   await body();
   const { ms } = elapsed();
-  const cpuAfter = server.cpuMs();
-  return { ms, ...(cpuBefore !== undefined && cpuAfter !== undefined && { cpuMs: cpuAfter - cpuBefore }) };
+  const cpuAfter = server.cpu();
+  return { ms, ...(cpuBefore !== undefined && cpuAfter !== undefined && { cpuMs: cpuMsBetween(cpuBefore, cpuAfter) }) };
 }
 
 async function tokenBalance(server: Server, who: Hex): Promise<bigint> {

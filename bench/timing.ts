@@ -3,7 +3,7 @@
  * machine a process waits for a core, which wall time counts and CPU time does not; ratios of CPU
  * times compare the work each peer does, ratios of wall times what a user waits.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Starts timing: the returned function gives the wall and CPU time since (see `Sample.cpuMs`). */
 export function stopwatch(): () => { ms: number; cpuMs: number } {
@@ -18,6 +18,41 @@ export function stopwatch(): () => { ms: number; cpuMs: number } {
 /** CPU time (user + system, ms) of another process, from /proc (Linux); undefined elsewhere or once it is gone. */
 export function processCpuMs(pid: number): number | undefined {
   return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/**
+ * A reading of another process's CPU time (Linux; undefined elsewhere or once it is gone):
+ * `ticks`, the whole process's in 10 ms ticks (/proc/<pid>/stat, threads that have exited
+ * included), and `ns`, its live threads' to the nanosecond (the scheduler's run time of each,
+ * /proc/<pid>/task/<tid>/schedstat), with which threads those were.
+ */
+export interface CpuReading {
+  ticksMs: number;
+  ns: number;
+  threads: string;
+}
+
+export function readProcessCpu(pid: number): CpuReading | undefined {
+  const ticksMs = processCpuMs(pid);
+  if (ticksMs === undefined) return undefined;
+  try {
+    const tids = readdirSync(`/proc/${pid}/task`).sort();
+    let ns = 0;
+    for (const tid of tids) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    return { ticksMs, ns, threads: tids.join(",") };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CPU time (ms) a process spent between two readings: to the nanosecond when the same threads
+ * were alive at both (a thread that ended in between takes its time out of the live threads' sum),
+ * else in ticks. A server row's few hundred requests cost a few ticks, so ticks alone move a ratio
+ * by ±10-30 %.
+ */
+export function cpuMsBetween(before: CpuReading, after: CpuReading): number {
+  return before.threads === after.threads ? (after.ns - before.ns) / 1e6 : after.ticksMs - before.ticksMs;
 }
 
 /** CPU time (ms) of this process's main thread alone (Linux; undefined elsewhere): the rest is V8's background threads. */
