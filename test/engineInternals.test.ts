@@ -528,6 +528,25 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       expect(cached.getDataGas()).to.equal(12_345n);
     });
 
+    it("counts the data gas in numbers as the package's getDataGas does, calls and creations, before and after EIP-3860", () => {
+      const commons = [Hardfork.Berlin, Hardfork.Shanghai, Hardfork.Osaka].map((hardfork) => new Common({ chain: Mainnet, hardfork }));
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...commons.keys()),
+          fc.uint8Array({ maxLength: 200 }).map((bytes) => bytes.map((byte) => (byte < 128 ? 0 : byte))),
+          fc.option(fc.uint8Array({ minLength: 20, maxLength: 20 }), { nil: undefined }),
+          (fork, data, to) => {
+            const options = { common: commons[fork]!, freeze: false, allowUnlimitedInitCodeSize: true };
+            const plain = createLegacyTx({ gasLimit: 10_000_000n, data, to }, options);
+            const cached = createLegacyTx({ gasLimit: 10_000_000n, data, to }, options);
+            cacheLegacyDataGas(cached);
+            expect(cached.getDataGas()).to.equal(plain.getDataGas());
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
     it("leaves typed txs alone (their data gas adds the access list to the cached part)", () => {
       const tx = createAccessList2930Tx(
         { gasLimit: 100_000n, data, accessList: [{ address: `0x${"11".repeat(20)}`, storageKeys: [] }] },

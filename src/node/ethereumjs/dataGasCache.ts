@@ -7,7 +7,7 @@
  * run's tx is built unfrozen (each run sets its gas limit: dryRun.ts), and the intrinsic-gas and
  * calldata-floor checks of prepareCall, runTx and the estimate ask for it several times per run,
  * each a BigInt addition per calldata byte. The data gas depends on the data, the recipient and
- * the hardfork (the cache's key), none of which a run changes.
+ * the hardfork (the cache's key), none of which a run changes; it is counted here once, in numbers.
  *
  * Patch (`tx.cache.dataFee`, read before the package looks at whether the tx is frozen): filled
  * for legacy txs only, whose getDataGas is that function alone; typed txs add their access list's
@@ -25,7 +25,22 @@ interface DataGasCache {
 
 export function cacheLegacyDataGas(tx: TypedTransaction): void {
   if (tx.type !== TransactionType.Legacy) return;
-  (tx as unknown as DataGasCache).cache.dataFee = { value: tx.getDataGas(), hardfork: tx.common.hardfork() };
+  (tx as unknown as DataGasCache).cache.dataFee = { value: legacyDataGas(tx), hardfork: tx.common.hardfork() };
+}
+
+/**
+ * A legacy tx's data gas as @ethereumjs/tx 10.1.3 computes it (capabilities/legacy.js `getDataGas`:
+ * `txDataZeroGas` per zero byte and `txDataNonZeroGas` per other byte, plus EIP-3860's
+ * `initCodeWordGas` per 32-byte word of a creation's data), with the bytes counted in a number
+ * where the package adds a BigInt per byte. test/engineInternals.test.ts compares the two.
+ */
+function legacyDataGas(tx: TypedTransaction): bigint {
+  const { common, data } = tx;
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  let gas = common.param("txDataZeroGas") * BigInt(zeros) + common.param("txDataNonZeroGas") * BigInt(data.length - zeros);
+  if ((tx.to === undefined || tx.to === null) && common.isActivatedEIP(3860)) gas += common.param("initCodeWordGas") * BigInt(Math.ceil(data.length / 32));
+  return gas;
 }
 
 /** Each admitted tx's minimum gas limit, with the hardfork it was computed under. */

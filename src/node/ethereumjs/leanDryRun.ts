@@ -32,6 +32,7 @@
 import { Capability, isBlob4844Tx } from "@ethereumjs/tx";
 import { Account, bytesToUnprefixedHex } from "@ethereumjs/util";
 
+import { unprefixedHex } from "../common/hex.ts";
 import { calldataFloorGas } from "./dataGasCache.ts";
 
 import type { Block } from "@ethereumjs/block";
@@ -41,6 +42,22 @@ import type { RunTxResult, VM } from "@ethereumjs/vm";
 
 /** EIPs whose runTx steps this does not mirror: where one is active, dry runs take runTx. */
 const UNMIRRORED_EIPS = [7864, 8037, 7928, 7708, 8246, 2780] as const;
+
+/** The warm slots of every precompile: none (see leanDryRun). */
+const NO_SLOTS: Set<string> = new Set();
+
+/**
+ * The journal's key of an address (unprefixed hex), remembered per bytes array: a dry run's sender,
+ * recipient (execution/dryRun.ts `callAddress`) and coinbase are the same objects call after call.
+ * Such arrays are never changed in place.
+ */
+const warmKeys = new WeakMap<Uint8Array, string>();
+
+function warmKeyOf(bytes: Uint8Array): string {
+  let key = warmKeys.get(bytes);
+  if (key === undefined) warmKeys.set(bytes, (key = unprefixedHex(bytes)));
+  return key;
+}
 
 /** How many dry runs took each path (the tests read them). */
 export const leanDryRunStats = { lean: 0, runTx: 0 };
@@ -172,14 +189,16 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
     // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts). As
     // runTx, the table's `entries()`: the fork's addresses when a state override has edited it.
+    // A precompile's warm slots are never added to (addAlwaysWarmSlot runs for the access list
+    // only, above, which gives an address it names a set of its own): they share one empty set.
     const warm = journal.alwaysWarmJournal;
     for (const [address] of vm.evm.precompiles.entries()) {
       if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
-      else if (!warm.has(address)) warm.set(address, new Set());
+      else if (!warm.has(address)) warm.set(address, NO_SLOTS);
     }
-    journal.addAlwaysWarmAddress(caller.toString());
-    if (tx.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(tx.to.bytes));
-    if (fork.eip3651) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(header.coinbase.bytes));
+    journal.addAlwaysWarmAddress(warmKeyOf(caller.bytes));
+    if (tx.to !== undefined) journal.addAlwaysWarmAddress(warmKeyOf(tx.to.bytes));
+    if (fork.eip3651) journal.addAlwaysWarmAddress(warmKeyOf(header.coinbase.bytes));
   }
   (vm.evm as unknown as VmInternals["evm"]).eip7928CallPostTargetOog = false;
 

@@ -17,6 +17,7 @@ import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
 import { executionFailure } from "./vmErrors.ts";
+import { ViewStateManager } from "../state/viewState.ts";
 import {
   AdmissionMessage,
   ExecutionFailedError,
@@ -110,10 +111,12 @@ export function callAddress(hex: Hex | null | undefined): Address {
 
 /** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
 export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
+  const to = request.to === undefined || request.to === null ? undefined : callAddress(request.to);
   const data: TypedTxData = {
     nonce,
     gasLimit,
-    to: request.to ?? undefined,
+    // The shared Address's bytes: the package takes bytes as they are, and a hex string through a regex check.
+    to: to?.bytes,
     value: request.value ?? 0n,
     data: request.data ?? request.input ?? new Uint8Array(),
   };
@@ -157,8 +160,8 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionFailure(error);
   }
-  // The tx's own copy of the recipient's bytes swapped for the shared Address (callAddress).
-  if (tx.to !== undefined) Object.assign(tx, { to: callAddress(request.to) });
+  // The tx's own Address (of the same bytes) swapped for the shared one (callAddress).
+  if (tx.to !== undefined) Object.assign(tx, { to });
   cacheLegacyDataGas(tx);
   const sender = callAddress(request.from);
   // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
@@ -257,6 +260,7 @@ class Call implements PreparedCall {
  */
 async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<void> {
   const state = vm.stateManager;
+  if (state instanceof ViewStateManager) return;
   if (tx.to !== undefined && (await state.getAccount(tx.to))?.isContract() === true) await state.getCode(tx.to);
   await state.getAccount(block.header.coinbase);
 }
