@@ -66,62 +66,74 @@ async function reachable(store: NodeStore, stateRoots: Uint8Array[], storageRoot
 }
 
 describe("pruneStore", () => {
-  it("leaves exactly what the kept roots reach, pass after pass", async () => {
-    const stateManager = createLiveState(new Common({ chain: Mainnet }));
-    const store = stateManager.nodeStore!;
-    for (let n = 0; n < 12; n++) await stateManager.putAccount(address(n), new Account());
-    const roots: Uint8Array[] = [];
-    // 60 "blocks": balances move, a ring of slots is overwritten (as EIP-2935's), slots are cleared, code comes and goes.
-    for (let block = 1; block <= 60; block++) {
-      await stateManager.checkpoint();
-      for (let n = 0; n < 4; n++) {
-        const who = address((block * 7 + n) % 12);
-        const account = (await stateManager.getAccount(who)) ?? new Account();
-        await stateManager.putAccount(who, new Account(account.nonce + 1n, account.balance + BigInt(block), account.storageRoot, account.codeHash));
-      }
-      await stateManager.putStorage(address(0), slot(block % 16), bigIntToBytes(BigInt(block)));
-      await stateManager.putStorage(address(1), slot(block), bigIntToBytes(BigInt(block) * 3n));
-      if (block > 5) await stateManager.putStorage(address(1), slot(block - 5), new Uint8Array());
-      if (block % 10 === 0) await stateManager.putCode(address(2 + block / 10), new Uint8Array([0x60, block, 0x00]));
-      await stateManager.commit();
-      roots.push(await stateManager.getStateRoot());
+  // 3 bits: eight indexes for hundreds of records, so lookups and deletions walk records sharing one.
+  for (const indexBits of [undefined, 3]) {
+    const indexed = indexBits === undefined ? "" : `, records indexed by ${indexBits} bits of their hash`;
+    it(`leaves exactly what the kept roots reach, pass after pass${indexed}`, async () => {
+      const stateManager = createLiveState(new Common({ chain: Mainnet }));
+      const store = stateManager.nodeStore!;
+      for (let n = 0; n < 12; n++) await stateManager.putAccount(address(n), new Account());
+      const roots: Uint8Array[] = [];
+      // 60 "blocks": balances move, a ring of slots is overwritten (as EIP-2935's), slots are cleared, code comes and goes.
+      for (let block = 1; block <= 60; block++) {
+        await stateManager.checkpoint();
+        for (let n = 0; n < 4; n++) {
+          const who = address((block * 7 + n) % 12);
+          const account = (await stateManager.getAccount(who)) ?? new Account();
+          await stateManager.putAccount(who, new Account(account.nonce + 1n, account.balance + BigInt(block), account.storageRoot, account.codeHash));
+        }
+        await stateManager.putStorage(address(0), slot(block % 16), bigIntToBytes(BigInt(block)));
+        await stateManager.putStorage(address(1), slot(block), bigIntToBytes(BigInt(block) * 3n));
+        if (block > 5) await stateManager.putStorage(address(1), slot(block - 5), new Uint8Array());
+        if (block % 10 === 0) await stateManager.putCode(address(2 + block / 10), new Uint8Array([0x60, block, 0x00]));
+        await stateManager.commit();
+        roots.push(await stateManager.getStateRoot());
 
-      if (block % 20 === 0) {
-        const kept = roots.slice(-8);
-        // The live state holds no storage trie open between roots (stateHistory.ts passes none).
-        const open: Uint8Array[] = [];
-        const before = store.size;
-        const result = pruneStore(store, kept, open);
-        expect(result.deleted).to.be.greaterThan(0);
-        expect(result.deleted).to.equal(before - store.size);
-        const expected = await reachable(store, kept, open);
-        expect(new Set(store.keys())).to.deep.equal(expected);
-        // A second pass with the same roots has nothing left to delete.
-        expect(pruneStore(store, kept, open).deleted).to.equal(0);
+        if (block % 20 === 0) {
+          const kept = roots.slice(-8);
+          // The live state holds no storage trie open between roots (stateHistory.ts passes none).
+          const open: Uint8Array[] = [];
+          const before = store.size;
+          const result = pruneStore(store, kept, open, indexBits);
+          expect(result.deleted).to.be.greaterThan(0);
+          expect(result.deleted).to.equal(before - store.size);
+          const expected = await reachable(store, kept, open);
+          expect(new Set(store.keys())).to.deep.equal(expected);
+          // A second pass with the same roots has nothing left to delete.
+          expect(pruneStore(store, kept, open, indexBits).deleted).to.equal(0);
+        }
       }
-    }
-    // The live state still reads: a balance written at block 60 and a slot of the ring.
-    expect((await stateManager.getAccount(address((60 * 7) % 12)))!.nonce).to.be.greaterThan(0n);
-    expect(await stateManager.getStorage(address(0), slot(60 % 16))).to.deep.equal(bigIntToBytes(60n));
-  });
+      // The live state still reads: a balance written at block 60 and a slot of the ring.
+      expect((await stateManager.getAccount(address((60 * 7) % 12)))!.nonce).to.be.greaterThan(0n);
+      expect(await stateManager.getStorage(address(0), slot(60 % 16))).to.deep.equal(bigIntToBytes(60n));
+    });
+  }
 
-  it("keeps a root it deleted nodes below once the root is kept again (nodes written again are counted again)", async () => {
-    const stateManager = createLiveState(new Common({ chain: Mainnet }));
-    const store = stateManager.nodeStore!;
-    const write = async (value: number) => {
-      await stateManager.putStorage(address(0), slot(1), bigIntToBytes(BigInt(value)));
-      await stateManager.putAccount(address(5), new Account(0n, BigInt(value)));
-      return stateManager.getStateRoot();
-    };
-    await stateManager.putAccount(address(0), new Account());
-    const first = await write(1);
-    await write(2);
-    pruneStore(store, [await stateManager.getStateRoot()], []);
-    // The state of `first` is written again (same content, same keys): it is whole and kept.
-    expect(await write(1)).to.deep.equal(first);
-    pruneStore(store, [first], []);
-    expect(new Set(store.keys())).to.deep.equal(await reachable(store, [first], []));
-  });
+  // 1 bit: two indexes, so most records deleted are not the first of theirs.
+  for (const indexBits of [undefined, 1]) {
+    const indexed = indexBits === undefined ? "" : `, records indexed by ${indexBits} bit of their hash`;
+    it(`keeps a root it deleted nodes below once the root is kept again (nodes written again are counted again)${indexed}`, async () => {
+      const stateManager = createLiveState(new Common({ chain: Mainnet }));
+      const store = stateManager.nodeStore!;
+      const write = async (value: number) => {
+        await stateManager.putStorage(address(0), slot(1), bigIntToBytes(BigInt(value)));
+        await stateManager.putAccount(address(5), new Account(0n, BigInt(value)));
+        return stateManager.getStateRoot();
+      };
+      await stateManager.putAccount(address(0), new Account());
+      const first = await write(1);
+      await write(2);
+      pruneStore(store, [await stateManager.getStateRoot()], [], indexBits);
+      // The state of `first` is written again (same content, same keys): it is whole and kept.
+      expect(await write(1)).to.deep.equal(first);
+      pruneStore(store, [first], [], indexBits);
+      expect(new Set(store.keys())).to.deep.equal(await reachable(store, [first], []));
+      // And once it is no longer kept, the nodes written again go like any others.
+      const third = await write(3);
+      pruneStore(store, [third], [], indexBits);
+      expect(new Set(store.keys())).to.deep.equal(await reachable(store, [third], []));
+    });
+  }
 
   it("a pass reads the entries written since the last one, not the whole store", async () => {
     const stateManager = createLiveState(new Common({ chain: Mainnet }));

@@ -46,30 +46,122 @@ interface Reference {
   links: Reference[] | undefined;
   /** Links of seen entries pointing here (the key may not be stored: the empty trie's root). */
   count: number;
+  /** The next node record whose hash starts with the same INDEX_BITS bits (`References.nodes`). */
+  next: Reference | undefined;
 }
 
 /** What a store's entries reference, as far as passes have seen them. */
 interface References {
-  /** Every key seen, stored or linked to, that is still counted. */
-  byKey: Map<string, Reference>;
+  /**
+   * Node records (keys of 64 digits) by the first INDEX_BITS bits of their hash, records sharing
+   * them chained through `next`: a link read from a node's bytes is found by a small number and a
+   * comparison of its bytes with the record's key, without making its hex key, which a string map
+   * needs made and hashed for every lookup (most of a pass's time went there, measured).
+   */
+  nodes: Map<number, Reference>;
+  /** Code records (`c` + code hash): an account leaf's link to its code, by key. */
+  code: Map<string, Reference>;
   /** Seen entries no link points at: each is a kept root or garbage. */
   unreferenced: Set<Reference>;
+  /** 32 - the bits of a hash that index its record (INDEX_BITS, fewer in tests). */
+  shift: number;
 }
+
+/**
+ * Bits of a node hash that index its record: a small integer to V8 (31 bits at most) for any
+ * value. Hashes are keccak-256 digests, uniform in these bits; two records share an index
+ * about once per 2^30 / n lookups among n records, and are then told apart by their keys.
+ */
+const INDEX_BITS = 30;
 
 const referencesByStore = new WeakMap<NodeStore, References>();
 
-/** The record of `key`, made on first sight. */
-function referenceOf(byKey: Map<string, Reference>, key: string): Reference {
-  let reference = byKey.get(key);
-  if (reference === undefined) byKey.set(key, (reference = { key, links: undefined, count: 0 }));
+/** The char codes of lowercase hex digits: a store's keys are unprefixed lowercase hex. */
+const DIGIT_CODES = Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
+
+/** Whether `key` is the hex of the 32 bytes of `bytes` from `at`. */
+function keyIsHash(key: string, bytes: Uint8Array, at: number): boolean {
+  for (let i = 0; i < 32; i++) {
+    const byte = bytes[at + i]!;
+    if (key.charCodeAt(2 * i) !== DIGIT_CODES[byte >> 4] || key.charCodeAt(2 * i + 1) !== DIGIT_CODES[byte & 15]) return false;
+  }
+  return true;
+}
+
+/** The index of the hash whose 32 bytes start at `at`. */
+const indexOfHash = (bytes: Uint8Array, at: number, shift: number): number =>
+  ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> shift;
+
+/** The index of a node key (64 lowercase hex digits): the same number as indexOfHash of its bytes. */
+function indexOfKey(key: string, shift: number): number {
+  let word = 0;
+  for (let i = 0; i < 8; i++) {
+    const code = key.charCodeAt(i);
+    word = word * 16 + (code <= 0x39 ? code - 0x30 : code - 0x57);
+  }
+  return Math.floor(word / 2 ** shift);
+}
+
+/** The record of the node whose 32-byte hash starts at `at` in `bytes`, made on first sight. */
+function nodeReference(references: References, bytes: Uint8Array, at: number): Reference {
+  const index = indexOfHash(bytes, at, references.shift);
+  const first = references.nodes.get(index);
+  for (let reference = first; reference !== undefined; reference = reference.next) if (keyIsHash(reference.key, bytes, at)) return reference;
+  const reference: Reference = { key: hashHex(bytes, at), links: undefined, count: 0, next: first };
+  references.nodes.set(index, reference);
   return reference;
 }
 
-/** Deletes every entry of `store` that `stateRoots` (account tries) and `storageRoots` do not reach. */
-export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, storageRoots: Iterable<Uint8Array>): PruneResult {
+/** The record of a key the store holds (a node's or a code's), made on first sight. */
+function storedReference(references: References, key: string): Reference {
+  if (key.length !== NODE_KEY_LENGTH) return codeReference(references, key);
+  const index = indexOfKey(key, references.shift);
+  const first = references.nodes.get(index);
+  for (let reference = first; reference !== undefined; reference = reference.next) if (reference.key === key) return reference;
+  const reference: Reference = { key, links: undefined, count: 0, next: first };
+  references.nodes.set(index, reference);
+  return reference;
+}
+
+function codeReference(references: References, key: string): Reference {
+  let reference = references.code.get(key);
+  if (reference === undefined) references.code.set(key, (reference = { key, links: undefined, count: 0, next: undefined }));
+  return reference;
+}
+
+/** Drops a record: its key is counted no more. */
+function forget(references: References, reference: Reference): void {
+  if (reference.key.length !== NODE_KEY_LENGTH) {
+    references.code.delete(reference.key);
+    return;
+  }
+  const index = indexOfKey(reference.key, references.shift);
+  const first = references.nodes.get(index);
+  if (first === reference) {
+    if (reference.next === undefined) references.nodes.delete(index);
+    else references.nodes.set(index, reference.next);
+    return;
+  }
+  for (let previous = first; previous !== undefined; previous = previous.next) {
+    if (previous.next === reference) {
+      previous.next = reference.next;
+      return;
+    }
+  }
+}
+
+/**
+ * Deletes every entry of `store` that `stateRoots` (account tries) and `storageRoots` do not reach.
+ * `indexBits`: how many bits of a node hash index its record, fixed at a store's first pass (tests
+ * give few, so that records share indexes).
+ */
+export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, storageRoots: Iterable<Uint8Array>, indexBits = INDEX_BITS): PruneResult {
   let references = referencesByStore.get(store);
-  if (references === undefined) referencesByStore.set(store, (references = { byKey: new Map(), unreferenced: new Set() }));
-  const { byKey, unreferenced } = references;
+  if (references === undefined) {
+    references = { nodes: new Map(), code: new Map(), unreferenced: new Set(), shift: 32 - indexBits };
+    referencesByStore.set(store, references);
+  }
+  const { unreferenced } = references;
 
   // Entries written since the last pass: their links count from now on. A NodeStoreMap says which
   // keys were set since its last pass (all of them on the first); another map is read whole.
@@ -78,15 +170,10 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
     const value = store.get(key);
     // Set, then deleted (a pass is what deletes, and runs after): nothing stored to count.
     if (value === undefined) continue;
-    const reference = referenceOf(byKey, key);
+    const reference = storedReference(references, key);
     if (reference.links !== undefined) continue;
-    const targets = key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value) : [];
-    const links: Reference[] = new Array(targets.length);
-    for (let i = 0; i < targets.length; i++) {
-      const target = referenceOf(byKey, targets[i]!);
-      if (target.count++ === 0) unreferenced.delete(target);
-      links[i] = target;
-    }
+    const links = key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value, references) : [];
+    for (const target of links) if (target.count++ === 0) unreferenced.delete(target);
     reference.links = links;
     if (reference.count === 0) unreferenced.add(reference);
   }
@@ -101,13 +188,13 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   while (garbage.length > 0) {
     const reference = garbage.pop()!;
     store.delete(reference.key);
-    byKey.delete(reference.key);
+    forget(references, reference);
     unreferenced.delete(reference);
     deleted++;
     for (const target of reference.links!) {
       if (--target.count > 0) continue;
       // Never stored (the empty trie's root): nothing to delete, nothing left to count.
-      if (target.links === undefined) byKey.delete(target.key);
+      if (target.links === undefined) forget(references, target);
       else if (kept.has(target.key)) unreferenced.add(target);
       else garbage.push(target);
     }
@@ -166,48 +253,48 @@ function hashHex(bytes: Uint8Array, at: number): string {
  * leaf's is an RLP string, so the two never mix up. Read in place, without decoding the node
  * (every node written is read once).
  */
-function linksOf(bytes: Uint8Array): string[] {
-  const targets: string[] = [];
+function linksOf(bytes: Uint8Array, references: References): Reference[] {
+  const targets: Reference[] = [];
   readItem(bytes, 0);
-  if (itemIsList) nodeLinks(bytes, itemStart, itemEnd, targets);
+  if (itemIsList) nodeLinks(bytes, itemStart, itemEnd, targets, references);
   return targets;
 }
 
 /** The links of the node whose list payload is `bytes[from, to)`: a branch (17 items), an extension or a leaf (2). */
-function nodeLinks(bytes: Uint8Array, from: number, to: number, targets: string[]): void {
+function nodeLinks(bytes: Uint8Array, from: number, to: number, targets: Reference[], references: References): void {
   let count = 0;
   for (let at = from; at < to; at = itemEnd, count++) readItem(bytes, at);
   if (count === 17) {
     let at = from;
     for (let i = 0; i < 16; i++, at = itemEnd) {
       readItem(bytes, at);
-      childLinks(bytes, targets);
+      childLinks(bytes, targets, references);
     }
     readItem(bytes, at);
-    leafLinks(bytes, targets);
+    leafLinks(bytes, targets, references);
   } else if (count === 2) {
     readItem(bytes, from);
     // Hex-prefix flag 2 or 3: a leaf; 0 or 1: an extension to one child.
     const isLeaf = !itemIsList && itemEnd > itemStart && bytes[itemStart]! >> 4 >= 2;
     readItem(bytes, itemEnd);
-    if (isLeaf) leafLinks(bytes, targets);
-    else childLinks(bytes, targets);
+    if (isLeaf) leafLinks(bytes, targets, references);
+    else childLinks(bytes, targets, references);
   }
 }
 
 /** A child reference, the item just read: a node embedded in place (read through), or a 32-byte hash. */
-function childLinks(bytes: Uint8Array, targets: string[]): void {
+function childLinks(bytes: Uint8Array, targets: Reference[], references: References): void {
   if (itemIsList) {
     const end = itemEnd;
-    nodeLinks(bytes, itemStart, end, targets);
+    nodeLinks(bytes, itemStart, end, targets, references);
     itemEnd = end;
   } else if (isHash(bytes, itemStart, itemEnd)) {
-    targets.push(hashHex(bytes, itemStart));
+    targets.push(nodeReference(references, bytes, itemStart));
   }
 }
 
 /** A leaf's value, the item just read: an account's storage root and code, or nothing (a storage value). */
-function leafLinks(bytes: Uint8Array, targets: string[]): void {
+function leafLinks(bytes: Uint8Array, targets: Reference[], references: References): void {
   if (itemIsList || itemEnd === itemStart) return;
   const valueEnd = itemEnd;
   readItem(bytes, itemStart);
@@ -220,6 +307,6 @@ function leafLinks(bytes: Uint8Array, targets: string[]): void {
   }
   if (fields.length !== 8) return;
   const [, , , , rootStart, rootEnd, codeStart, codeEnd] = fields as [number, number, number, number, number, number, number, number];
-  if (isHash(bytes, rootStart, rootEnd)) targets.push(hashHex(bytes, rootStart));
-  if (isHash(bytes, codeStart, codeEnd)) targets.push(CODE_PREFIX + hashHex(bytes, codeStart));
+  if (isHash(bytes, rootStart, rootEnd)) targets.push(nodeReference(references, bytes, rootStart));
+  if (isHash(bytes, codeStart, codeEnd)) targets.push(codeReference(references, CODE_PREFIX + hashHex(bytes, codeStart)));
 }
