@@ -22,37 +22,42 @@ export function processCpuMs(pid: number): number | undefined {
 
 /**
  * A reading of another process's CPU time (Linux; undefined elsewhere or once it is gone):
- * `ticks`, the whole process's in 10 ms ticks (/proc/<pid>/stat, threads that have exited
+ * `ticksMs`, the whole process's in 10 ms ticks (/proc/<pid>/stat, threads that have exited
  * included), and `ns`, its live threads' to the nanosecond (the scheduler's run time of each,
- * /proc/<pid>/task/<tid>/schedstat), with which threads those were.
+ * /proc/<pid>/task/<tid>/schedstat; undefined when one could not be read), with which threads
+ * those were.
  */
 export interface CpuReading {
   ticksMs: number;
-  ns: number;
+  ns: number | undefined;
   threads: string;
 }
 
 export function readProcessCpu(pid: number): CpuReading | undefined {
   const ticksMs = processCpuMs(pid);
   if (ticksMs === undefined) return undefined;
+  let tids: string[] = [];
   try {
-    const tids = readdirSync(`/proc/${pid}/task`).sort();
+    tids = readdirSync(`/proc/${pid}/task`).sort();
     let ns = 0;
     for (const tid of tids) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
     return { ticksMs, ns, threads: tids.join(",") };
   } catch {
-    return undefined;
+    // A thread gone between the listing and its read, or no schedstat: this reading is in ticks.
+    return { ticksMs, ns: undefined, threads: tids.join(",") };
   }
 }
 
 /**
  * The CPU time (ms) a process spent between two readings: to the nanosecond when the same threads
- * were alive at both (a thread that ended in between takes its time out of the live threads' sum),
- * else in ticks. A server row's few hundred requests cost a few ticks, so ticks alone move a ratio
- * by ±10-30 %.
+ * were alive at both (a thread that ended in between takes its time out of the live threads' sum;
+ * a thread id reused within one sample would go unseen, which Linux makes unlikely, since it hands
+ * out ids in increasing order), else in ticks. A server row's few hundred requests cost a few
+ * ticks, so ticks alone move a ratio by ±10-30 %.
  */
 export function cpuMsBetween(before: CpuReading, after: CpuReading): number {
-  return before.threads === after.threads ? (after.ns - before.ns) / 1e6 : after.ticksMs - before.ticksMs;
+  if (before.ns === undefined || after.ns === undefined || before.threads !== after.threads) return after.ticksMs - before.ticksMs;
+  return (after.ns - before.ns) / 1e6;
 }
 
 /** CPU time (ms) of this process's main thread alone (Linux; undefined elsewhere): the rest is V8's background threads. */

@@ -16,8 +16,8 @@ import { cacheLegacyDataGas, calldataFloorGas } from "../ethereumjs/dataGasCache
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
-import { executionFailure } from "./vmErrors.ts";
 import { ViewStateManager } from "../state/viewState.ts";
+import { executionFailure } from "./vmErrors.ts";
 import {
   AdmissionMessage,
   ExecutionFailedError,
@@ -254,9 +254,11 @@ class Call implements PreparedCall {
 }
 
 /**
- * Reads what every run touches (callee, its code, the fee recipient) before the checkpoint. A
- * state read inside the checkpoint is cached only until the revert, so without this each call
- * walks the trie for them again; read here, they stay cached on the view (the sender already is).
+ * Reads what every run touches (callee, its code, the fee recipient) before the checkpoint, on the
+ * package's state managers (a fork's, fork/forkState.ts, and state/plainState.ts): a read inside the checkpoint is cached
+ * there only until the revert, so without this each run walks the trie for them again; read here,
+ * they stay cached (the sender already is). A ViewStateManager remembers every read by root,
+ * outside its journal (state/viewState.ts), so its reads inside the checkpoint stay too.
  */
 async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<void> {
   const state = vm.stateManager;

@@ -152,10 +152,11 @@ function forget(references: References, reference: Reference): void {
 
 /**
  * Deletes every entry of `store` that `stateRoots` (account tries) and `storageRoots` do not reach.
- * `indexBits`: how many bits of a node hash index its record, fixed at a store's first pass (tests
- * give few, so that records share indexes).
+ * `indexBits`: how many bits of a node hash index its record (1 to INDEX_BITS), fixed by a store's
+ * first pass, later values ignored (tests give few, so that records share indexes).
  */
 export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, storageRoots: Iterable<Uint8Array>, indexBits = INDEX_BITS): PruneResult {
+  if (!Number.isInteger(indexBits) || indexBits < 1 || indexBits > INDEX_BITS) throw new RangeError(`index bits ${indexBits} not in 1..${INDEX_BITS}`);
   let references = referencesByStore.get(store);
   if (references === undefined) {
     references = { nodes: new Map(), code: new Map(), unreferenced: new Set(), shift: 32 - indexBits };
