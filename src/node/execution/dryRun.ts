@@ -255,10 +255,10 @@ class Call implements PreparedCall {
 
 /**
  * Reads what every run touches (callee, its code, the fee recipient) before the checkpoint, on the
- * package's state managers (a fork's, fork/forkState.ts, and state/plainState.ts): a read inside the checkpoint is cached
- * there only until the revert, so without this each run walks the trie for them again; read here,
- * they stay cached (the sender already is). A ViewStateManager remembers every read by root,
- * outside its journal (state/viewState.ts), so its reads inside the checkpoint stay too.
+ * package's state managers (a fork's, fork/forkState.ts, and state/plainState.ts): a read inside
+ * the checkpoint is cached there only until the revert, so without this each run walks the trie
+ * for them again; read here, they stay cached (the sender already is). A ViewStateManager
+ * remembers every read by root, outside its journal (state/viewState.ts): nothing to warm.
  */
 async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<void> {
   const state = vm.stateManager;
