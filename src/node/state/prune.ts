@@ -56,7 +56,8 @@ interface References {
    * Node records (keys of 64 digits) by the first INDEX_BITS bits of their hash, records sharing
    * them chained through `next`: a link read from a node's bytes is found by a small number and a
    * comparison of its bytes with the record's key, without making its hex key, which a string map
-   * needs made and hashed for every lookup (most of a pass's time went there, measured).
+   * needs made and hashed for every lookup (a pass over 64 automined transfers' blocks: 5.0 → 4.5
+   * ms, bench/benchmarks-notes.md "Fifteenth round").
    */
   nodes: Map<number, Reference>;
   /** Code records (`c` + code hash): an account leaf's link to its code, by key. */
@@ -69,8 +70,8 @@ interface References {
 
 /**
  * Bits of a node hash that index its record: a small integer to V8 (31 bits at most) for any
- * value. Hashes are keccak-256 digests, uniform in these bits; two records share an index
- * about once per 2^30 / n lookups among n records, and are then told apart by their keys.
+ * value. Hashes are keccak-256 digests, uniform in these bits: among n records, a record shares
+ * its index with another with a chance of about n / 2^30, and they are told apart by their keys.
  */
 const INDEX_BITS = 30;
 
