@@ -115,7 +115,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   const data: TypedTxData = {
     nonce,
     gasLimit,
-    // The shared Address's bytes: the package takes bytes as they are, and a hex string through a regex check.
+    // The shared Address's bytes: the package copies bytes, where a hex string goes through a regex check and a parse.
     to: to?.bytes,
     value: request.value ?? 0n,
     data: request.data ?? request.input ?? new Uint8Array(),
@@ -160,7 +160,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionFailure(error);
   }
-  // The tx's own Address (of the same bytes) swapped for the shared one (callAddress).
+  // The tx's own Address (of a copy of the bytes) swapped for the shared one (callAddress).
   if (tx.to !== undefined) Object.assign(tx, { to });
   cacheLegacyDataGas(tx);
   const sender = callAddress(request.from);

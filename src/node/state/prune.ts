@@ -108,9 +108,7 @@ function nodeReference(references: References, bytes: Uint8Array, at: number): R
   const index = indexOfHash(bytes, at, references.shift);
   const first = references.nodes.get(index);
   for (let reference = first; reference !== undefined; reference = reference.next) if (keyIsHash(reference.key, bytes, at)) return reference;
-  const reference: Reference = { key: hashHex(bytes, at), links: undefined, count: 0, next: first };
-  references.nodes.set(index, reference);
-  return reference;
+  return addNodeReference(references, index, hashHex(bytes, at), first);
 }
 
 /** The record of a key the store holds (a node's or a code's), made on first sight. */
@@ -119,6 +117,11 @@ function storedReference(references: References, key: string): Reference {
   const index = indexOfKey(key, references.shift);
   const first = references.nodes.get(index);
   for (let reference = first; reference !== undefined; reference = reference.next) if (reference.key === key) return reference;
+  return addNodeReference(references, index, key, first);
+}
+
+/** A new node record, first at its index, ahead of `first`. */
+function addNodeReference(references: References, index: number, key: string, first: Reference | undefined): Reference {
   const reference: Reference = { key, links: undefined, count: 0, next: first };
   references.nodes.set(index, reference);
   return reference;
