@@ -13,9 +13,11 @@
  * `BENCH_OURS_NODE_ARGS` adds Node options to ours' server process, e.g. to profile it, and
  * `BENCH_OURS_DIST` runs another build of ours (an earlier commit's `dist/`, for before/after rows):
  *   BENCH_OURS_NODE_ARGS="--cpu-prof --cpu-prof-dir=scratch/profiles/server" npm run bench -- --only N --servers ours
+ * `BENCH_SERVER_OUTPUT=<path>` appends each server's stdout and stderr to `<path>.<server>`, e.g. V8's
+ * traces (`BENCH_OURS_NODE_ARGS="--trace-opt --trace-deopt"`).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { Agent } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -166,8 +168,10 @@ export async function startServer(id: ServerId): Promise<Server> {
   const child: ChildProcess = spawn(launch.command, launch.args(port), { cwd: launch.cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   // Drained (a full pipe would stall the server's logging), kept short for error messages.
+  const outputFile = process.env.BENCH_SERVER_OUTPUT;
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-4000);
+    if (outputFile !== undefined) appendFileSync(`${outputFile}.${id}`, chunk);
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);

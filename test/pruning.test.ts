@@ -40,7 +40,7 @@ describe("state-history pruning", () => {
   it("keeps blocks and receipts, answers state only within the window", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     const hashes = await sealTransfers(provider, 1, 150);
-    // Passes ran at blocks 64 and 128: the state of 113..150 is kept.
+    // The window is the newest 16 blocks, 135..150, whatever the passes (at blocks 64 and 128) kept.
     const block = await call<{ hash: Hex; number: Hex; transactions: Hex[] }>(provider, "eth_getBlockByNumber", ["0xa", false]);
     expect(block.number).to.equal("0xa");
     expect(block.transactions).to.deep.equal([hashes[9]]);
@@ -52,15 +52,15 @@ describe("state-history pruning", () => {
       ["eth_getBalance", [STRANGER, "0xa"], 10],
       ["eth_getBalance", [STRANGER, { blockHash: block.hash }], 10],
       ["eth_getBalance", [STRANGER, "0x1"], 1],
-      ["eth_getBalance", [STRANGER, hex(150 - 38)], 112],
+      ["eth_getBalance", [STRANGER, hex(134)], 134],
     ] as const) {
       expect(await rpcError(provider, method, [...params])).to.deep.equal({
         code: -32000,
         message: "historical state not available",
-        data: { block: hex(number), loadedAt: hex(113) },
+        data: { block: hex(number), loadedAt: hex(135) },
       });
     }
-    for (const number of [113, 120, 149, 150]) {
+    for (const number of [135, 140, 149, 150]) {
       expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
     }
     expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(150));
@@ -72,6 +72,60 @@ describe("state-history pruning", () => {
       expect(await call(provider, "eth_getBalance", [provider.accounts[0]!.address, at])).to.equal(hex(10_000n * 10n ** 18n));
     }
     expect(await call(provider, "eth_call", [{ to: STRANGER }, "earliest"])).to.equal("0x");
+  });
+
+  it("the window moves at each seal, between passes too", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    // Passes every 64 seals (four windows of 16, at least 64): one at block 64, the next at 128.
+    await sealTransfers(provider, 1, 64);
+    for (let head = 65; head <= 100; head++) {
+      await sealTransfers(provider, head, head);
+      expect(await call(provider, "eth_getBalance", [STRANGER, hex(head - HISTORY + 1)])).to.equal(hex(head - HISTORY + 1));
+      expect(await rpcError(provider, "eth_getBalance", [STRANGER, hex(head - HISTORY)])).to.deep.equal({
+        code: -32000,
+        message: "historical state not available",
+        data: { block: hex(head - HISTORY), loadedAt: hex(head - HISTORY + 1) },
+      });
+    }
+  });
+
+  it("a snapshot whose head leaves the window between passes keeps it; the revert reads it whole", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 70);
+    const id = await call<Hex>(provider, "evm_snapshot");
+    const dev0 = provider.accounts[0]!.address;
+    const before = await call<Hex>(provider, "eth_getBalance", [dev0, "latest"]);
+    // Block 70 leaves the window at block 86; no pass runs before 128.
+    await sealTransfers(provider, 71, 100);
+    expect(await call(provider, "eth_getBalance", [STRANGER, hex(70)])).to.equal(hex(70));
+    expect((await rpcError(provider, "eth_getBalance", [STRANGER, hex(71)])).message).to.equal("historical state not available");
+    expect(await call(provider, "evm_revert", [id])).to.equal(true);
+    expect(await call(provider, "eth_getBalance", [dev0, "latest"])).to.equal(before);
+    // The chain goes on from block 70, through the next passes, and reads exactly.
+    await sealTransfers(provider, 71, 300);
+    expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(300));
+    expect(await call(provider, "eth_getBalance", [STRANGER, hex(300 - HISTORY + 1)])).to.equal(hex(300 - HISTORY + 1));
+    expect((await rpcError(provider, "eth_getBalance", [STRANGER, hex(70)])).message).to.equal("historical state not available");
+  });
+
+  it("hardhat_mine moves the window past a snapshot's head in one step; the head keeps its state", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 3);
+    const id = await call<Hex>(provider, "evm_snapshot");
+    await sealTransfers(provider, 4, 5);
+    await call(provider, "hardhat_mine", [hex(10_000)]);
+    expect(await call(provider, "eth_blockNumber")).to.equal(hex(10_005));
+    expect(await call(provider, "eth_getBalance", [STRANGER, hex(3)])).to.equal(hex(3));
+    for (const number of [4, 5, 10_005 - HISTORY]) {
+      expect(await rpcError(provider, "eth_getBalance", [STRANGER, hex(number)])).to.deep.equal({
+        code: -32000,
+        message: "historical state not available",
+        data: { block: hex(number), loadedAt: hex(10_005 - HISTORY + 1) },
+      });
+    }
+    expect(await call(provider, "eth_getBalance", [STRANGER, hex(10_005 - HISTORY + 1)])).to.equal(hex(5));
+    expect(await call(provider, "evm_revert", [id])).to.equal(true);
+    expect(await call(provider, "eth_getBalance", [STRANGER, "latest"])).to.equal(hex(3));
   });
 
   it("a snapshot taken long ago keeps its state: the revert gives the exact balances", async () => {

@@ -76,7 +76,7 @@ export async function seal(core: ChainCore): Promise<SealedBlock> {
   core.store.push(sealed);
   core.next.sealed();
   core.open = core.next.openAfter(block);
-  core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots.values());
+  core.history.afterSeal(sealed, stateRoot, core.vm, (number) => core.store.byNumber(number), core.snapshots);
   core.emit("sealed", sealed);
   return sealed;
 }

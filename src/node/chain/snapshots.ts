@@ -26,6 +26,11 @@ export interface Snapshot {
 
 export class Snapshots {
   readonly #byId = new Map<number, Snapshot>();
+  /**
+   * How many live snapshots have each head, by the head's number (pruning keeps a head's state as
+   * the window moves past it).
+   */
+  readonly #heads = new Map<bigint, Map<SealedBlock, number>>();
   #nextId = 1;
   readonly #parts: SnapshotPart[] = [];
 
@@ -38,6 +43,7 @@ export class Snapshots {
   take(snapshot: Omit<Snapshot, "parts">): number {
     const id = this.#nextId++;
     this.#byId.set(id, { ...snapshot, parts: this.#parts.map((part) => part.capture()) });
+    if (snapshot.head !== undefined) this.#countHead(snapshot.head, 1);
     return id;
   }
 
@@ -45,8 +51,22 @@ export class Snapshots {
   use(id: number): Snapshot | undefined {
     const snap = this.#byId.get(id);
     if (snap === undefined) return undefined;
-    for (const later of [...this.#byId.keys()]) if (later >= id) this.#byId.delete(later);
+    for (const [later, { head }] of [...this.#byId]) {
+      if (later < id) continue;
+      this.#byId.delete(later);
+      if (head !== undefined) this.#countHead(head, -1);
+    }
     return snap;
+  }
+
+  #countHead(head: SealedBlock, change: 1 | -1): void {
+    const number = head.block.header.number;
+    const heads = this.#heads.get(number) ?? new Map<SealedBlock, number>();
+    const count = (heads.get(head) ?? 0) + change;
+    if (count > 0) heads.set(head, count);
+    else heads.delete(head);
+    if (heads.size > 0) this.#heads.set(number, heads);
+    else this.#heads.delete(number);
   }
 
   /** The live snapshots (pruning keeps their states). */
@@ -54,8 +74,20 @@ export class Snapshots {
     return this.#byId.values();
   }
 
+  /** The heads of live snapshots numbered `from` to `to - 1`: a look per number or per head, whichever are fewer. */
+  headsIn(from: bigint, to: bigint): SealedBlock[] {
+    const found: SealedBlock[] = [];
+    if (to - from <= BigInt(this.#heads.size)) {
+      for (let number = from; number < to; number++) for (const head of this.#heads.get(number)?.keys() ?? []) found.push(head);
+    } else {
+      for (const [number, heads] of this.#heads) if (number >= from && number < to) found.push(...heads.keys());
+    }
+    return found;
+  }
+
   /** Every snapshot is used up (a load, a reset); ids keep counting. */
   clear(): void {
     this.#byId.clear();
+    this.#heads.clear();
   }
 }

@@ -6,14 +6,15 @@
  * account tries, each account's storage trie and code) no longer reach.
  *
  * It counts references instead of walking the kept state: a node's key is the hash of its
- * content, so what it links to never changes, and each entry is decoded once, on the first pass
- * that sees it, which adds one reference to each of its children (and, for an account, to its
- * storage root and code). An entry nothing references and no kept root names is unreachable: it
- * goes, and its children lose a reference, which may free them in turn (the store is a DAG: no
- * cycles). The entries new to a pass are those the store says were set since the last one
- * (ethereumjs/nodeStore.ts). A pass so costs what changed since the last one, not the size of the
- * state (a system contract's ring buffer of 8191 slots, docs/profiles.md "Genesis code", grows by a
- * slot a block and would otherwise be re-walked, or re-iterated, every pass).
+ * content, so what it links to never changes, and each entry is decoded once, which adds one
+ * reference to each of its children (and, for an account, to its storage root and code). An entry
+ * nothing references and no kept root names is unreachable: it goes, and its children lose a
+ * reference, which may free them in turn (the store is a DAG: no cycles). The entries new to a
+ * pass are those the store says were set since the last one (ethereumjs/nodeStore.ts); of those,
+ * only the ones the kept roots reach are decoded, and the rest go unread. A pass so costs what
+ * the kept states gained since the last one, not the size of the state (a system contract's ring
+ * buffer of 8191 slots, docs/profiles.md "Genesis code", grows by a slot a block and would
+ * otherwise be re-walked, or re-iterated, every pass), nor what blocks that left the window wrote.
  *
  * The pass is synchronous from the first mark to the last delete: no read of any view can run in
  * between, so a read only needs its root to be among the kept ones. The store and the open
@@ -120,6 +121,15 @@ function storedReference(references: References, key: string): Reference {
   return addNodeReference(references, index, key, first);
 }
 
+/** The record of a key, if there is one. */
+function findReference(references: References, key: string): Reference | undefined {
+  if (key.length !== NODE_KEY_LENGTH) return references.code.get(key);
+  for (let reference = references.nodes.get(indexOfKey(key, references.shift)); reference !== undefined; reference = reference.next) {
+    if (reference.key === key) return reference;
+  }
+  return undefined;
+}
+
 /** A new node record, first at its index, ahead of `first`. */
 function addNodeReference(references: References, index: number, key: string, first: Reference | undefined): Reference {
   const reference: Reference = { key, links: undefined, count: 0, next: first };
@@ -168,26 +178,52 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   }
   const { unreferenced } = references;
 
-  // Entries written since the last pass: their links count from now on. A NodeStoreMap says which
-  // keys were set since its last pass (all of them on the first); another map is read whole.
+  // Entries written since the last pass and not yet read ("fresh"). A NodeStoreMap says which keys
+  // were set since its last pass (all of them on the first); another map is read whole.
   const written = store instanceof NodeStoreMap ? store.takeWritten() : undefined;
+  const fresh = new Set<Reference>();
   for (const key of written ?? store.keys()) {
-    const value = store.get(key);
     // Set, then deleted (a pass is what deletes, and runs after): nothing stored to count.
-    if (value === undefined) continue;
+    if (store.get(key) === undefined) continue;
     const reference = storedReference(references, key);
-    if (reference.links !== undefined) continue;
-    const links = key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value, references) : [];
-    for (const target of links) if (target.count++ === 0) unreferenced.delete(target);
-    reference.links = links;
-    if (reference.count === 0) unreferenced.add(reference);
+    if (reference.links === undefined) fresh.add(reference);
   }
 
   const kept = new Set<string>();
   for (const root of stateRoots) kept.add(bytesToUnprefixedHex(root));
   for (const root of storageRoots) kept.add(bytesToUnprefixedHex(root));
 
+  // Only the fresh entries a kept root reaches are read: from the kept roots, and from the fresh
+  // entries that entries read by earlier passes link to (the same content written again), down
+  // through fresh entries (an entry read before has had its links counted). A fresh entry nothing
+  // reaches is garbage, deleted unread: when passes are further apart than the readable window
+  // (stateHistory.ts), most of what the blocks between them wrote.
+  const reached: Reference[] = [];
+  for (const key of kept) {
+    const reference = findReference(references, key);
+    if (reference !== undefined && fresh.has(reference)) reached.push(reference);
+  }
+  for (const reference of fresh) if (reference.count > 0) reached.push(reference);
+  while (reached.length > 0) {
+    const reference = reached.pop()!;
+    if (!fresh.delete(reference)) continue;
+    const value = store.get(reference.key)!;
+    const links = reference.key.length === NODE_KEY_LENGTH ? linksOf(typeof value === "string" ? hexToBytes(`0x${value}`) : value, references) : [];
+    for (const target of links) {
+      if (target.count++ === 0) unreferenced.delete(target);
+      if (fresh.has(target)) reached.push(target);
+    }
+    reference.links = links;
+    if (reference.count === 0) unreferenced.add(reference);
+  }
+
   let deleted = 0;
+  // Unreached fresh entries: no entry read links to them (count 0), so deleting them changes no count.
+  for (const reference of fresh) {
+    store.delete(reference.key);
+    forget(references, reference);
+    deleted++;
+  }
   const garbage: Reference[] = [];
   for (const reference of unreferenced) if (!kept.has(reference.key)) garbage.push(reference);
   while (garbage.length > 0) {

@@ -16,10 +16,24 @@ import type { VM } from "@ethereumjs/vm";
 import type { Hex } from "../common/types.ts";
 import type { SealedBlock } from "../chain/records.ts";
 
-/** Seals between two pruning passes: a pass walks every kept trie, so not after every block. */
-const PRUNE_EVERY = 64;
+/**
+ * Seals between two pruning passes: four readable windows, so that about three quarters of what the
+ * blocks between two passes wrote has left the window by the pass and goes unread (prune.ts), at
+ * least 64 seals (a pass has a fixed cost: the kept roots and the views) and at most 1,024 (what the
+ * passes leave between them grows with the interval: ~1,024 blocks' changed trie paths).
+ */
+export function passInterval(stateHistory: number): number {
+  return Math.min(1024, Math.max(64, 4 * stateHistory));
+}
 
-/** What a pruning pass must keep besides the recent blocks: the states live snapshots go back to. */
+/** The live snapshots, whose states a pruning pass keeps besides the recent blocks' (chain/snapshots.ts). */
+export interface KeptStates {
+  values(): Iterable<KeptState>;
+  /** The heads of live snapshots numbered `from` to `to - 1`: their states stay readable when the window moves past them. */
+  headsIn(from: bigint, to: bigint): Iterable<SealedBlock>;
+}
+
+/** What a pruning pass must keep of a live snapshot: the state it goes back to. */
 export interface KeptState {
   stateRoot: Uint8Array;
   /** The head at the snapshot, when its state was readable. */
@@ -34,10 +48,11 @@ export class StateHistory {
   #views!: StateViews;
   /**
    * Blocks below this number have no state: the chain was loaded from a dump at that block, or
-   * pruning dropped it (`stateHistory`). `#keptHeads` are the exceptions (see `hasState`).
+   * they left the window (`stateHistory`), which moves at each seal. `#keptHeads` are the
+   * exceptions (see `hasState`).
    */
   #from = 0n;
-  /** Blocks below `#from` whose state pruning kept: heads of live snapshots, and the head. */
+  /** Blocks below `#from` whose state is kept: heads of live snapshots, and the first block. */
   #keptHeads = new Set<Hex>();
   /**
    * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
@@ -99,44 +114,55 @@ export class StateHistory {
   }
 
   /**
-   * After a seal, every PRUNE_EVERY blocks: drops the trie nodes that only blocks older than
-   * `stateHistory` need (prune.ts). Runs in the writer queue right after the seal: `liveRoot` is
-   * the flushed live state. Reads at those blocks answer historicalStateUnavailable from now on; a
-   * read already in flight keeps its view's root.
+   * After a seal: the window of blocks with state moves to the newest `stateHistory` (reads of the
+   * blocks that left it answer historicalStateUnavailable from now on, unless a live snapshot's head
+   * or the first block), and every `passInterval` seals a pass deletes the trie nodes no kept state
+   * reaches (prune.ts). Runs in the writer queue right after the seal: `liveRoot` is the flushed
+   * live state. A read already in flight keeps its view's root.
    */
-  afterSeal(head: SealedBlock, liveRoot: Uint8Array, live: VM, byNumber: (number: bigint) => SealedBlock | undefined, kept: Iterable<KeptState>): void {
-    const headNumber = head.block.header.number;
-    if (headNumber - this.#prunedAt < PRUNE_EVERY) return;
-    this.#prunedAt = headNumber;
+  afterSeal(head: SealedBlock, liveRoot: Uint8Array, live: VM, byNumber: (number: bigint) => SealedBlock | undefined, kept: KeptStates): void {
     const history = this.#stateHistory;
     if (history === undefined) return;
+    const headNumber = head.block.header.number;
     const from = headNumber - BigInt(history) + 1n;
+    if (from > this.#from) {
+      // Looked up by number, not block by block: hardhat_mine moves the window by any number of blocks at once.
+      if (this.#first >= this.#from && this.#first < from) {
+        const first = byNumber(this.#first);
+        if (first !== undefined) this.#keptHeads.add(first.hash);
+      }
+      for (const head of kept.headsIn(this.#from, from)) this.#keptHeads.add(head.hash);
+      this.#from = from;
+    }
+    if (headNumber - this.#prunedAt < passInterval(history)) return;
+    this.#prunedAt = headNumber;
     const { store, depth, openRoots } = triesOf(live.stateManager);
-    if (from <= this.#from || store === undefined || depth > 0) return;
+    if (store === undefined || depth > 0) return;
 
+    // The window's first block: `from`, or later on a chain younger than the window or loaded from a dump.
+    const windowStart = this.#from;
     const roots: Uint8Array[] = [liveRoot];
-    for (let number = from; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);
-    for (const { number, root } of this.#edited.values()) if (number >= from) roots.push(root);
+    for (let number = windowStart; number <= headNumber; number++) roots.push(byNumber(number)!.block.header.stateRoot);
+    for (const { number, root } of this.#edited.values()) if (number >= windowStart) roots.push(root);
     const keptHeads = new Set<Hex>();
     const keep = (sealed: SealedBlock | undefined) => {
       if (sealed === undefined || !this.hasState(sealed)) return;
       roots.push(sealed.block.header.stateRoot);
       const edited = this.editedRootOf(sealed);
       if (edited !== undefined) roots.push(edited);
-      if (sealed.block.header.number < from) keptHeads.add(sealed.hash);
+      if (sealed.block.header.number < windowStart) keptHeads.add(sealed.hash);
     };
     keep(byNumber(this.#first));
-    for (const snap of kept) {
+    for (const snap of kept.values()) {
       roots.push(snap.stateRoot);
       if (snap.headEditedRoot !== undefined) roots.push(snap.headEditedRoot);
       keep(snap.head);
     }
-    this.#views.dropBelow(from);
+    this.#views.dropBelow(windowStart);
     roots.push(...this.#views.roots());
     pruneStore(store, roots, openRoots);
-    this.#from = from;
     this.#keptHeads = keptHeads;
-    for (const [hash, { number }] of this.#edited) if (number < from && !keptHeads.has(hash)) this.#edited.delete(hash);
+    for (const [hash, { number }] of this.#edited) if (number < windowStart && !keptHeads.has(hash)) this.#edited.delete(hash);
   }
 }
 
