@@ -208,7 +208,7 @@ const serverIds = (argument("--servers")
   .map((item) => item.trim().toLowerCase()) ?? ["ours", "hardhat", "anvil"]) as ServerId[];
 const serverVersions: Record<string, string> = {};
 if (serverIds.length > 0 && (only === undefined || only.some((item) => item.startsWith("N")))) {
-  const { prepareServer, serverWorkloads, SERVER_IDS } = await import("./servers.ts");
+  const { markServerOutput, prepareServer, serverWorkloads, SERVER_IDS } = await import("./servers.ts");
   for (const id of serverIds) if (!SERVER_IDS.includes(id)) throw new Error(`unknown server ${id} (known: ${SERVER_IDS.join(", ")})`);
   const prepared: PreparedServer[] = [];
   try {
@@ -225,6 +225,7 @@ if (serverIds.length > 0 && (only === undefined || only.some((item) => item.star
         for (const { server, reset } of prepared) {
           await reset();
           gcBeforeSample();
+          markServerOutput(server.id, `${workload.id} ${rep < 0 ? "warm-up" : `rep ${rep + 1}`}`);
           let sample: Sample;
           try {
             sample = await workload.run(server);

@@ -161,6 +161,13 @@ function launchOf(id: ServerId): Launch {
   }
 }
 
+const SERVER_OUTPUT = process.env.BENCH_SERVER_OUTPUT;
+
+/** With BENCH_SERVER_OUTPUT, a line between a server's outputs (which repetition comes next). */
+export function markServerOutput(id: ServerId, line: string): void {
+  if (SERVER_OUTPUT !== undefined) appendFileSync(`${SERVER_OUTPUT}.${id}`, `=== ${line}\n`);
+}
+
 /** Starts a server, waits until it answers, and makes it automine. */
 export async function startServer(id: ServerId): Promise<Server> {
   const launch = launchOf(id);
@@ -168,10 +175,9 @@ export async function startServer(id: ServerId): Promise<Server> {
   const child: ChildProcess = spawn(launch.command, launch.args(port), { cwd: launch.cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   // Drained (a full pipe would stall the server's logging), kept short for error messages.
-  const outputFile = process.env.BENCH_SERVER_OUTPUT;
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-4000);
-    if (outputFile !== undefined) appendFileSync(`${outputFile}.${id}`, chunk);
+    if (SERVER_OUTPUT !== undefined) appendFileSync(`${SERVER_OUTPUT}.${id}`, chunk);
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);

@@ -108,6 +108,39 @@ describe("state-history pruning", () => {
     expect((await rpcError(provider, "eth_getBalance", [STRANGER, hex(70)])).message).to.equal("historical state not available");
   });
 
+  for (const blockHistory of [undefined, 40]) {
+    it(`after a revert to a head that left the window, the window is the newest blocks up to it whose states are still stored${blockHistory === undefined ? "" : `, with blockHistory ${blockHistory}`}`, async () => {
+      ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY, ...(blockHistory !== undefined && { blockHistory }) }));
+      await sealTransfers(provider, 1, 70);
+      const id = await call<Hex>(provider, "evm_snapshot");
+      // Block 70 leaves the window at block 86, with no pass between (64, then 128).
+      await sealTransfers(provider, 71, 100);
+      expect(await call(provider, "evm_revert", [id])).to.equal(true);
+      // The pass at 64 kept 49..64; 65..70 were sealed after it: 55..70 are the newest 16. With
+      // blockHistory 40, blocks 2..60 were dropped at block 100 (the snapshot kept 70 on): 61..70.
+      const oldest = blockHistory === undefined ? 55 : 61;
+      for (const number of [oldest, 69, 70]) expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
+      if (blockHistory === undefined) {
+        expect(await rpcError(provider, "eth_getBalance", [STRANGER, hex(54)])).to.deep.equal({
+          code: -32000,
+          message: "historical state not available",
+          data: { block: hex(54), loadedAt: hex(55) },
+        });
+      } else {
+        expect(await call(provider, "eth_getBlockByNumber", [hex(60), false])).to.equal(null);
+      }
+      // The used snapshot's head is the head again, then leaves the window like any block.
+      await sealTransfers(provider, 71, 86);
+      expect(await rpcError(provider, "eth_getBalance", [STRANGER, hex(70)])).to.deep.equal({
+        code: -32000,
+        message: "historical state not available",
+        data: { block: hex(70), loadedAt: hex(71) },
+      });
+      await sealTransfers(provider, 87, 200);
+      for (const number of [185, 200]) expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
+    });
+  }
+
   it("hardhat_mine moves the window past a snapshot's head in one step; the head keeps its state", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 3);

@@ -28,7 +28,8 @@ export async function revertTo(core: ChainCore, id: number): Promise<boolean> {
   if (snap === undefined) return false;
   const { store } = core;
   store.cutTo(snap.sealedCount);
-  core.history.rewind(store.latest.block.header.number + 1n);
+  const dropped = store.dropped;
+  core.history.rewind(store.latest, dropped === undefined ? 0n : dropped.to + 1n, core.snapshots);
   if (core.open !== snap.open) for (const record of core.open.transactions) store.forgetTransaction(record.hash);
 
   const open = snap.open;

@@ -52,7 +52,7 @@ export class StateHistory {
    * exceptions (see `hasState`).
    */
   #from = 0n;
-  /** Blocks below `#from` whose state is kept: heads of live snapshots, and the first block. */
+  /** Blocks below `#from` whose state is kept besides the first block's: heads of live snapshots. */
   #keptHeads = new Set<Hex>();
   /**
    * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
@@ -62,6 +62,8 @@ export class StateHistory {
   #first = 0n;
   /** The head's number at the last pruning pass. */
   #prunedAt = 0n;
+  /** The window's first block at the last pruning pass: every block's state from there on is stored. */
+  #prunedFrom = 0n;
   /** Blocks whose state is not their header's root: the root after the dev edits that landed on them, by block hash. */
   #edited = new Map<Hex, { number: bigint; root: Uint8Array }>();
 
@@ -76,6 +78,7 @@ export class StateHistory {
     this.#first = from;
     this.#keptHeads.clear();
     this.#prunedAt = head;
+    this.#prunedFrom = from;
     this.#edited.clear();
   }
 
@@ -97,7 +100,8 @@ export class StateHistory {
 
   /** The one rule for which sealed blocks' states can be read. */
   hasState(sealed: SealedBlock): boolean {
-    return sealed.block.header.number >= this.#from || this.#keptHeads.has(sealed.hash);
+    const { number } = sealed.block.header;
+    return number >= this.#from || number === this.#first || this.#keptHeads.has(sealed.hash);
   }
 
   /** Runs `read` on a view at `block`'s state root; `transient`: a snapshot of the live state (stateViews.ts). */
@@ -105,12 +109,26 @@ export class StateHistory {
     return this.#views.run(block, read, transient);
   }
 
-  /** The chain went back to `next - 1`: blocks sealed after it have their state again; those pruned below stay gone. */
-  rewind(next: bigint): void {
-    if (this.#from > next) this.#from = next;
+  /**
+   * The chain went back to `head` (evm_revert): the window is again the newest `stateHistory`
+   * blocks up to it, as far as their states are still stored (from the last pass's window on, and
+   * not below `oldestBlock`, the oldest block `blockHistory` kept), and at least `head`. The heads
+   * of the snapshots the revert used up are kept no more; `kept` holds those still live.
+   */
+  rewind(head: SealedBlock, oldestBlock: bigint, kept: KeptStates): void {
+    const headNumber = head.block.header.number;
+    if (this.#from > headNumber) {
+      let from = this.#stateHistory === undefined ? headNumber : headNumber + 1n - BigInt(this.#stateHistory);
+      if (from < this.#prunedFrom) from = this.#prunedFrom;
+      if (from < oldestBlock) from = oldestBlock;
+      this.#from = from < headNumber ? from : headNumber;
+    }
+    const liveHeads = new Set<Hex>();
+    for (const { head: snapshotHead } of kept.values()) if (snapshotHead !== undefined) liveHeads.add(snapshotHead.hash);
+    for (const hash of this.#keptHeads) if (!liveHeads.has(hash)) this.#keptHeads.delete(hash);
     // A block mined again may get the same hash (a fake clock): the edits of the one cut are not its.
-    for (const [hash, { number }] of this.#edited) if (number >= next) this.#edited.delete(hash);
-    if (this.#prunedAt >= next) this.#prunedAt = next - 1n;
+    for (const [hash, { number }] of this.#edited) if (number > headNumber) this.#edited.delete(hash);
+    if (this.#prunedAt > headNumber) this.#prunedAt = headNumber;
   }
 
   /**
@@ -127,10 +145,6 @@ export class StateHistory {
     const from = headNumber - BigInt(history) + 1n;
     if (from > this.#from) {
       // Looked up by number, not block by block: hardhat_mine moves the window by any number of blocks at once.
-      if (this.#first >= this.#from && this.#first < from) {
-        const first = byNumber(this.#first);
-        if (first !== undefined) this.#keptHeads.add(first.hash);
-      }
       for (const head of kept.headsIn(this.#from, from)) this.#keptHeads.add(head.hash);
       this.#from = from;
     }
@@ -150,7 +164,8 @@ export class StateHistory {
       roots.push(sealed.block.header.stateRoot);
       const edited = this.editedRootOf(sealed);
       if (edited !== undefined) roots.push(edited);
-      if (sealed.block.header.number < windowStart) keptHeads.add(sealed.hash);
+      const { number } = sealed.block.header;
+      if (number < windowStart && number !== this.#first) keptHeads.add(sealed.hash);
     };
     keep(byNumber(this.#first));
     for (const snap of kept.values()) {
@@ -161,6 +176,7 @@ export class StateHistory {
     this.#views.dropBelow(windowStart);
     roots.push(...this.#views.roots());
     pruneStore(store, roots, openRoots);
+    this.#prunedFrom = windowStart;
     this.#keptHeads = keptHeads;
     for (const [hash, { number }] of this.#edited) if (number < windowStart && !keptHeads.has(hash)) this.#edited.delete(hash);
   }
