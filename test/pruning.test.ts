@@ -141,6 +141,40 @@ describe("state-history pruning", () => {
     });
   }
 
+  /** The blocks of `from..to` whose balance does not read as its number (unreadable or wrong). */
+  async function unreadable(from: number, to: number): Promise<number[]> {
+    const numbers: number[] = [];
+    for (let number = from; number <= to; number++) {
+      const balance = await provider.request({ method: "eth_getBalance", params: [STRANGER, hex(number)] }).catch(() => undefined);
+      if (balance !== hex(number)) numbers.push(number);
+    }
+    return numbers;
+  }
+
+  it("after a revert to a head still in the window, the newest blocks up to it read again", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 25);
+    const id = await call<Hex>(provider, "evm_snapshot");
+    await sealTransfers(provider, 26, 30);
+    expect(await unreadable(10, 30)).to.deep.equal([10, 11, 12, 13, 14]);
+    expect(await call(provider, "evm_revert", [id])).to.equal(true);
+    expect(await unreadable(10, 25)).to.deep.equal([]);
+  });
+
+  it("blocks sealed again after a revert below the last pass's window read after a second revert", async () => {
+    ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
+    await sealTransfers(provider, 1, 20);
+    const first = await call<Hex>(provider, "evm_snapshot");
+    // A pass at 64 keeps 49..64.
+    await sealTransfers(provider, 21, 70);
+    expect(await call(provider, "evm_revert", [first])).to.equal(true);
+    await sealTransfers(provider, 21, 40);
+    const second = await call<Hex>(provider, "evm_snapshot");
+    await sealTransfers(provider, 41, 60);
+    expect(await call(provider, "evm_revert", [second])).to.equal(true);
+    expect(await unreadable(24, 40)).to.deep.equal([24]);
+  });
+
   it("hardhat_mine moves the window past a snapshot's head in one step; the head keeps its state", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 3);

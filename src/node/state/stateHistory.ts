@@ -112,16 +112,19 @@ export class StateHistory {
   /**
    * The chain went back to `head` (evm_revert): the window is again the newest `stateHistory`
    * blocks up to it, as far as their states are still stored (from the last pass's window on, and
-   * not below `oldestBlock`, the oldest block `blockHistory` kept), and at least `head`. The heads
-   * of the snapshots the revert used up are kept no more; `kept` holds those still live.
+   * not below `oldestBlock`, the oldest block `blockHistory` kept); it always holds `head`. The
+   * heads of the snapshots the revert used up are kept no more; `kept` holds those still live.
    */
   rewind(head: SealedBlock, oldestBlock: bigint, kept: KeptStates): void {
     const headNumber = head.block.header.number;
-    if (this.#from > headNumber) {
-      let from = this.#stateHistory === undefined ? headNumber : headNumber + 1n - BigInt(this.#stateHistory);
+    // Every block sealed from here on is new, and the head's state is kept (a live snapshot's head
+    // at each pass): the states from the head on are stored.
+    if (this.#prunedFrom > headNumber) this.#prunedFrom = headNumber;
+    if (this.#stateHistory !== undefined) {
+      let from = headNumber + 1n - BigInt(this.#stateHistory);
       if (from < this.#prunedFrom) from = this.#prunedFrom;
       if (from < oldestBlock) from = oldestBlock;
-      this.#from = from < headNumber ? from : headNumber;
+      if (from < this.#from) this.#from = from;
     }
     const liveHeads = new Set<Hex>();
     for (const { head: snapshotHead } of kept.values()) if (snapshotHead !== undefined) liveHeads.add(snapshotHead.hash);
@@ -167,7 +170,10 @@ export class StateHistory {
       const { number } = sealed.block.header;
       if (number < windowStart && number !== this.#first) keptHeads.add(sealed.hash);
     };
-    keep(byNumber(this.#first));
+    const first = byNumber(this.#first);
+    // A loaded dump's head may be dropped later (`blockHistory`): its state goes with it.
+    if (first === undefined) this.#first = -1n;
+    keep(first);
     for (const snap of kept.values()) {
       roots.push(snap.stateRoot);
       if (snap.headEditedRoot !== undefined) roots.push(snap.headEditedRoot);
