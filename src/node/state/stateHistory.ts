@@ -57,7 +57,8 @@ export class StateHistory {
   /**
    * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
    * by every pruning pass, as geth's pruner keeps the genesis state (core/state/pruner), so that
-   * `earliest` and block 0 stay readable while the recent blocks are.
+   * `earliest` and block 0 stay readable while the recent blocks are. -1 once `blockHistory`
+   * dropped it (a loaded dump's head is not the store's first block).
    */
   #first = 0n;
   /** The head's number at the last pruning pass. */
