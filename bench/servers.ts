@@ -14,7 +14,8 @@
  * `BENCH_OURS_DIST` runs another build of ours (an earlier commit's `dist/`, for before/after rows):
  *   BENCH_OURS_NODE_ARGS="--cpu-prof --cpu-prof-dir=scratch/profiles/server" npm run bench -- --only N --servers ours
  * `BENCH_SERVER_OUTPUT=<path>` appends each server's stdout and stderr to `<path>.<server>`, e.g. V8's
- * traces (`BENCH_OURS_NODE_ARGS="--trace-opt --trace-deopt"`).
+ * traces (`BENCH_OURS_NODE_ARGS="--trace-opt --trace-deopt"`), with a line before each repetition
+ * (`=== N1 rep 2`) that says which one the output after it belongs to.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
