@@ -89,7 +89,7 @@ describe("state-history pruning", () => {
     }
   });
 
-  it("a snapshot whose head leaves the window between passes keeps it; the revert reads it whole", async () => {
+  it("a snapshot whose head leaves the window between passes keeps it; the revert restores it exactly", async () => {
     ({ provider } = await createTestChain({ mining: "manual", stateHistory: HISTORY }));
     await sealTransfers(provider, 1, 70);
     const id = await call<Hex>(provider, "evm_snapshot");
@@ -117,7 +117,7 @@ describe("state-history pruning", () => {
       await sealTransfers(provider, 71, 100);
       expect(await call(provider, "evm_revert", [id])).to.equal(true);
       // The pass at 64 kept 49..64; 65..70 were sealed after it: 55..70 are the newest 16. With
-      // blockHistory 40, blocks 2..60 were dropped at block 100 (the snapshot kept 70 on): 61..70.
+      // blockHistory 40, blocks 1..60 were dropped at block 100 (the snapshot kept 70 on): 61..70.
       const oldest = blockHistory === undefined ? 55 : 61;
       for (const number of [oldest, 69, 70]) expect(await call(provider, "eth_getBalance", [STRANGER, hex(number)])).to.equal(hex(number));
       if (blockHistory === undefined) {
@@ -141,8 +141,8 @@ describe("state-history pruning", () => {
     });
   }
 
-  /** The blocks of `from..to` whose balance does not read as its number (unreadable or wrong). */
-  async function unreadable(from: number, to: number): Promise<number[]> {
+  /** The blocks of `from..to` whose balance does not read as its number (unreadable, or wrong). */
+  async function notReadingTheirNumber(from: number, to: number): Promise<number[]> {
     const numbers: number[] = [];
     for (let number = from; number <= to; number++) {
       const balance = await provider.request({ method: "eth_getBalance", params: [STRANGER, hex(number)] }).catch(() => undefined);
@@ -156,9 +156,9 @@ describe("state-history pruning", () => {
     await sealTransfers(provider, 1, 25);
     const id = await call<Hex>(provider, "evm_snapshot");
     await sealTransfers(provider, 26, 30);
-    expect(await unreadable(10, 30)).to.deep.equal([10, 11, 12, 13, 14]);
+    expect(await notReadingTheirNumber(10, 30)).to.deep.equal([10, 11, 12, 13, 14]);
     expect(await call(provider, "evm_revert", [id])).to.equal(true);
-    expect(await unreadable(10, 25)).to.deep.equal([]);
+    expect(await notReadingTheirNumber(10, 25)).to.deep.equal([]);
   });
 
   it("blocks sealed again after a revert below the last pass's window read after a second revert", async () => {
@@ -172,7 +172,7 @@ describe("state-history pruning", () => {
     const second = await call<Hex>(provider, "evm_snapshot");
     await sealTransfers(provider, 41, 60);
     expect(await call(provider, "evm_revert", [second])).to.equal(true);
-    expect(await unreadable(24, 40)).to.deep.equal([24]);
+    expect(await notReadingTheirNumber(24, 40)).to.deep.equal([24]);
   });
 
   it("hardhat_mine moves the window past a snapshot's head in one step; the head keeps its state", async () => {

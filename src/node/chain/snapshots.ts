@@ -27,8 +27,8 @@ export interface Snapshot {
 export class Snapshots {
   readonly #byId = new Map<number, Snapshot>();
   /**
-   * How many live snapshots have each head, by the head's number (pruning keeps a head's state as
-   * the window moves past it).
+   * How many live snapshots have each head, by the head's number (StateHistory keeps a head's state
+   * readable as its window moves past it).
    */
   readonly #heads = new Map<bigint, Map<SealedBlock, number>>();
   #nextId = 1;
@@ -74,7 +74,7 @@ export class Snapshots {
     return this.#byId.values();
   }
 
-  /** The heads of live snapshots numbered `from` to `to - 1`: a look per number or per head, whichever are fewer. */
+  /** The heads of live snapshots numbered `from` to `to - 1`: a lookup per number, or a scan of the head numbers, whichever is fewer. */
   headsIn(from: bigint, to: bigint): SealedBlock[] {
     const found: SealedBlock[] = [];
     if (to - from <= BigInt(this.#heads.size)) {

@@ -14,7 +14,8 @@
  * only the ones the kept roots reach are decoded, and the rest go unread. A pass so costs what
  * the kept states gained since the last one, not the size of the state (a system contract's ring
  * buffer of 8191 slots, docs/profiles.md "Genesis code", grows by a slot a block and would
- * otherwise be re-walked, or re-iterated, every pass), nor what blocks that left the window wrote.
+ * otherwise be re-walked, or re-iterated, every pass), nor what the blocks that left the window
+ * since the last pass wrote (the older ones' nodes are still counted down as they go).
  *
  * The pass is synchronous from the first mark to the last delete: no read of any view can run in
  * between, so a read only needs its root to be among the kept ones. The store and the open
@@ -115,10 +116,10 @@ function nodeReference(references: References, bytes: Uint8Array, at: number): R
 /** The record of a key the store holds (a node's or a code's), made on first sight. */
 function storedReference(references: References, key: string): Reference {
   if (key.length !== NODE_KEY_LENGTH) return codeReference(references, key);
+  const found = findReference(references, key);
+  if (found !== undefined) return found;
   const index = indexOfKey(key, references.shift);
-  const first = references.nodes.get(index);
-  for (let reference = first; reference !== undefined; reference = reference.next) if (reference.key === key) return reference;
-  return addNodeReference(references, index, key, first);
+  return addNodeReference(references, index, key, references.nodes.get(index));
 }
 
 /** The record of a key, if there is one. */
@@ -194,10 +195,11 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
   for (const root of storageRoots) kept.add(bytesToUnprefixedHex(root));
 
   // Only the fresh entries a kept root reaches are read: from the kept roots, and from the fresh
-  // entries that entries read by earlier passes link to (the same content written again), down
-  // through fresh entries (an entry read before has had its links counted). A fresh entry nothing
-  // reaches is garbage, deleted unread: when passes are further apart than the readable window
-  // (stateHistory.ts), most of what the blocks between them wrote.
+  // entries that entries read by earlier passes link to (content written again after it was
+  // deleted, or a fork's node that arrived after its parent), down through fresh entries (an entry
+  // read before has had its links counted). A fresh entry nothing reaches is garbage, deleted
+  // unread: when passes are further apart than the readable window (stateHistory.ts), most of what
+  // the blocks between them wrote.
   const reached: Reference[] = [];
   for (const key of kept) {
     const reference = findReference(references, key);
@@ -246,7 +248,7 @@ export function pruneStore(store: NodeStore, stateRoots: Iterable<Uint8Array>, s
 /**
  * The RLP item last read by `readItem` (the RLP spec, ethereum.org "Recursive-length prefix"):
  * whether it is a list, where its payload starts and where the item ends. Module state rather
- * than an object per item: a pass reads every node written since the last one, a dozen items each.
+ * than an object per item: a pass reads each new node the kept roots reach, a dozen items each.
  */
 let itemIsList = false;
 let itemStart = 0;

@@ -26,8 +26,12 @@ export function passInterval(stateHistory: number): number {
   return Math.min(1024, Math.max(64, 4 * stateHistory));
 }
 
-/** The live snapshots, whose states a pruning pass keeps besides the recent blocks' (chain/snapshots.ts). */
+/** The first block of the newest `stateHistory` blocks up to `head` (below 0 on a young chain). */
+const windowStartAt = (head: bigint, stateHistory: number): bigint => head + 1n - BigInt(stateHistory);
+
+/** The live snapshots (chain/snapshots.ts): the states they go back to, and their heads. */
 export interface KeptStates {
+  /** Every live snapshot: a pruning pass keeps the states they go back to. */
   values(): Iterable<KeptState>;
   /** The heads of live snapshots numbered `from` to `to - 1`: their states stay readable when the window moves past them. */
   headsIn(from: bigint, to: bigint): Iterable<SealedBlock>;
@@ -48,23 +52,26 @@ export class StateHistory {
   #views!: StateViews;
   /**
    * Blocks below this number have no state: the chain was loaded from a dump at that block, or
-   * they left the window (`stateHistory`), which moves at each seal. `#keptHeads` are the
-   * exceptions (see `hasState`).
+   * they left the window (`stateHistory`), which moves at each seal. `#first` and `#keptHeads` are
+   * the exceptions (see `hasState`).
    */
   #from = 0n;
-  /** Blocks below `#from` whose state is kept besides the first block's: heads of live snapshots. */
+  /** Blocks below `#from` (or that were, before a revert) whose state is kept: heads of live snapshots. */
   #keptHeads = new Set<Hex>();
   /**
    * The chain's first block with state (the genesis; a fork's block; a loaded dump's head): kept
    * by every pruning pass, as geth's pruner keeps the genesis state (core/state/pruner), so that
-   * `earliest` and block 0 stay readable while the recent blocks are. -1 once `blockHistory`
+   * `earliest` and block 0 stay readable while the recent blocks are. Undefined once `blockHistory`
    * dropped it (a loaded dump's head is not the store's first block).
    */
-  #first = 0n;
+  #first: bigint | undefined = 0n;
   /** The head's number at the last pruning pass. */
   #prunedAt = 0n;
-  /** The window's first block at the last pruning pass: every block's state from there on is stored. */
-  #prunedFrom = 0n;
+  /**
+   * Blocks from here on have their state stored: the window's first block at the last pruning pass,
+   * or a later revert's head if lower (everything sealed after it is new).
+   */
+  #storedFrom = 0n;
   /** Blocks whose state is not their header's root: the root after the dev edits that landed on them, by block hash. */
   #edited = new Map<Hex, { number: bigint; root: Uint8Array }>();
 
@@ -79,7 +86,7 @@ export class StateHistory {
     this.#first = from;
     this.#keptHeads.clear();
     this.#prunedAt = head;
-    this.#prunedFrom = from;
+    this.#storedFrom = from;
     this.#edited.clear();
   }
 
@@ -120,10 +127,10 @@ export class StateHistory {
     const headNumber = head.block.header.number;
     // Every block sealed from here on is new, and the head's state is kept (a live snapshot's head
     // at each pass): the states from the head on are stored.
-    if (this.#prunedFrom > headNumber) this.#prunedFrom = headNumber;
+    if (this.#storedFrom > headNumber) this.#storedFrom = headNumber;
     if (this.#stateHistory !== undefined) {
-      let from = headNumber + 1n - BigInt(this.#stateHistory);
-      if (from < this.#prunedFrom) from = this.#prunedFrom;
+      let from = windowStartAt(headNumber, this.#stateHistory);
+      if (from < this.#storedFrom) from = this.#storedFrom;
       if (from < oldestBlock) from = oldestBlock;
       if (from < this.#from) this.#from = from;
     }
@@ -146,10 +153,10 @@ export class StateHistory {
     const history = this.#stateHistory;
     if (history === undefined) return;
     const headNumber = head.block.header.number;
-    const from = headNumber - BigInt(history) + 1n;
+    const from = windowStartAt(headNumber, history);
     if (from > this.#from) {
       // Looked up by number, not block by block: hardhat_mine moves the window by any number of blocks at once.
-      for (const head of kept.headsIn(this.#from, from)) this.#keptHeads.add(head.hash);
+      for (const snapshotHead of kept.headsIn(this.#from, from)) this.#keptHeads.add(snapshotHead.hash);
       this.#from = from;
     }
     if (headNumber - this.#prunedAt < passInterval(history)) return;
@@ -171,9 +178,9 @@ export class StateHistory {
       const { number } = sealed.block.header;
       if (number < windowStart && number !== this.#first) keptHeads.add(sealed.hash);
     };
-    const first = byNumber(this.#first);
+    const first = this.#first === undefined ? undefined : byNumber(this.#first);
     // A loaded dump's head may be dropped later (`blockHistory`): its state goes with it.
-    if (first === undefined) this.#first = -1n;
+    if (first === undefined) this.#first = undefined;
     keep(first);
     for (const snap of kept.values()) {
       roots.push(snap.stateRoot);
@@ -183,7 +190,7 @@ export class StateHistory {
     this.#views.dropBelow(windowStart);
     roots.push(...this.#views.roots());
     pruneStore(store, roots, openRoots);
-    this.#prunedFrom = windowStart;
+    this.#storedFrom = windowStart;
     this.#keptHeads = keptHeads;
     for (const [hash, { number }] of this.#edited) if (number < windowStart && !keptHeads.has(hash)) this.#edited.delete(hash);
   }
