@@ -31,5 +31,5 @@ if (tooOld && existsSync(node22)) {
 } else {
   if (tooOld) process.stderr.write(`hardhat-preconf needs Node >= 22.13 (this is ${process.version}); trying anyway.\n`);
   const { main } = await import(compiled.href);
-  process.exit(await main(process.argv.slice(2)));
+  process.exit(await main(process.argv.slice(2), { ownProcess: true }));
 }

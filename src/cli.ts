@@ -32,7 +32,11 @@ function usageError(message: string): number {
   return EXIT_USAGE;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * `ownProcess`: the process runs the CLI and nothing else (bin/preconf.js, `node dist/cli.js`), so
+ * `preconf node` may tune V8 in it (cli/tierUp.ts); tests that call `main` leave it unset.
+ */
+export async function main(argv: string[], { ownProcess = false }: { ownProcess?: boolean } = {}): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "help" || command === "--help" || command === "-h") {
     process.stdout.write(USAGE);
@@ -68,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  // The server's V8 flags (cli/tierUp.ts): the compile queue's needs Node's command line, so this
+  // process may start itself again here, before anything else loads or prints.
+  const tierUp = ownProcess ? await import("./cli/tierUp.ts") : undefined;
+  tierUp?.relaunchWithCompileQueue();
   // Loaded only now: a command line refused above never loads the chain (a second or more on a busy machine).
   const { settleCommand } = await import("./cli/settle.ts");
   try {
@@ -78,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     // Before the chain's code loads: the server optimizes its request path sooner (cli/tierUp.ts).
-    (await import("./cli/tierUp.ts")).lowerTierUpThreshold();
+    tierUp?.lowerTierUpThreshold();
     const { runNode } = await import("./cli/node.ts");
     return await runNode(parsed, packageVersion());
   } catch (error) {
@@ -119,7 +127,7 @@ async function runFailure(error: unknown, command: NodeCommand): Promise<number>
 
 // Run when executed directly (`node dist/cli.js node`, `npm start`); bin/preconf.js imports `main` instead.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
+  main(process.argv.slice(2), { ownProcess: true }).then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

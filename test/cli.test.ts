@@ -17,9 +17,9 @@ import { wordlist } from "@scure/bip39/wordlists/english";
 import { expect } from "chai";
 
 import { parseNodeArgs } from "../src/cli.ts";
-import { lowerTierUpThreshold } from "../src/cli/tierUp.ts";
+import { lowerTierUpThreshold, relaunchArgv } from "../src/cli/tierUp.ts";
 import { mnemonicProblem } from "../src/node/common/bip39.ts";
-import { requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
+import { CLI, requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
 import { CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
 import { accepts } from "./helpers/net.ts";
 
@@ -31,22 +31,56 @@ const BOB = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const ALICE_55 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const BOB_55 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
-describe("preconf CLI: the server's V8 tier-up threshold (docs/cli.md#the-servers-process)", () => {
-  const run = (execArgv: string[], nodeOptions: string) => {
+describe("preconf CLI: the server's V8 tier-up (docs/cli.md#the-servers-process)", () => {
+  const lower = (execArgv: string[]) => {
     const set: string[] = [];
-    const changed = lowerTierUpThreshold(execArgv, nodeOptions, (flags) => set.push(flags));
+    const changed = lowerTierUpThreshold(execArgv, (flags) => set.push(flags));
     return { changed, set };
   };
 
-  it("is lowered to 500 invocations when Node was given none", () => {
-    expect(run(["--enable-source-maps"], "--max-old-space-size=4096")).to.deep.equal({ changed: true, set: ["--invocation-count-for-turbofan=500"] });
+  it("lowers TurboFan's threshold to 500 invocations when Node was given none", () => {
+    expect(lower(["--enable-source-maps", "--max-old-space-size=4096"])).to.deep.equal({ changed: true, set: ["--invocation-count-for-turbofan=500"] });
   });
 
-  it("is left as given on Node's command line or in NODE_OPTIONS", () => {
-    expect(run(["--invocation-count-for-turbofan=3000"], "")).to.deep.equal({ changed: false, set: [] });
-    expect(run([], "--no-warnings --invocation-count-for-turbofan=1000")).to.deep.equal({ changed: false, set: [] });
+  it("leaves a threshold given on Node's command line as it is", () => {
+    expect(lower(["--invocation-count-for-turbofan=3000"])).to.deep.equal({ changed: false, set: [] });
     // V8 reads - and _ in a flag's name alike.
-    expect(run(["--invocation_count_for_turbofan=3000"], "")).to.deep.equal({ changed: false, set: [] });
+    expect(lower(["--invocation_count_for_turbofan=3000"])).to.deep.equal({ changed: false, set: [] });
+    // A flag whose name only starts the same is another flag.
+    expect(lower(["--invocation-count-for-turbofan-osr=3000"]).changed).to.equal(true);
+  });
+
+  it("starts the process again with a compile queue of 64, Node's options and the script's arguments kept in order", () => {
+    expect(relaunchArgv(["--import", "tsx", "--enable-source-maps"], ["/usr/bin/node", "/app/bin/preconf.js", "node", "--port", "9545"])).to.deep.equal([
+      "/usr/bin/node",
+      "--concurrent-recompilation-queue-length=64",
+      "--import",
+      "tsx",
+      "--enable-source-maps",
+      "/app/bin/preconf.js",
+      "node",
+      "--port",
+      "9545",
+    ]);
+  });
+
+  it("does not start again when Node was given a queue length (so the started process does not either)", () => {
+    expect(relaunchArgv(["--concurrent-recompilation-queue-length=64"], ["/usr/bin/node", "/app/dist/cli.js", "node"])).to.equal(undefined);
+    expect(relaunchArgv(["--concurrent_recompilation_queue_length=16"], ["/usr/bin/node", "/app/dist/cli.js", "node"])).to.equal(undefined);
+  });
+
+  it("runs the server with the queue flag on Node's command line, in the same process", async function () {
+    if (process.platform !== "linux") this.skip(); // reads /proc
+    requireBuiltCli();
+    const serving = await startCli(["--port", "0"]);
+    try {
+      // The pid the test spawned is the server's: the process replaced itself (no child).
+      const cmdline = readFileSync(`/proc/${serving.pid}/cmdline`, "utf8");
+      expect(cmdline.split("\0")).to.deep.equal([process.execPath, "--concurrent-recompilation-queue-length=64", CLI, "node", "--port", "0", ""]);
+      expect(await rpc(serving.url, "eth_chainId")).to.equal("0x7a69");
+    } finally {
+      await serving.stop();
+    }
   });
 });
 
