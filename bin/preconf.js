@@ -12,7 +12,8 @@ const node22 = fileURLToPath(new URL("../node_modules/node/bin/node", import.met
 const compiled = new URL("../dist/cli.js", import.meta.url);
 
 if (tooOld && existsSync(node22)) {
-  const child = spawn(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  // Node's own options go along (a V8 flag given for the server, docs/cli.md "The server's process").
+  const child = spawn(node22, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
   // Signals sent to this process (kill <pid>) are passed on; the child decides when to stop.
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   // Under npx, npm's SIGTERM ends the shell between npm and this process: this process is then

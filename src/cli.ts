@@ -72,9 +72,11 @@ export async function main(argv: string[], { ownProcess = false }: { ownProcess?
     process.stdout.write(USAGE);
     return 0;
   }
-  // The server's V8 flags (cli/tierUp.ts): the compile queue's needs Node's command line, so this
-  // process may start itself again here, before anything else loads or prints.
-  const tierUp = ownProcess ? await import("./cli/tierUp.ts") : undefined;
+  // The server's V8 flags (cli/tierUp.ts). The compile queue's length is read only when Node
+  // starts, so a process that will serve may start itself again with it here, before anything
+  // else loads or prints (settleCommand's refusals then pay for the start twice; a start that
+  // serves does not load settle.ts's modules twice).
+  const tierUp = ownProcess && !parsed.printConfig ? await import("./cli/tierUp.ts") : undefined;
   tierUp?.relaunchWithCompileQueue();
   // Loaded only now: a command line refused above never loads the chain (a second or more on a busy machine).
   const { settleCommand } = await import("./cli/settle.ts");

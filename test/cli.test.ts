@@ -6,7 +6,7 @@
  * SIGINT and SIGTERM sent to the PID it started. `npx preconf node` is exercised on the installed
  * tarball in test/consumer/.
  */
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,10 +16,10 @@ import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english";
 import { expect } from "chai";
 
-import { parseNodeArgs } from "../src/cli.ts";
+import { main, parseNodeArgs } from "../src/cli.ts";
 import { lowerTierUpThreshold, relaunchArgv } from "../src/cli/tierUp.ts";
 import { mnemonicProblem } from "../src/node/common/bip39.ts";
-import { CLI, requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
+import { canRelaunch, CLI, commandLineOf, requireBuiltCli, ROOT, rpc, runCli, startCli } from "./helpers/cli.ts";
 import { CONSOLE_LOGGER_BYTECODE } from "./helpers/consoleLogger.ts";
 import { accepts } from "./helpers/net.ts";
 
@@ -64,22 +64,94 @@ describe("preconf CLI: the server's V8 tier-up (docs/cli.md#the-servers-process)
     ]);
   });
 
-  it("does not start again when Node was given a queue length (so the started process does not either)", () => {
-    expect(relaunchArgv(["--concurrent-recompilation-queue-length=64"], ["/usr/bin/node", "/app/dist/cli.js", "node"])).to.equal(undefined);
-    expect(relaunchArgv(["--concurrent_recompilation_queue_length=16"], ["/usr/bin/node", "/app/dist/cli.js", "node"])).to.equal(undefined);
+  it("does not start again when Node was given a queue length, or under an inspector", () => {
+    const argv = ["/usr/bin/node", "/app/dist/cli.js", "node"];
+    expect(relaunchArgv(["--concurrent-recompilation-queue-length=64"], argv)).to.equal(undefined);
+    expect(relaunchArgv(["--concurrent_recompilation_queue_length=16"], argv)).to.equal(undefined);
+    expect(relaunchArgv(["--inspect-brk=9229"], argv)).to.equal(undefined);
+    expect(relaunchArgv(["--inspect"], argv)).to.equal(undefined);
+  });
+
+  describe("main", () => {
+    const original = (process as { execve?: unknown }).execve;
+    let calls: unknown[][];
+    let stderr: string;
+    const writeStderr = process.stderr.write;
+    beforeEach(() => {
+      calls = [];
+      stderr = "";
+      (process as { execve?: unknown }).execve = (...args: unknown[]) => calls.push(args);
+      process.stderr.write = ((text: string) => (stderr += text) !== undefined) as typeof process.stderr.write;
+    });
+    afterEach(() => {
+      (process as { execve?: unknown }).execve = original;
+      process.stderr.write = writeStderr;
+      delete process.env.PRECONF_V8_RELAUNCHED;
+    });
+    // A command line that parses, then is refused by settleCommand, right after the relaunch point.
+    // Under mocha, src/cli.ts loads as CommonJS and settle.ts (imported on demand) as ESM, so the
+    // refusal's UsageError is another class's and escapes main here; the built CLI returns 2 for it
+    // ("exit 2" tests below). What these tests look at is whether main started the process again.
+    const refused = ["node", "--profile", "base", "--dump-state", "/nonexistent/state.json"];
+    const run = (options?: { ownProcess: boolean }) => main(refused, options).catch((error: unknown) => (error as Error).message);
+    const REFUSAL = /--dump-state is not supported with --profile base/;
+
+    it("starts its own process again with the queue's flag and a marker, before it settles the command", async () => {
+      expect(String(await run({ ownProcess: true })) + stderr).to.match(REFUSAL);
+      expect(calls).to.have.length(1);
+      const [file, args, env] = calls[0] as [string, string[], NodeJS.ProcessEnv];
+      // This process's own command line (mocha's), as the entry points' would be theirs.
+      expect(file).to.equal(process.execPath);
+      expect(args).to.deep.equal(relaunchArgv(process.execArgv, process.argv));
+      expect(args[1]).to.equal("--concurrent-recompilation-queue-length=64");
+      expect(env.PRECONF_V8_RELAUNCHED).to.equal("1");
+    });
+
+    it("does not start again in the process it started (the marker), and removes the marker", async () => {
+      process.env.PRECONF_V8_RELAUNCHED = "1";
+      expect(String(await run({ ownProcess: true })) + stderr).to.match(REFUSAL);
+      expect(calls).to.deep.equal([]);
+      expect(process.env.PRECONF_V8_RELAUNCHED).to.equal(undefined);
+    });
+
+    it("leaves a process it does not own alone (tests call main in theirs)", async () => {
+      expect(String(await run()) + stderr).to.match(REFUSAL);
+      expect(calls).to.deep.equal([]);
+    });
   });
 
   it("runs the server with the queue flag on Node's command line, in the same process", async function () {
-    if (process.platform !== "linux") this.skip(); // reads /proc
+    if (!canRelaunch) this.skip(); // Linux's /proc and Node's process.execve (22.15 on)
     requireBuiltCli();
     const serving = await startCli(["--port", "0"]);
     try {
       // The pid the test spawned is the server's: the process replaced itself (no child).
-      const cmdline = readFileSync(`/proc/${serving.pid}/cmdline`, "utf8");
-      expect(cmdline.split("\0")).to.deep.equal([process.execPath, "--concurrent-recompilation-queue-length=64", CLI, "node", "--port", "0", ""]);
+      expect(commandLineOf(serving.pid)).to.deep.equal([process.execPath, "--concurrent-recompilation-queue-length=64", CLI, "node", "--port", "0"]);
       expect(await rpc(serving.url, "eth_chainId")).to.equal("0x7a69");
     } finally {
       await serving.stop();
+    }
+  });
+
+  it("stays as started, still connected, when its parent forked it with an IPC channel", async function () {
+    if (!canRelaunch) this.skip(); // Linux's /proc and Node's process.execve (22.15 on)
+    requireBuiltCli();
+    const child = fork(CLI, ["node", "--port", "0"], { cwd: ROOT, execArgv: [], stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let output = "";
+        child.stdout!.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes("listening on")) resolve();
+        });
+        void exited.then(() => reject(new Error(`exited before listening:\n${output}`)));
+      });
+      expect(child.connected).to.equal(true);
+      expect(commandLineOf(child.pid!)).to.deep.equal([process.execPath, CLI, "node", "--port", "0"]);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
     }
   });
 });

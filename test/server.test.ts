@@ -17,6 +17,7 @@ import { createPreconfProvider, startServer } from "../src/index.ts";
 import { parseNodeArgs } from "../src/cli.ts";
 import { bindWarning } from "../src/server/http.ts";
 import { createTestChain, devChain, serveEachTest } from "./helpers/chain.ts";
+import { canRelaunch, commandLineOf } from "./helpers/cli.ts";
 import { warningsDuring } from "./helpers/warnings.ts";
 
 import type { Hex } from "viem";
@@ -658,6 +659,8 @@ describe("the preconf CLI", () => {
         expect(output).to.include("(0) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
         expect(output).to.include("(1) 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 (1.5 ETH)");
         expect(output).to.not.include("(2)");
+        // The CLI started its own process again with V8's compile queue (src/cli/tierUp.ts).
+        if (canRelaunch) expect(commandLineOf(cli.child.pid!).slice(0, 2)).to.deep.equal([process.execPath, "--concurrent-recompilation-queue-length=64"]);
       } finally {
         cli.child.kill("SIGINT");
       }

@@ -15,52 +15,63 @@
  *   hot at the same request, so most of each burst was dropped: tens per 300 requests in the
  *   server rows, none at 64. V8 sizes the queue when the isolate starts, so this one only works on
  *   Node's command line: the CLI starts itself again with it (`process.execve`, Node ≥ 22.15 on
- *   POSIX: the same process, pid and standard streams), before it loads the chain. Elsewhere it
- *   runs without. The flag has kept its name and default (8) for a decade (V8 src/flags/flag-definitions.h).
+ *   POSIX: the same process, pid and standard streams), before it loads the chain. It does not
+ *   where that would lose something: where Node has no execve, in a process with an IPC channel
+ *   (`fork()`: execve keeps only the three standard streams) or under an inspector (`--inspect*`:
+ *   the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and default (8) for a decade (V8 src/flags/flag-definitions.h).
  *
- * A value given on Node's own command line is left as it is (Node refuses V8 flags in
+ * A value given on Node's own command line is left as it is (Node refuses these two flags in
  * NODE_OPTIONS).
  */
 import { setFlagsFromString } from "node:v8";
 
-/** A flag as V8 reads it: `-` and `_` in its name alike, with or without a value. */
-const given = (name: string) => new RegExp(`^--${name.replace(/-/g, "[-_]")}(=|$)`);
-
-const TURBOFAN_INVOCATIONS = "invocation-count-for-turbofan";
-const QUEUE_LENGTH = "concurrent-recompilation-queue-length";
 export const SERVER_TURBOFAN_INVOCATIONS = 500;
 export const SERVER_RECOMPILATION_QUEUE_LENGTH = 64;
 
+/** The flags as V8 reads them: `-` and `_` in a name alike, with or without a value. */
+const TURBOFAN_INVOCATIONS_GIVEN = /^--invocation[-_]count[-_]for[-_]turbofan(=|$)/;
+const QUEUE_LENGTH_GIVEN = /^--concurrent[-_]recompilation[-_]queue[-_]length(=|$)/;
+const INSPECTOR = /^--inspect/;
+/** Set on the process started again, so that it never starts itself once more (and removed there). */
+const RELAUNCHED = "PRECONF_V8_RELAUNCHED";
+
 /** Sets the tier-up threshold unless Node was given one; answers whether it did. */
 export function lowerTierUpThreshold(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
-  if (execArgv.some((arg) => given(TURBOFAN_INVOCATIONS).test(arg))) return false;
-  setFlags(`--${TURBOFAN_INVOCATIONS}=${SERVER_TURBOFAN_INVOCATIONS}`);
+  if (execArgv.some((arg) => TURBOFAN_INVOCATIONS_GIVEN.test(arg))) return false;
+  setFlags(`--invocation-count-for-turbofan=${SERVER_TURBOFAN_INVOCATIONS}`);
   return true;
 }
 
 /**
- * The command line this process starts again with to have the longer compile queue, or undefined
- * when Node was given a queue length: Node's options (the queue's first), the script, its arguments.
+ * The command line this process starts again with to have the longer compile queue: the queue's
+ * flag, then Node's own options, the script and its arguments as given. Undefined when Node was
+ * given a queue length, or runs under an inspector.
  */
 export function relaunchArgv(execArgv: readonly string[], argv: readonly string[]): string[] | undefined {
-  if (execArgv.some((arg) => given(QUEUE_LENGTH).test(arg))) return undefined;
+  if (execArgv.some((arg) => QUEUE_LENGTH_GIVEN.test(arg) || INSPECTOR.test(arg))) return undefined;
   const [execPath, script, ...args] = argv;
   if (execPath === undefined || script === undefined) return undefined;
-  return [execPath, `--${QUEUE_LENGTH}=${SERVER_RECOMPILATION_QUEUE_LENGTH}`, ...execArgv, script, ...args];
+  return [execPath, `--concurrent-recompilation-queue-length=${SERVER_RECOMPILATION_QUEUE_LENGTH}`, ...execArgv, script, ...args];
 }
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
 /**
- * Replaces this process with itself started with the longer compile queue, where Node can
- * (`process.execve`); returns only when it does not. Call before anything is printed or opened.
+ * Replaces this process with itself started with the longer compile queue, where that loses
+ * nothing (see the module comment); returns only when it does not. Call before anything is
+ * printed or opened.
  */
 export function relaunchWithCompileQueue(execve: Execve | undefined = (process as { execve?: Execve }).execve): void {
+  if (process.env[RELAUNCHED] !== undefined) {
+    delete process.env[RELAUNCHED];
+    return;
+  }
   const args = relaunchArgv(process.execArgv, process.argv);
-  if (args === undefined || execve === undefined || process.platform === "win32") return;
+  // Undefined on Windows and before Node 22.15; an IPC channel would be closed by the exec.
+  if (args === undefined || execve === undefined || process.channel !== undefined) return;
   try {
-    execve(process.execPath, args, process.env);
+    execve(process.execPath, args, { ...process.env, [RELAUNCHED]: "1" });
   } catch {
-    // Refused where Node has no execve (IBM i; a worker thread): the server runs at V8's queue length.
+    // Refused where Node has no execve though the function exists (IBM i; a worker thread): V8's queue it is.
   }
 }

@@ -3,11 +3,19 @@
  * shim): run to completion, or serve until stopped. `npm test` builds dist/ first (pretest).
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CLI = `${ROOT}dist/cli.js`;
+
+/** A running process's command line (Linux's /proc): Node, Node's options, the script, its arguments. */
+export function commandLineOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+}
+
+/** Whether this Node can start `preconf node` again with the compile queue's flag (src/cli/tierUp.ts). */
+export const canRelaunch = process.platform === "linux" && typeof (process as { execve?: unknown }).execve === "function";
 
 export function requireBuiltCli(): void {
   if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` first (npm test does it in pretest)");
