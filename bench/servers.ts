@@ -52,6 +52,8 @@ export interface Server {
   request(method: string, params?: unknown[]): Promise<unknown>;
   /** CPU time the server process has used so far, where the OS tells (timing.ts). */
   cpu(): CpuReading | undefined;
+  /** Milliseconds from spawning the process to its first answer (`eth_chainId`, polled every 5 ms). */
+  firstAnswerMs: number;
   close(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export function markServerOutput(id: ServerId, line: string): void {
 export async function startServer(id: ServerId): Promise<Server> {
   const launch = launchOf(id);
   const port = await freePort();
+  const spawned = performance.now();
   const child: ChildProcess = spawn(launch.command, launch.args(port), { cwd: launch.cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   // Drained (a full pipe would stall the server's logging), kept short for error messages.
@@ -185,18 +188,20 @@ export async function startServer(id: ServerId): Promise<Server> {
   let exited = false;
   child.on("exit", () => (exited = true));
   const client = jsonRpcClient(port);
+  let firstAnswerMs = 0;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (exited) throw new Error(`${launch.label} exited before answering: ${output.slice(-1000)}`);
     try {
       await client.request("eth_chainId");
+      firstAnswerMs = performance.now() - spawned;
       break;
     } catch {
       if (Date.now() > deadline) {
         child.kill("SIGKILL");
         throw new Error(`${launch.label} did not answer within 120 s: ${output.slice(-1000)}`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
   await launch.prepare?.(client.request);
@@ -208,6 +213,7 @@ export async function startServer(id: ServerId): Promise<Server> {
     pid,
     request: client.request,
     cpu: () => readProcessCpu(pid),
+    firstAnswerMs,
     close: async () => {
       client.close();
       if (exited) return;
