@@ -10,7 +10,7 @@
  * - `--concurrent-recompilation-queue-length=64`: V8 queues at most 8 functions (its default) for
  *   its background TurboFan compiler; a function that turns hot while the queue is full is not
  *   queued, and is only marked again after another full budget of invocations (V8's
- *   src/compiler.cc, "Compilation queue full, will retry optimizing … later" under
+ *   src/codegen/compiler.cc, "Compilation queue full, will retry optimizing … later" under
  *   `--trace-concurrent-recompilation`). A request runs through dozens of functions that all turn
  *   hot at the same request, so most of each burst was dropped: tens per 300 requests in the
  *   server rows, none at 64. V8 sizes the queue when the isolate starts, so this one only works on
@@ -18,7 +18,8 @@
  *   POSIX: the same process, pid and standard streams), before it loads the chain. It does not
  *   where that would lose something: where Node has no execve, in a process with an IPC channel
  *   (`fork()`: execve keeps only the three standard streams) or under an inspector (`--inspect*`:
- *   the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and default (8) for a decade (V8 src/flags/flag-definitions.h).
+ *   the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and
+ *   its default, 8, for a decade (V8's src/flags/flag-definitions.h).
  *
  * A value given on Node's own command line is left as it is (Node refuses these two flags in
  * NODE_OPTIONS).
