@@ -70,6 +70,8 @@ describe("preconf CLI: the server's V8 tier-up (docs/cli.md#the-servers-process)
     expect(relaunchArgv(["--concurrent_recompilation_queue_length=16"], argv)).to.equal(undefined);
     expect(relaunchArgv(["--inspect-brk=9229"], argv)).to.equal(undefined);
     expect(relaunchArgv(["--inspect"], argv)).to.equal(undefined);
+    expect(relaunchArgv([], argv, "--max-old-space-size=4096 --inspect-brk")).to.equal(undefined);
+    expect(relaunchArgv([], argv, "--max-old-space-size=4096")?.[1]).to.equal("--concurrent-recompilation-queue-length=64");
   });
 
   describe("main", () => {
@@ -102,7 +104,7 @@ describe("preconf CLI: the server's V8 tier-up (docs/cli.md#the-servers-process)
       const [file, args, env] = calls[0] as [string, string[], NodeJS.ProcessEnv];
       // This process's own command line (mocha's), as the entry points' would be theirs.
       expect(file).to.equal(process.execPath);
-      expect(args).to.deep.equal(relaunchArgv(process.execArgv, process.argv));
+      expect(args).to.deep.equal(relaunchArgv(process.execArgv, process.argv, process.env.NODE_OPTIONS));
       expect(args[1]).to.equal("--concurrent-recompilation-queue-length=64");
       expect(env.PRECONF_V8_RELAUNCHED).to.equal("1");
     });

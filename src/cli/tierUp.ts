@@ -17,8 +17,8 @@
  *   Node's command line: the CLI starts itself again with it (`process.execve`, Node ≥ 22.15 on
  *   POSIX: the same process, pid and standard streams), before it loads the chain. It does not
  *   where that would lose something: where Node has no execve, in a process with an IPC channel
- *   (`fork()`: execve keeps only the three standard streams) or under an inspector (`--inspect*`:
- *   the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and
+ *   (`fork()`: execve keeps only the three standard streams) or under an inspector (`--inspect*`,
+ *   given to Node or in NODE_OPTIONS: the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and
  *   its default, 8, for a decade (V8's src/flags/flag-definitions.h).
  *
  * A value given on Node's own command line is left as it is (Node refuses these two flags in
@@ -46,10 +46,12 @@ export function lowerTierUpThreshold(execArgv: readonly string[] = process.execA
 /**
  * The command line this process starts again with to have the longer compile queue: the queue's
  * flag, then Node's own options, the script and its arguments as given. Undefined when Node was
- * given a queue length, or runs under an inspector.
+ * given a queue length, or an inspector on its command line or in NODE_OPTIONS (which the
+ * started process would inherit with the environment).
  */
-export function relaunchArgv(execArgv: readonly string[], argv: readonly string[]): string[] | undefined {
+export function relaunchArgv(execArgv: readonly string[], argv: readonly string[], nodeOptions = ""): string[] | undefined {
   if (execArgv.some((arg) => QUEUE_LENGTH_GIVEN.test(arg) || INSPECTOR.test(arg))) return undefined;
+  if (nodeOptions.split(/\s+/).some((option) => INSPECTOR.test(option))) return undefined;
   const [execPath, script, ...args] = argv;
   if (execPath === undefined || script === undefined) return undefined;
   return [execPath, `--concurrent-recompilation-queue-length=${SERVER_RECOMPILATION_QUEUE_LENGTH}`, ...execArgv, script, ...args];
@@ -67,7 +69,7 @@ export function relaunchWithCompileQueue(execve: Execve | undefined = (process a
     delete process.env[RELAUNCHED];
     return;
   }
-  const args = relaunchArgv(process.execArgv, process.argv);
+  const args = relaunchArgv(process.execArgv, process.argv, process.env.NODE_OPTIONS);
   // Undefined on Windows and before Node 22.15; an IPC channel would be closed by the exec.
   if (args === undefined || execve === undefined || process.channel !== undefined) return;
   try {
