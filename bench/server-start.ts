@@ -10,6 +10,7 @@
  * `BENCH_OURS_NODE_ARGS=--concurrent-recompilation-queue-length=64` starts ours without the second start.
  */
 import { SERVER_IDS, startServer } from "./servers.ts";
+import { median } from "./workloads.ts";
 
 import type { ServerId } from "./servers.ts";
 
@@ -26,7 +27,6 @@ for (let round = 0; round < rounds; round++) {
     await server.close();
   }
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 for (const [id, values] of samples) {
   console.log(
     `${id.padEnd(7)} first answer after ${median(values).toFixed(0)} ms (median of ${values.length}: ${values.map((value) => value.toFixed(0)).join(", ")})`,

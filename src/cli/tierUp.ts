@@ -18,8 +18,9 @@
  *   POSIX: the same process, pid and standard streams), before it loads the chain. It does not
  *   where that would lose something: where Node has no execve, in a process with an IPC channel
  *   (`fork()`: execve keeps only the three standard streams) or under an inspector (`--inspect*`,
- *   given to Node or in NODE_OPTIONS: the debugger would be dropped and a `-brk` would pause twice). The flag has kept its name and
- *   its default, 8, for a decade (V8's src/flags/flag-definitions.h).
+ *   given to Node or in NODE_OPTIONS: the debugger would be dropped and a `-brk` would pause
+ *   twice). The flag has kept its name and its default, 8, for a decade (V8's
+ *   src/flags/flag-definitions.h).
  *
  * A value given on Node's own command line is left as it is (Node refuses these two flags in
  * NODE_OPTIONS).
@@ -29,9 +30,13 @@ import { setFlagsFromString } from "node:v8";
 export const SERVER_TURBOFAN_INVOCATIONS = 500;
 export const SERVER_RECOMPILATION_QUEUE_LENGTH = 64;
 
-/** The flags as V8 reads them: `-` and `_` in a name alike, with or without a value. */
-const TURBOFAN_INVOCATIONS_GIVEN = /^--invocation[-_]count[-_]for[-_]turbofan(=|$)/;
-const QUEUE_LENGTH_GIVEN = /^--concurrent[-_]recompilation[-_]queue[-_]length(=|$)/;
+const TURBOFAN_INVOCATIONS = "invocation-count-for-turbofan";
+const QUEUE_LENGTH = "concurrent-recompilation-queue-length";
+
+/** Whether an option names the flag as V8 reads it: `-` and `_` in a name alike, with or without a value. */
+const namesFlag = (flag: string) => new RegExp(`^--${flag.replaceAll("-", "[-_]")}(=|$)`);
+const TURBOFAN_INVOCATIONS_GIVEN = namesFlag(TURBOFAN_INVOCATIONS);
+const QUEUE_LENGTH_GIVEN = namesFlag(QUEUE_LENGTH);
 const INSPECTOR = /^--inspect/;
 /** Set on the process started again, so that it never starts itself once more (and removed there). */
 const RELAUNCHED = "PRECONF_V8_RELAUNCHED";
@@ -39,7 +44,7 @@ const RELAUNCHED = "PRECONF_V8_RELAUNCHED";
 /** Sets the tier-up threshold unless Node was given one; answers whether it did. */
 export function lowerTierUpThreshold(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
   if (execArgv.some((arg) => TURBOFAN_INVOCATIONS_GIVEN.test(arg))) return false;
-  setFlags(`--invocation-count-for-turbofan=${SERVER_TURBOFAN_INVOCATIONS}`);
+  setFlags(`--${TURBOFAN_INVOCATIONS}=${SERVER_TURBOFAN_INVOCATIONS}`);
   return true;
 }
 
@@ -54,7 +59,7 @@ export function relaunchArgv(execArgv: readonly string[], argv: readonly string[
   if (nodeOptions.split(/\s+/).some((option) => INSPECTOR.test(option))) return undefined;
   const [execPath, script, ...args] = argv;
   if (execPath === undefined || script === undefined) return undefined;
-  return [execPath, `--concurrent-recompilation-queue-length=${SERVER_RECOMPILATION_QUEUE_LENGTH}`, ...execArgv, script, ...args];
+  return [execPath, `--${QUEUE_LENGTH}=${SERVER_RECOMPILATION_QUEUE_LENGTH}`, ...execArgv, script, ...args];
 }
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
