@@ -4,10 +4,11 @@
  * memos). These tests fail when an upgrade changes what the overrides assume, and check that answers
  * stay the same.
  */
+import { createBlock } from "@ethereumjs/block";
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { createAccessList2930Tx, createLegacyTx, getCalldataFloorGas, paramsTx } from "@ethereumjs/tx";
+import { Capability, createAccessList2930Tx, createLegacyTx, createTx, getCalldataFloorGas, paramsTx } from "@ethereumjs/tx";
 import {
   Account,
   Address,
@@ -30,8 +31,11 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
+import { createVM } from "@ethereumjs/vm";
 import { installActiveEips } from "../src/node/ethereumjs/activeEips.ts";
 import { installCreateAddress } from "../src/node/ethereumjs/createAddress.ts";
+import { legacyCallTx } from "../src/node/ethereumjs/callTx.ts";
+import { callTransaction } from "../src/node/execution/dryRun.ts";
 import { cacheLegacyDataGas, calldataFloorGas, minimumGasLimitOf } from "../src/node/ethereumjs/dataGasCache.ts";
 import { memoiseHardforkOrder } from "../src/node/ethereumjs/hardforkOrder.ts";
 import { opcodeTableOf } from "../src/node/ethereumjs/opcodeHooks.ts";
@@ -45,6 +49,7 @@ import { createTestChain } from "./helpers/chain.ts";
 import { Counter } from "./helpers/contracts.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
+import type { LegacyTx } from "@ethereumjs/tx";
 import type { Hex } from "viem";
 
 const ADDRESS = createAddressFromString("0x00000000000000000000000000000000000000aa");
@@ -509,6 +514,115 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
           expect(result.exceptionError, `${word} at ${offset}`).to.equal(undefined);
           expect(bytesToHex(result.returnValue), `${word} at ${offset}`).to.equal(bytesToHex(setLengthLeft(bigIntToBytes(word), 32)));
         }
+      }
+    });
+  });
+
+  describe("a dry run's legacy tx without the constructor (callTx.ts, @ethereumjs/tx 10.1.3)", () => {
+    const commons = [Hardfork.Homestead, Hardfork.Berlin, Hardfork.London, Hardfork.Prague, Hardfork.Osaka].map((hardfork) =>
+      sharedCommon(new Common({ chain: Mainnet, hardfork, customCrypto: { keccak256: keccak_256 } }), paramsTx),
+    );
+    const MAX_UINT64 = 2n ** 64n - 1n;
+    const MAX_INTEGER = 2n ** 256n - 1n;
+    /** The same values, each field in the same order, and the same answers from the package's methods. */
+    function expectSameTx(lean: LegacyTx, built: LegacyTx): void {
+      expect(Object.getPrototypeOf(lean)).to.equal(Object.getPrototypeOf(built));
+      expect(Object.keys(lean), "fields and their order (one hidden class)").to.deep.equal(Object.keys(built));
+      const { txOptions: leanOptions, to: leanTo, ...leanFields } = lean as unknown as Record<string, unknown>;
+      const { txOptions: builtOptions, to: builtTo, ...builtFields } = built as unknown as Record<string, unknown>;
+      expect(leanFields).to.deep.equal(builtFields);
+      expect(leanOptions).to.deep.equal(builtOptions);
+      expect((leanTo as Address).toString()).to.equal((builtTo as Address).toString());
+      for (const capability of [
+        Capability.EIP155ReplayProtection,
+        Capability.EIP1559FeeMarket,
+        Capability.EIP2718TypedTransaction,
+        Capability.EIP2930AccessLists,
+      ]) {
+        expect(lean.supports(capability), `supports ${capability}`).to.equal(built.supports(capability));
+      }
+      expect(lean.getIntrinsicGas()).to.equal(built.getIntrinsicGas());
+      expect(lean.getUpfrontCost()).to.equal(built.getUpfrontCost());
+      expect(lean.getEffectivePriorityFee(0n)).to.equal(built.getEffectivePriorityFee(0n));
+      expect(lean.toJSON()).to.deep.equal(built.toJSON());
+      expect(lean.getMessageToSign()).to.deep.equal(built.getMessageToSign());
+      expect(bytesToHex(lean.serialize())).to.equal(bytesToHex(built.serialize()));
+      expect(bytesToHex(lean.getHashedMessageToSign())).to.equal(bytesToHex(built.getHashedMessageToSign()));
+      expect(lean.isSigned()).to.equal(false);
+    }
+
+    it("builds the tx createTx builds, field for field, on every fork and at the bounds", () => {
+      const bigint = (max: bigint) => fc.oneof(fc.bigInt({ min: 0n, max }), fc.constantFrom(0n, 1n, max));
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...commons.keys()),
+          fc.record({
+            nonce: bigint(MAX_UINT64 - 1n),
+            gasLimit: fc.oneof(fc.bigInt({ min: 0n, max: 60_000_000n }), fc.constantFrom(2n ** 24n, MAX_UINT64)),
+            to: fc.uint8Array({ minLength: 20, maxLength: 20 }),
+            value: bigint(MAX_INTEGER),
+            data: fc.uint8Array({ maxLength: 100 }),
+            gasPrice: fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 10n ** 12n })),
+          }),
+          (fork, { to, ...fields }) => {
+            const common = commons[fork]!;
+            const address = new Address(to);
+            const lean = legacyCallTx(common, { ...fields, to: address });
+            let built: LegacyTx;
+            try {
+              built = createTx({ ...fields, to, type: 0 }, { common, freeze: false }) as LegacyTx;
+            } catch {
+              expect(lean, "the constructor refuses it, so must this").to.equal(undefined);
+              return;
+            }
+            expect(lean, "the constructor builds it, so must this").to.not.equal(undefined);
+            expectSameTx(lean!, built);
+          },
+        ),
+        { numRuns: 400 },
+      );
+    });
+
+    it("leaves to the constructor what it refuses: a nonce at 2^64 − 1, a gas limit past 2^64 − 1 or EIP-7825's cap, a value or fee past 2^256 − 1", () => {
+      const [, , , prague, osaka] = commons as [Common, Common, Common, Common, Common];
+      const to = createAddressFromString(`0x${"22".repeat(20)}`);
+      const ok = { nonce: 1n, gasLimit: 100_000n, to, value: 0n, data: new Uint8Array(), gasPrice: 0n };
+      expect(legacyCallTx(osaka, ok)).to.not.equal(undefined);
+      for (const [name, fields, common] of [
+        ["nonce 2^64 − 1", { ...ok, nonce: MAX_UINT64 }, prague],
+        ["gas limit 2^64", { ...ok, gasLimit: MAX_UINT64 + 1n }, prague],
+        ["gas limit past EIP-7825's cap", { ...ok, gasLimit: 2n ** 24n + 1n }, osaka],
+        ["value 2^256", { ...ok, value: MAX_INTEGER + 1n }, prague],
+        ["gas price 2^256", { ...ok, gasLimit: 0n, gasPrice: MAX_INTEGER + 1n }, prague],
+        ["gas price × gas limit past 2^256 − 1", { ...ok, gasPrice: MAX_INTEGER / 50_000n }, prague],
+      ] as const) {
+        expect(legacyCallTx(common, fields), name).to.equal(undefined);
+        expect(() => createTx({ ...fields, to: fields.to.bytes, type: 0 }, { common, freeze: false }), name).to.throw();
+      }
+      expect(legacyCallTx(prague, { ...ok, gasLimit: 2n ** 24n + 1n }), "no EIP-7825 before Osaka").to.not.equal(undefined);
+    });
+
+    it("is what eth_call builds for a legacy-shaped call (the calldata not copied), and what it refuses still answers the constructor's error", async () => {
+      const vm = await createVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) });
+      const block = createBlock({ header: { gasLimit: 30_000_000n } }, { common: vm.common });
+      const data = Uint8Array.of(1, 2, 3);
+      const request = { to: `0x${"33".repeat(20)}` as Hex, data };
+      // If this fails, the call's tx came from the constructor (it copies the calldata): the lean build saves nothing.
+      expect(callTransaction(vm, request, block, 0n, 100_000n).data).to.equal(data);
+      expect(callTransaction(vm, { ...request, accessList: [] }, block, 0n, 100_000n).data).to.not.equal(data);
+
+      const { provider } = await createTestChain();
+      try {
+        // A sender whose nonce is at its maximum (hardhat_setNonce) calls with that nonce.
+        const from = `0x${"44".repeat(20)}`;
+        await provider.request({ method: "hardhat_setNonce", params: [from, "0xffffffffffffffff"] });
+        const refusal = await provider.request({ method: "eth_call", params: [{ from, to: request.to }, "latest"] }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refusal).to.include({ code: -32000, message: "nonce has max value" });
+      } finally {
+        await provider.close();
       }
     });
   });

@@ -14,6 +14,7 @@ import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
 import { cacheLegacyDataGas, calldataFloorGas } from "../ethereumjs/dataGasCache.ts";
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
+import { legacyCallTx } from "../ethereumjs/callTx.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
 import { ViewStateManager } from "../state/viewState.ts";
@@ -109,30 +110,44 @@ export function callAddress(hex: Hex | null | undefined): Address {
   return address;
 }
 
+/** The tx type a call's fields ask for, as go-ethereum's ToTransaction picks it. */
+function callTxType(request: CallRequest): TransactionType {
+  if (request.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
+  // A blob tx's hashes are all a call needs (BLOBHASH, the blob fee).
+  if (request.blobVersionedHashes !== undefined && request.to !== undefined && request.to !== null) return TransactionType.BlobEIP4844;
+  if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
+  if (request.accessList !== undefined) return TransactionType.AccessListEIP2930;
+  return TransactionType.Legacy;
+}
+
 /** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
 export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
   const to = request.to === undefined || request.to === null ? undefined : callAddress(request.to);
+  const value = request.value ?? 0n;
+  const input = request.data ?? request.input ?? new Uint8Array();
+  const type = callTxType(request);
+  // The shared tx Common (admission.ts): building a tx would otherwise copy Common per call.
+  const common = txCommonOf(vm.common);
+  // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
+  const sender = callAddress(request.from);
+  if (type === TransactionType.Legacy && to !== undefined) {
+    // Most calls: built without the package's constructor (ethereumjs/callTx.ts), else by it below.
+    const legacy = legacyCallTx(common, { nonce, gasLimit, to, value, data: input, gasPrice: request.gasPrice ?? 0n });
+    if (legacy !== undefined) {
+      cacheLegacyDataGas(legacy);
+      return assertSender(legacy, sender);
+    }
+  }
   const data: TypedTxData = {
     nonce,
     gasLimit,
     // The shared Address's bytes: the package copies bytes, where a hex string goes through a regex check and a parse.
     to: to?.bytes,
-    value: request.value ?? 0n,
-    data: request.data ?? request.input ?? new Uint8Array(),
+    value,
+    data: input,
   };
-  let type: TransactionType;
-  if (request.authorizationList !== undefined) {
-    type = TransactionType.EOACodeEIP7702;
-  } else if (request.blobVersionedHashes !== undefined && request.to !== undefined && request.to !== null) {
-    // A blob tx's hashes are all a call needs (BLOBHASH, the blob fee): go-ethereum's ToTransaction.
-    type = TransactionType.BlobEIP4844;
+  if (type === TransactionType.BlobEIP4844) {
     Object.assign(data, { blobVersionedHashes: request.blobVersionedHashes, maxFeePerBlobGas: request.maxFeePerBlobGas ?? 0n });
-  } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
-    type = TransactionType.FeeMarketEIP1559;
-  } else if (request.accessList !== undefined) {
-    type = TransactionType.AccessListEIP2930;
-  } else {
-    type = TransactionType.Legacy;
   }
   if (type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930) {
     Object.assign(data, { gasPrice: request.gasPrice ?? 0n });
@@ -154,8 +169,7 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   }
   let tx: TypedTransaction;
   try {
-    // The shared tx Common (admission.ts): building a tx would otherwise copy Common per call.
-    tx = createTx({ ...data, type }, { common: txCommonOf(vm.common), freeze: false });
+    tx = createTx({ ...data, type }, { common, freeze: false });
   } catch (error) {
     // Params no tx can hold (fee × gas above 2^256, a bad authorization) or a nonce at its maximum.
     throw txConstructionFailure(error);
@@ -163,8 +177,6 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
   // The tx's own Address (of a copy of the bytes) swapped for the shared one (callAddress).
   if (tx.to !== undefined) Object.assign(tx, { to });
   cacheLegacyDataGas(tx);
-  const sender = callAddress(request.from);
-  // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
   return assertSender(tx, sender);
 }
 
