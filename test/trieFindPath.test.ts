@@ -12,7 +12,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { installTrieFindPath, originalFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
-import { encodeNode } from "../src/node/ethereumjs/trieNodeEncoding.ts";
+import { decodeNodeItems, encodeNode } from "../src/node/ethereumjs/trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
@@ -111,6 +111,47 @@ describe("trie path walk (trieFindPath.ts)", () => {
     branch.setBranch(9, [Uint8Array.of(0x20), Uint8Array.of(1)]);
     const nodes = [branch, new BranchMPTNode(), new LeafMPTNode([1, 2, 3], new Uint8Array(70).fill(1)), new ExtensionMPTNode([4], new Uint8Array(32))];
     for (const node of nodes) expect(bytesToHex(node.serialize())).to.equal(bytesToHex(RLP.encode(node.raw() as never)));
+  });
+
+  it("decodes stored nodes as RLP.decode does, leaving it whatever it would refuse (trieNodeEncoding.ts decodeNodeItems)", () => {
+    const bytes = fc.oneof(fc.uint8Array({ maxLength: 3 }), fc.uint8Array({ minLength: 50, maxLength: 60 }), fc.uint8Array({ minLength: 250, maxLength: 300 }));
+    const { item } = fc.letrec((tie) => ({
+      item: fc.oneof({ depthSize: "small" }, bytes, fc.array(tie("item"), { maxLength: 17 })),
+    }));
+    const decodedBoth = (encoded: Uint8Array) => {
+      let expected: unknown;
+      try {
+        expected = RLP.decode(encoded);
+      } catch {
+        expected = "throws";
+      }
+      return { ours: decodeNodeItems(encoded), expected };
+    };
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 17 }), fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat(4), (raw, at, byte, cut) => {
+        const encoded = RLP.encode(raw as never);
+        // A node as stored: decoded the same, items as copies.
+        expect(decodeNodeItems(encoded)).to.deep.equal(RLP.decode(encoded));
+        // Damaged (one byte changed, or cut short, or a byte after it): the same answer, or none (RLP.decode answers).
+        const changed = encoded.slice();
+        changed[at % changed.length] = byte;
+        for (const damaged of [changed, encoded.subarray(0, Math.max(0, encoded.length - 1 - cut)), Uint8Array.of(...encoded, byte)]) {
+          const { ours, expected } = decodedBoth(damaged);
+          if (ours !== undefined) expect(ours).to.deep.equal(expected);
+        }
+      }),
+      { numRuns: runs(1000), seed: SEED },
+    );
+    // Non-canonical encodings RLP.decode refuses are left to it: a prefixed byte under 0x80, a long form of a short string or list, a length with a leading zero.
+    for (const refused of ["0xc28105", "0xc3b80105", "0xf80100", "0xc5b9000105"] as const) {
+      expect(decodeNodeItems(hexToBytes(refused)), refused).to.equal(undefined);
+      expect(() => RLP.decode(hexToBytes(refused)), refused).to.throw();
+    }
+    // Not a list (a node is always one), or trailing bytes: left to it too.
+    for (const other of ["0x", "0x05", "0x8105", "0xc0c0"] as const) expect(decodeNodeItems(hexToBytes(other)), other).to.equal(undefined);
+    // If this fails, each empty slot of a decoded branch is an array of its own again (what the decoder saves).
+    const branch = decodeNodeItems(RLP.encode([...new Array(16).fill(new Uint8Array()), new Uint8Array()]))!;
+    expect(branch[0]).to.equal(branch[15]).and.to.have.length(0);
   });
 
   it("ends at a missing node as the package does: the path so far, or its error when asked", async () => {

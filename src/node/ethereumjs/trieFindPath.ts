@@ -26,7 +26,7 @@ import { equalsBytes, EthereumJSErrorWithoutCode, hexToBytes, ValueEncoding } fr
 
 import { unprefixedHex } from "../common/hex.ts";
 import { installTrieKeyHashes } from "./trieKeyHashes.ts";
-import { installTrieNodeEncoding } from "./trieNodeEncoding.ts";
+import { decodeNodeItems, installTrieNodeEncoding } from "./trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
 
@@ -181,7 +181,7 @@ export function loadStoredNode(trie: MerklePatriciaTrie, nodes: NodeMap, hash: U
 
 /** A stored node's bytes decoded as `lookupNode` decodes them (`decodeMPTNode`), with its error for what is not a node. */
 function decodeNodeBytes(bytes: Uint8Array): MPTNode {
-  const list = RLP.decode(bytes);
+  const list = decodeNodeItems(bytes) ?? RLP.decode(bytes);
   if (!isRawMPTNode(list)) throw EthereumJSErrorWithoutCode("Invalid node");
   return decodeRawMPTNode(list);
 }

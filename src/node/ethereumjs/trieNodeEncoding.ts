@@ -107,3 +107,74 @@ export function installTrieNodeEncoding(): void {
     return encodeNode(this.raw());
   };
 }
+
+// ── Decoding ────────────────────────────────────────────────────────────────────────────────────
+//
+// A node read from the database is decoded once and memoised (trieFindPath.ts), and the memo's
+// nodes live for hundreds of blocks. `RLP.decode` (@ethereumjs/rlp 10.1.3 `_decode`) copies each
+// list's body before splitting it, and gives every empty item a byte array of its own: a sparse
+// branch is mostly empty slots, so each decoded branch held a dozen empty arrays, and the GC copied
+// them twice (young generation, then old) before they died with the memo.
+
+/** The one empty item of every decoded node: a zero-length array has no byte to change. */
+const EMPTY_ITEM = new Uint8Array(0);
+
+type DecodedItem = Uint8Array | DecodedItem[];
+
+/** The length in `bytes[at..at+count)` (big-endian, no leading zero), or -1. */
+function readLength(bytes: Uint8Array, at: number, count: number, end: number): number {
+  if (at + count > end || bytes[at] === 0) return -1;
+  let length = 0;
+  for (let i = 0; i < count; i++) length = length * 256 + bytes[at + i]!;
+  return length;
+}
+
+/**
+ * The item at `at` (ending at or before `end`) and where it ends, or undefined where `_decode`
+ * would throw or answer otherwise (the caller then asks it).
+ */
+function readItem(bytes: Uint8Array, at: number, end: number): { item: DecodedItem; next: number } | undefined {
+  const first = bytes[at]!;
+  if (first <= 0x7f) return { item: bytes.slice(at, at + 1), next: at + 1 };
+  if (first <= 0xbf) {
+    let start = at + 1;
+    let length = first - 0x80;
+    if (first > 0xb7) {
+      length = readLength(bytes, start, first - 0xb7, end);
+      if (length <= 55) return undefined;
+      start += first - 0xb7;
+    }
+    const next = start + length;
+    if (next > end || (length === 1 && bytes[start]! < 0x80)) return undefined;
+    return { item: length === 0 ? EMPTY_ITEM : bytes.slice(start, next), next };
+  }
+  let start = at + 1;
+  let length = first - 0xc0;
+  if (first > 0xf7) {
+    length = readLength(bytes, start, first - 0xf7, end);
+    if (length < 56) return undefined;
+    start += first - 0xf7;
+  }
+  const next = start + length;
+  if (next > end) return undefined;
+  const items: DecodedItem[] = [];
+  for (let cursor = start; cursor < next; ) {
+    const read = readItem(bytes, cursor, next);
+    if (read === undefined) return undefined;
+    items.push(read.item);
+    cursor = read.next;
+  }
+  return { item: items, next };
+}
+
+/**
+ * `RLP.decode(bytes)` of a stored node: a list, each byte string a copy of its bytes (an empty one
+ * the shared EMPTY_ITEM). Undefined for anything else (not a list, trailing bytes, a non-canonical
+ * or truncated encoding), for `RLP.decode` to answer or throw as it does. test/trieFindPath.test.ts
+ * compares the two on random nodes and damaged encodings.
+ */
+export function decodeNodeItems(bytes: Uint8Array): DecodedItem[] | undefined {
+  if (bytes.length === 0 || bytes[0]! < 0xc0) return undefined;
+  const read = readItem(bytes, 0, bytes.length);
+  return read === undefined || read.next !== bytes.length ? undefined : (read.item as DecodedItem[]);
+}
