@@ -11,7 +11,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { expect } from "chai";
 import fc from "fast-check";
 
-import { installTrieFindPath, originalFindPath } from "../src/node/ethereumjs/trieFindPath.ts";
+import { installTrieFindPath, loadStoredNode, originalFindPath, syncNodeMap } from "../src/node/ethereumjs/trieFindPath.ts";
 import { decodeNodeItems, encodeNode } from "../src/node/ethereumjs/trieNodeEncoding.ts";
 
 import type { MPTNode, Path } from "@ethereumjs/mpt";
@@ -152,6 +152,21 @@ describe("trie path walk (trieFindPath.ts)", () => {
     // If this fails, each empty slot of a decoded branch is an array of its own again (what the decoder saves).
     const branch = decodeNodeItems(RLP.encode([...new Array(16).fill(new Uint8Array()), new Uint8Array()]))!;
     expect(branch[0]).to.equal(branch[15]).and.to.have.length(0);
+  });
+
+  it("reads a stored node through that decoder (the trie's walk and batches, loadStoredNode)", async () => {
+    const trie = new MerklePatriciaTrie();
+    await trie.put(Uint8Array.of(0x10), new Uint8Array(40).fill(1));
+    await trie.put(Uint8Array.of(0x20), new Uint8Array(40).fill(2));
+    const nodes = syncNodeMap(trie)!;
+    // The root's bytes under a fresh array: not the node the write memoised, so it is decoded.
+    const key = bytesToHex(trie.root()).slice(2);
+    nodes.set(key, (nodes.get(key) as Uint8Array).slice());
+    const root = loadStoredNode(trie, nodes, trie.root()) as BranchMPTNode;
+    expect(root).to.be.instanceOf(BranchMPTNode);
+    const branches = (root as unknown as { _branches: Uint8Array[] })._branches;
+    expect(branches[0]).to.have.length(0);
+    expect(branches[0], "one shared empty slot: decoded by decodeNodeItems").to.equal(branches[15]);
   });
 
   it("ends at a missing node as the package does: the path so far, or its error when asked", async () => {

@@ -5,18 +5,18 @@
  * the constructor converts each field to bytes and back (`toBytes`, a copy of the calldata), checks
  * each value by iterating an object (`valueOverflowCheck`, `validateNotArray`) and re-merges the
  * tx params into Common. For an unsigned legacy tx with a recipient those steps leave nothing to
- * decide beyond the bounds below, so this assigns the fields the constructor assigns, in its order
- * (one hidden class with every LegacyTx), on the class's own prototype: every method is the
- * package's.
+ * decide beyond the bounds below, so this assigns the fields the constructor assigns, in its order,
+ * on the class's own prototype: every method is the package's. (Every tx built here shares one
+ * hidden class; V8 gives `Object.create`'s objects another than the constructor's.)
  *
  * Patch (@ethereumjs/tx 10.1.3, legacy/tx.js `LegacyTx` constructor and util/internal.js
  * `sharedConstructor`). It answers undefined, for the caller to build the tx with `createTx`
  * (which then throws its own error), wherever the constructor would throw or decide something:
  * a contract creation (EIP-3860's initcode size), a nonce at 2^64 − 1 or above, a gas limit above
- * 2^64 − 1 or EIP-7825's cap, a value or gas price above 2^256 − 1 or their product above it. The
- * Common must already hold the tx params (ethereumjs/
- * sharedCommon.ts: the constructor's `updateParams` is a no-op on it). test/engineInternals.test.ts
- * builds many calls both ways and fails if a field, its order or a method's answer differs.
+ * 2^64 − 1 or EIP-7825's cap, a value or gas price above 2^256 − 1 or their product above it, and
+ * a Common that is not a shared one (sharedCommon.ts: it holds the tx params, and the constructor's
+ * `copy` and `updateParams` answer it as it is). test/engineInternals.test.ts builds many calls both
+ * ways and fails if a field, its order or a method's answer differs.
  */
 import { Capability, LegacyTx, TransactionType } from "@ethereumjs/tx";
 import { MAX_INTEGER, MAX_UINT64 } from "@ethereumjs/util";
@@ -56,6 +56,7 @@ interface LegacyTxFields {
 
 /** What the constructor would refuse or decide otherwise (see the module comment). */
 function outOfBounds(common: Common, fields: LegacyCallFields): boolean {
+  if (common.copy() !== common) return true;
   const { nonce, gasLimit, value, gasPrice } = fields;
   if (nonce < 0n || nonce >= MAX_UINT64 || gasLimit < 0n || gasLimit > MAX_UINT64) return true;
   if (value < 0n || value > MAX_INTEGER || gasPrice < 0n || gasPrice > MAX_INTEGER || gasPrice * gasLimit > MAX_INTEGER) return true;

@@ -12,9 +12,9 @@ import { bytesToBigInt, bytesToHex, createAddressFromString, createZeroAddress }
 import { txCommonOf } from "../pool/admission.ts";
 import { EIP7825_MAX_TX_GAS } from "../common/defaults.ts";
 import { assertSender, runTxAllowingAssertedSender } from "../ethereumjs/assertedSender.ts";
+import { legacyCallTx } from "../ethereumjs/callTx.ts";
 import { cacheLegacyDataGas, calldataFloorGas } from "../ethereumjs/dataGasCache.ts";
 import { runTxWithoutBloom } from "../ethereumjs/dryRunLogs.ts";
-import { legacyCallTx } from "../ethereumjs/callTx.ts";
 import { leanDryRun } from "../ethereumjs/leanDryRun.ts";
 import { zeroBaseFeeHeader } from "../ethereumjs/sealedHeader.ts";
 import { ViewStateManager } from "../state/viewState.ts";
