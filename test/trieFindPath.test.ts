@@ -111,6 +111,15 @@ describe("trie path walk (trieFindPath.ts)", () => {
     branch.setBranch(9, [Uint8Array.of(0x20), Uint8Array.of(1)]);
     const nodes = [branch, new BranchMPTNode(), new LeafMPTNode([1, 2, 3], new Uint8Array(70).fill(1)), new ExtensionMPTNode([4], new Uint8Array(32))];
     for (const node of nodes) expect(bytesToHex(node.serialize())).to.equal(bytesToHex(RLP.encode(node.raw() as never)));
+    // Leaves and extensions: paths of every length from none to a whole key, odd and even, their hex-prefix encoding made from the nibbles.
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 15 }), { maxLength: 64 }), fc.boolean(), item, (nibbles, leaf, value) => {
+        const node = leaf ? new LeafMPTNode(nibbles, value as Uint8Array) : new ExtensionMPTNode(nibbles, value as Uint8Array);
+        expect(bytesToHex(node.serialize())).to.equal(bytesToHex(RLP.encode(node.raw() as never)));
+        expect(node.key(), "the node's own path is left as it was").to.deep.equal(nibbles);
+      }),
+      { numRuns: runs(500), seed: SEED },
+    );
   });
 
   it("decodes stored nodes as RLP.decode does, leaving it whatever it would refuse (trieNodeEncoding.ts decodeNodeItems)", () => {

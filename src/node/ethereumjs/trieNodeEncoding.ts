@@ -7,7 +7,8 @@
  * is measured first, then written into one array: the same bytes (RLP as the Yellow Paper, appendix
  * B, defines it, https://ethereum.github.io/yellowpaper/paper.pdf). An item of a node is a byte
  * array, an empty slot (null, encoded as the empty byte array, as the package's `toBytes` does) or
- * an inline node (a list of those); anything else is encoded by `RLP.encode` itself.
+ * an inline node (a list of those); anything else is encoded by `RLP.encode` itself. A leaf's or an
+ * extension's path is hex-prefix encoded straight from its nibbles (`hexPrefixed`).
  * test/trieFindPath.test.ts compares the two encoders on random nodes and items.
  */
 import { BranchMPTNode, LeafMPTNode } from "@ethereumjs/mpt";
@@ -103,9 +104,32 @@ export function installTrieNodeEncoding(): void {
   branch.serialize = function (this: BranchMPTNode) {
     return encodeNode(this.raw());
   };
-  base.serialize = function (this: { raw(): unknown[] }) {
-    return encodeNode(this.raw());
+  base.serialize = function (this: ShortNode) {
+    return encodeNode([hexPrefixed(this._nibbles, this._isLeaf), this._value]);
   };
+}
+
+/** What a leaf or an extension holds (`ExtensionOrLeafMPTNodeBase`, @ethereumjs/mpt 10.1.3). */
+interface ShortNode {
+  _nibbles: number[];
+  _value: unknown;
+  _isLeaf: boolean;
+}
+
+/**
+ * A leaf's or an extension's path in the hex-prefix encoding (Yellow Paper, appendix C): a flag nibble
+ * (2 for a leaf, plus 1 for an odd length) before the nibbles, packed two to a byte. The package's
+ * `raw()` makes the same bytes from a copy of the nibbles with the flag `unshift`ed in front
+ * (util/hex.js `addHexPrefix`, util/nibbles.js `nibblesTypeToPackedBytes`): two arrays a node,
+ * and every account and slot written serializes its leaf.
+ */
+function hexPrefixed(nibbles: number[], isLeaf: boolean): Uint8Array {
+  const odd = nibbles.length % 2;
+  const out = new Uint8Array(((nibbles.length - odd) >> 1) + 1);
+  const flag = (isLeaf ? 2 : 0) + odd;
+  out[0] = odd === 1 ? (flag << 4) | nibbles[0]! : flag << 4;
+  for (let i = odd, at = 1; i < nibbles.length; i += 2, at++) out[at] = (nibbles[i]! << 4) | nibbles[i + 1]!;
+  return out;
 }
 
 // ── Decoding ────────────────────────────────────────────────────────────────────────────────────
