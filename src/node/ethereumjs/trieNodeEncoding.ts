@@ -121,9 +121,10 @@ interface ShortNode {
  * (2 for a leaf, plus 1 for an odd length) before the nibbles, packed two to a byte. The package's
  * `raw()` makes the same bytes from a copy of the nibbles with the flag `unshift`ed in front
  * (util/hex.js `addHexPrefix`, util/nibbles.js `nibblesTypeToPackedBytes`): two arrays a node,
- * and every account and slot written serializes its leaf.
+ * and every account and slot written serializes its leaf. The block's ordered tries
+ * (execution/orderedTrie.ts) encode their paths here too.
  */
-function hexPrefixed(nibbles: number[], isLeaf: boolean): Uint8Array {
+export function hexPrefixed(nibbles: ArrayLike<number>, isLeaf: boolean): Uint8Array {
   const odd = nibbles.length % 2;
   const out = new Uint8Array(((nibbles.length - odd) >> 1) + 1);
   const flag = (isLeaf ? 2 : 0) + odd;

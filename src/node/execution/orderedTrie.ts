@@ -12,7 +12,7 @@
  */
 import { KECCAK256_RLP } from "@ethereumjs/util";
 
-import { encodeNode } from "../ethereumjs/trieNodeEncoding.ts";
+import { encodeNode, hexPrefixed } from "../ethereumjs/trieNodeEncoding.ts";
 
 import type { NestedUint8Array } from "@ethereumjs/rlp";
 
@@ -39,7 +39,7 @@ export function orderedTrieRoot(values: readonly Uint8Array[], keccak256: (data:
 function nodeOf(entries: Entry[], depth: number, keccak256: (data: Uint8Array) => Uint8Array): Node {
   if (entries.length === 1) {
     const [{ key, value }] = entries as [Entry];
-    return [hexPrefix(key.subarray(depth), true), value];
+    return [hexPrefixed(key.subarray(depth), true), value];
   }
   // The nibbles every key shares from `depth` on: an extension when there are any.
   const first = entries[0]!.key;
@@ -50,7 +50,7 @@ function nodeOf(entries: Entry[], depth: number, keccak256: (data: Uint8Array) =
     while (common < shared && depth + common < key.length && key[depth + common] === first[depth + common]) common++;
     shared = common;
   }
-  if (shared > 0) return [hexPrefix(first.subarray(depth, depth + shared), false), reference(nodeOf(entries, depth + shared, keccak256), keccak256)];
+  if (shared > 0) return [hexPrefixed(first.subarray(depth, depth + shared), false), reference(nodeOf(entries, depth + shared, keccak256), keccak256)];
 
   const branch: (Node | Uint8Array)[] = new Array(17).fill(EMPTY);
   const children: Entry[][] = Array.from({ length: 16 }, () => []);
@@ -88,21 +88,5 @@ export function keyNibbles(index: number): Uint8Array {
     out[2 + 2 * i] = (rest & 0xff) >> 4;
     out[3 + 2 * i] = rest & 0x0f;
   }
-  return out;
-}
-
-/** Hex-prefix (compact) encoding of a node's path: flag 2 for a leaf, +1 for an odd length (Yellow Paper, appendix C). */
-function hexPrefix(path: Uint8Array, leaf: boolean): Uint8Array {
-  const odd = path.length % 2 === 1;
-  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
-  const out = new Uint8Array(Math.floor(path.length / 2) + 1);
-  let at = 0;
-  if (odd) {
-    out[0] = (flag << 4) | path[0]!;
-    at = 1;
-  } else {
-    out[0] = flag << 4;
-  }
-  for (let i = 1; at < path.length; i++, at += 2) out[i] = (path[at]! << 4) | path[at + 1]!;
   return out;
 }
