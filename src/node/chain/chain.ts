@@ -25,6 +25,7 @@ import { FragmentRunner } from "../execution/fragmentRunner.ts";
 import { captureIdleQueues } from "../execution/systemCalls.ts";
 import { installInterpreterLoop } from "../ethereumjs/interpreterLoop.ts";
 import { installActiveEips } from "../ethereumjs/activeEips.ts";
+import { uniformCommon } from "../ethereumjs/commonShape.ts";
 import { installCreateAddress } from "../ethereumjs/createAddress.ts";
 import { installJournalKeys } from "../ethereumjs/journalKeys.ts";
 import { installTrieFindPath } from "../ethereumjs/trieFindPath.ts";
@@ -154,17 +155,18 @@ export class Chain extends EventEmitter<ChainEvents> {
     installActiveEips();
     installCreateAddress();
     const { genesis: fork } = config.schedule;
-    const common = commonFromGenesis(
+    const genesisCommon = commonFromGenesis(
       config.genesis,
       config.customCrypto,
       config.hardfork,
       config.chainRlp,
       fork.rules.eips.length > 0 ? [...fork.rules.eips] : undefined,
     );
-    if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(common, config.codeSizeLimit);
+    if (config.codeSizeLimit !== undefined) applyCodeSizeLimit(genesisCommon, config.codeSizeLimit);
     // An EVM fork scheduled at a block (the genesis gave it a placeholder time): ethereumjs/forkBlocks.ts.
     for (const { evm, activation } of config.schedule.evmActivations())
-      if (activation.block !== undefined) activateHardforkAtBlock(common, evm, activation.block);
+      if (activation.block !== undefined) activateHardforkAtBlock(genesisCommon, evm, activation.block);
+    const common = uniformCommon(genesisCommon);
     return new Chain(config, common, await initialState(config, common));
   }
 

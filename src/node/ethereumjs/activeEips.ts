@@ -38,6 +38,15 @@ function tableOf(active: number[]): Uint8Array {
   return table;
 }
 
+/** (Re)builds `common`'s table from its current list and keeps both on it; answers the table. */
+export function tableActiveEips(common: Common): Uint8Array {
+  const cache = common as unknown as ActiveEipCache;
+  const table = tableOf(cache._activatedEIPsCache);
+  cache._activeEipTable = table;
+  cache._activeEipList = cache._activatedEIPsCache;
+  return table;
+}
+
 let installed = false;
 
 /** Installs the table lookup on the package's Common (the ES module build the chain runs on), once per process. */
@@ -51,11 +60,7 @@ export function installActiveEips(): void {
   Common.prototype.isActivatedEIP = function (this: Common, eip: number): boolean {
     const common = this as unknown as ActiveEipCache;
     let table = common._activeEipTable;
-    if (table === undefined || common._activeEipList !== common._activatedEIPsCache) {
-      table = tableOf(common._activatedEIPsCache);
-      common._activeEipTable = table;
-      common._activeEipList = common._activatedEIPsCache;
-    }
+    if (table === undefined || common._activeEipList !== common._activatedEIPsCache) table = tableActiveEips(this);
     // A number past the table (the largest active EIP) is inactive; anything but a non-negative integer is the package's to answer.
     if (table === UNTABLED || !Number.isInteger(eip) || eip < 0) return upstream.call(this, eip);
     return eip < table.length && table[eip] === 1;
