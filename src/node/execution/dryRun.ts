@@ -81,8 +81,12 @@ export function callBlock(block: Block, request: CallRequest): Block {
   if (hasFeeFields(request) || block.header.baseFeePerGas === undefined) return block;
   let zeroFee = zeroFeeBlocks.get(block);
   if (zeroFee === undefined) {
-    // What createBlock makes of the header with base fee 0 and nothing else: no txs, no uncles, the fork's withdrawals.
-    zeroFee = new Block(zeroBaseFeeHeader(block.header));
+    // What createBlock makes of the header with base fee 0 and nothing else: no txs, no uncles, the fork's
+    // withdrawals; its options shaped as the chain's blocks' (execution/openBlock.ts blockOf), so that the
+    // constructor's code stays optimized for one shape of them.
+    const header = zeroBaseFeeHeader(block.header);
+    const withdrawals = header.common.isActivatedEIP(4895) ? [] : undefined;
+    zeroFee = new Block(header, [], [], withdrawals, { common: header.common, skipConsensusFormatValidation: true });
     zeroFeeBlocks.set(block, zeroFee);
   }
   return zeroFee;

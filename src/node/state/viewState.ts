@@ -206,6 +206,19 @@ const CODE_PREFIX = Uint8Array.of(0x63);
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * An empty array whose elements are already of V8's kind for objects. A `[]` starts as an array
+ * of small integers and changes kind (its hidden class) at its first object: the live state's
+ * journal and watchers had, a fresh view's had not, and the first dry run on a view after the
+ * block path was optimized threw that code away ("wrong map" where it pushes or reads them,
+ * bench/benchmarks-notes.md, "Nineteenth round"). Emptying an array keeps its kind.
+ */
+export function emptyObjectArray<T>(): T[] {
+  const array: (T | undefined)[] = [undefined];
+  array.length = 0;
+  return array as T[];
+}
+
 export class ViewStateManager implements StateManagerInterface {
   readonly common: Common;
   readonly originalStorageCache: OriginalValues;
@@ -228,10 +241,10 @@ export class ViewStateManager implements StateManagerInterface {
   readonly #slots = new Map<string, Slots>();
   /** Code put by dry runs, by code hash. */
   readonly #code = new Map<string, Uint8Array>();
-  readonly #journal: Undo[] = [];
+  readonly #journal: Undo[] = emptyObjectArray();
   readonly #checkpoints: number[] = [];
   /** Told of every write (stateWrites.ts `watchStateWrites`): the live state's account index and system-call facts; none on views. */
-  readonly #watchers: WriteWatcher[] = [];
+  readonly #watchers: WriteWatcher[] = emptyObjectArray();
   /** Set on the chain's live state (liveState.ts): its roots are written into the tries. */
   readonly #live: LiveOptions | undefined;
   /** The live state: a root was asked for inside the open checkpoints, so the overlay is written when they commit. */
