@@ -35,31 +35,25 @@ type EvmFields = {
   [EVM_POOL_OFF]?: boolean;
 };
 
-/**
- * Two objects of different hidden classes: a field that has held both is typed "any object" in its
- * map from then on. V8 tracks, per field of a map, the class of the objects it has held and whether
- * it was ever written again; the first write that widens either replaces the map ("field type
- * generalization", `--trace-generalization`) and throws away the code optimized for the old one.
- */
-const WIDENERS: readonly object[] = [{}, []];
+/** What each field below holds for a moment when it is made (see initEvmFields). */
+const PLACEHOLDER = {};
 const NO_CALL = () => undefined;
 
 /**
  * Gives `evm` every field above, unset, in this order (an EVM that has them already keeps their
- * values), each already widened to what it will hold: the budget, record and frame are set and
- * cleared by dry runs, estimates and frames, and `runCall` is replaced for a logged dry run's run.
- * Left narrow, the first dry run on a view (whose EVM is made when the view is) widened the view
- * EVM's map, and the code of the block path, optimized for the live EVM's, was compiled again
+ * values), each written a second time: V8 marks a field written again after its object was made
+ * as mutable in the object's hidden class, once, and throws away the code that had read it as a
+ * constant. The budget, record and frame are set and cleared by dry runs, estimates and frames, and
+ * `runCall` is replaced for a logged dry run's run; written twice here, before anything is
+ * optimized, a view's first dry run changes nothing the block path's code relies on
  * (bench/benchmarks-notes.md, "Nineteenth round").
  */
 export function initEvmFields(evm: object): void {
   const fields = evm as EvmFields;
   if (Object.hasOwn(fields, EVM_BUDGET)) return;
-  for (const widener of WIDENERS) {
-    fields[EVM_BUDGET] = widener;
-    fields[EVM_RECORDING] = widener;
-    fields[EVM_LAST_FRAME] = widener;
-  }
+  fields[EVM_BUDGET] = PLACEHOLDER;
+  fields[EVM_RECORDING] = PLACEHOLDER;
+  fields[EVM_LAST_FRAME] = PLACEHOLDER;
   fields[EVM_BUDGET] = undefined;
   fields[EVM_RECORDING] = undefined;
   fields[EVM_LAST_FRAME] = undefined;
@@ -70,10 +64,8 @@ export function initEvmFields(evm: object): void {
   withRunCall.runCall = NO_CALL;
   withRunCall.runCall = runCall;
   const txFields = evm as { _block?: unknown; _tx?: unknown };
-  for (const widener of WIDENERS) {
-    txFields._block = widener;
-    txFields._tx = widener;
-  }
+  txFields._block = PLACEHOLDER;
+  txFields._tx = PLACEHOLDER;
   txFields._block = undefined;
   txFields._tx = undefined;
 }

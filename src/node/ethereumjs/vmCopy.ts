@@ -11,7 +11,7 @@
  * prototype is `vm`: V8 gives an object that becomes a prototype a map of its own, so the live VM
  * changed hidden class at its first copy, and every function optimized for the old one (runTx,
  * the block runner) was thrown away and compiled again (bench/benchmarks-notes.md, "Nineteenth
- * round"). test/engineInternals.test.ts fails if the copy changes the original's map.
+ * round"). test/engineShapes.test.ts fails if the copy changes the original's map.
  */
 import type { StateManagerInterface } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";

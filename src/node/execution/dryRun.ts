@@ -82,11 +82,10 @@ export function callBlock(block: Block, request: CallRequest): Block {
   let zeroFee = zeroFeeBlocks.get(block);
   if (zeroFee === undefined) {
     // What createBlock makes of the header with base fee 0 and nothing else: no txs, no uncles, the fork's
-    // withdrawals; its options shaped as the chain's blocks' (execution/openBlock.ts blockOf), so that the
-    // constructor's code stays optimized for one shape of them.
+    // withdrawals (the constructor's default); its options shaped as those of the blocks the chain's txs
+    // run in (execution/openBlock.ts executionBlockOf), so that the constructor's code stays optimized for one shape.
     const header = zeroBaseFeeHeader(block.header);
-    const withdrawals = header.common.isActivatedEIP(4895) ? [] : undefined;
-    zeroFee = new Block(header, [], [], withdrawals, { common: header.common, skipConsensusFormatValidation: true });
+    zeroFee = new Block(header, [], [], undefined, { common: header.common, skipConsensusFormatValidation: true });
     zeroFeeBlocks.set(block, zeroFee);
   }
   return zeroFee;

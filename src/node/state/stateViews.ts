@@ -24,7 +24,6 @@
 import { flatHex } from "../common/hex.ts";
 import { SerialQueue } from "../common/serialQueue.ts";
 import { hardforkAt } from "../ethereumjs/hardforkAt.ts";
-import { memoiseHardforkOrder } from "../ethereumjs/hardforkOrder.ts";
 import { merkleInternals } from "../ethereumjs/internals.ts";
 import { initEvmFields } from "../ethereumjs/evmFields.ts";
 import { copyVmOver } from "../ethereumjs/vmCopy.ts";
@@ -210,8 +209,6 @@ export class StateViews {
     const hardfork = this.#hardforkOf(block);
     if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
     if (!(vm.stateManager instanceof ViewStateManager)) await vm.stateManager.setStateRoot(block.header.stateRoot);
-    // Each dry run's journal cleanup and receipt ask the hardfork order (hardforkOrder.ts).
-    for (const common of new Set([vm.common, vm.evm.common])) memoiseHardforkOrder(common);
     return vm;
   }
 }
