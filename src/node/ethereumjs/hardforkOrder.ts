@@ -1,11 +1,12 @@
 /**
  * Hardfork order answered from a memo, on the chain's Common (commonShape.ts), which every Common
  * the chain runs on is a copy of (state views, EVMs, the shared tx and block Commons of
- * sharedCommon.ts, which give it to a Common of their own too). Every legacy tx's constructor asks `common.gteHardfork("spuriousDragon")`
- * (EIP-155), and each run's journal cleanup and receipt ask it too; @ethereumjs/common 10.1.3
- * answers by walking `hardforks()`, which on a chain with custom hardforks (ours: the OP-stack
- * ones) builds a Set and two arrays per call: ~2 % of an ERC-20 transfer's eth_estimateGas. The
- * order of two hardforks of a chain never changes, so one answer per pair is enough.
+ * sharedCommon.ts, which give it to a Common of their own too). Every legacy tx's constructor asks
+ * `common.gteHardfork("spuriousDragon")` (EIP-155), and each run's journal cleanup and receipt ask
+ * it too; @ethereumjs/common 10.1.3 answers by walking `hardforks()`, which on a chain with custom
+ * hardforks (ours: the OP-stack ones) builds a Set and two arrays per call: ~2 % of an ERC-20
+ * transfer's eth_estimateGas. The order of two hardforks of a chain never changes, so one answer
+ * per pair is enough.
  *
  * Patch (@ethereumjs/common 10.1.3): `hardforkGteHardfork`, which `gteHardfork` calls, becomes an own
  * property of the instance (copies made by `Common.copy`, an Object.assign, keep it, and so share
