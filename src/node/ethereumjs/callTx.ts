@@ -28,7 +28,8 @@ import type { Address } from "@ethereumjs/util";
 export interface LegacyCallFields {
   nonce: bigint;
   gasLimit: bigint;
-  to: Address;
+  /** Undefined: a contract creation, left to the constructor. */
+  to: Address | undefined;
   value: bigint;
   /** Not copied: the tx and its execution only read it. */
   data: Uint8Array;
@@ -65,14 +66,15 @@ function outOfBounds(common: Common, fields: LegacyCallFields): boolean {
 
 /** The tx `createTx({ ...fields, type: 0 }, { common, freeze: false })` builds, or undefined (see the module comment). */
 export function legacyCallTx(common: Common, fields: LegacyCallFields): LegacyTx | undefined {
-  if (outOfBounds(common, fields)) return undefined;
+  const { to } = fields;
+  if (to === undefined || outOfBounds(common, fields)) return undefined;
   const tx = Object.create(LegacyTx.prototype) as LegacyTxFields;
   tx.type = TransactionType.Legacy;
   tx.cache = {};
   tx.activeCapabilities = [];
   tx.common = common;
   tx.txOptions = { common, freeze: false };
-  tx.to = fields.to;
+  tx.to = to;
   tx.nonce = fields.nonce;
   tx.gasLimit = fields.gasLimit;
   tx.value = fields.value;

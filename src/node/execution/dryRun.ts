@@ -28,10 +28,12 @@ import {
   txConstructionFailure,
 } from "../common/errors.ts";
 
+import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction, TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import type { CallRequest, Hex } from "../common/types.ts";
+import type { LegacyCallFields } from "../ethereumjs/callTx.ts";
 
 export interface DryRun {
   result: RunTxResult;
@@ -126,34 +128,33 @@ function callTxType(request: CallRequest): TransactionType {
 /** Builds the unsigned tx a call describes, sent from `request.from` (the zero address if absent). */
 export function callTransaction(vm: VM, request: CallRequest, block: Block, nonce: bigint, gasLimit: bigint): TypedTransaction {
   const to = request.to === undefined || request.to === null ? undefined : callAddress(request.to);
-  const value = request.value ?? 0n;
-  const input = request.data ?? request.input ?? new Uint8Array();
+  const fields = { nonce, gasLimit, to, value: request.value ?? 0n, data: request.data ?? request.input ?? new Uint8Array(), gasPrice: request.gasPrice ?? 0n };
   const type = callTxType(request);
   // The shared tx Common (admission.ts): building a tx would otherwise copy Common per call.
   const common = txCommonOf(vm.common);
+  // Most calls are built without the package's constructor (ethereumjs/callTx.ts); the rest, and any it leaves, by it.
+  const lean = type === TransactionType.Legacy ? legacyCallTx(common, fields) : undefined;
+  const tx = lean ?? constructedCallTx(request, block, type, common, fields);
+  cacheLegacyDataGas(tx);
   // Impersonation: the sender is whoever the call names, a contract too; there is no signature to recover.
-  const sender = callAddress(request.from);
-  if (type === TransactionType.Legacy && to !== undefined) {
-    // Most calls: built without the package's constructor (ethereumjs/callTx.ts), else by it below.
-    const legacy = legacyCallTx(common, { nonce, gasLimit, to, value, data: input, gasPrice: request.gasPrice ?? 0n });
-    if (legacy !== undefined) {
-      cacheLegacyDataGas(legacy);
-      return assertSender(legacy, sender);
-    }
-  }
+  return assertSender(tx, callAddress(request.from));
+}
+
+/** The call's tx built by @ethereumjs/tx's constructor, with `type`'s fee fields and lists. */
+function constructedCallTx(request: CallRequest, block: Block, type: TransactionType, common: Common, fields: LegacyCallFields): TypedTransaction {
   const data: TypedTxData = {
-    nonce,
-    gasLimit,
+    nonce: fields.nonce,
+    gasLimit: fields.gasLimit,
     // The shared Address's bytes: the package copies bytes, where a hex string goes through a regex check and a parse.
-    to: to?.bytes,
-    value,
-    data: input,
+    to: fields.to?.bytes,
+    value: fields.value,
+    data: fields.data,
   };
   if (type === TransactionType.BlobEIP4844) {
     Object.assign(data, { blobVersionedHashes: request.blobVersionedHashes, maxFeePerBlobGas: request.maxFeePerBlobGas ?? 0n });
   }
   if (type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930) {
-    Object.assign(data, { gasPrice: request.gasPrice ?? 0n });
+    Object.assign(data, { gasPrice: fields.gasPrice });
   } else {
     Object.assign(data, { maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n, maxFeePerGas: feeCapOf(request, block) });
   }
@@ -178,9 +179,8 @@ export function callTransaction(vm: VM, request: CallRequest, block: Block, nonc
     throw txConstructionFailure(error);
   }
   // The tx's own Address (of a copy of the bytes) swapped for the shared one (callAddress).
-  if (tx.to !== undefined) Object.assign(tx, { to });
-  cacheLegacyDataGas(tx);
-  return assertSender(tx, sender);
+  if (tx.to !== undefined) Object.assign(tx, { to: fields.to });
+  return tx;
 }
 
 /**
