@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 
+import { stateViewsStats } from "../src/node/state/stateViews.ts";
 import { createTestChain } from "./helpers/chain.ts";
 import { send, signTx } from "./helpers/sign.ts";
 
@@ -46,6 +47,29 @@ describe("sealed-block state views", () => {
       const numbers = Array.from({ length: BLOCKS }, (_, i) => i + 1);
       const balances = await Promise.all(numbers.map((number) => balanceAt(provider, number)));
       expect(balances).to.deep.equal(numbers.map(BigInt));
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("a snapshot of the live state that supersedes the last takes over its VM: the live VM is copied once for a read after every block", async () => {
+    const { provider } = await createTestChain({ mining: "auto" });
+    try {
+      const before = { ...stateViewsStats };
+      for (let nonce = 0; nonce < 6; nonce++) {
+        await send(provider, await signTx(provider, 0, { nonce, to: STRANGER }));
+        // A dry run at pending reads a snapshot of the live state after this block: it replaces the one before.
+        const gas = BigInt(
+          (await provider.request({
+            method: "eth_estimateGas",
+            params: [{ from: provider.accounts[1]!.address, to: STRANGER, value: "0x1" }, "pending"],
+          })) as string,
+        );
+        expect(gas).to.equal(21_000n);
+      }
+      // A spare handed back a microtask after its view left made the second view copy again.
+      expect(stateViewsStats.copied - before.copied, "VMs copied").to.equal(1);
+      expect(stateViewsStats.moved - before.moved, "VMs moved to the next snapshot").to.equal(5);
     } finally {
       await provider.close();
     }

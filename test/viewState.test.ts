@@ -20,6 +20,7 @@ import { seededDraws } from "./helpers/seeded.ts";
 import { ADDRESSES, both, CODES, expectOracleDump, expectOracleRoot, show, slot, writeBase } from "./helpers/stateOracle.ts";
 
 import type { StateManagerInterface } from "@ethereumjs/common";
+import type { Address } from "@ethereumjs/util";
 
 /** A base state (stateOracle.ts) in the live state, and in `into` too. */
 async function baseState(common: Common, into?: StateManagerInterface): Promise<{ live: LiveStateManager; root: Uint8Array }> {
@@ -135,6 +136,46 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     expect(size(memos.slots)).to.be.at.most(3);
     expect([...memos.code.values()].reduce((sum, code) => sum + code.length, 0)).to.be.at.most(3);
     expect(show(await read())).to.equal(first);
+  });
+
+  it("answers what its overlay or memos hold with a settled promise, waits only for the tries, and rejects bad arguments as the package does", async () => {
+    const common = new Common({ chain: Mainnet });
+    const { live, root } = await baseState(common);
+    const view = new ViewStateManager({ common, trie: live.baseTries(), root, memos: new ViewMemos(64, 1024) });
+    // Settled: its reaction runs before that of a promise resolved one microtask after the call.
+    const settled = (answer: Promise<unknown>) => Promise.race([answer.then(() => true), Promise.resolve().then(() => false)]);
+    const [contract, , , plain, missing] = ADDRESSES as [Address, Address, Address, Address, Address];
+    // First reads walk the tries: not settled when answered.
+    expect(await settled(view.getStorage(contract, slot(0))), "a slot read from the trie").to.equal(false);
+    expect(await settled(view.getCode(contract)), "code read from the store").to.equal(false);
+    // What the memos now hold, the overlay's writes and checkpoints: settled at once, with the same answers.
+    expect(await settled(view.getAccount(contract)), "an account in the memo").to.equal(true);
+    expect(await settled(view.getStorage(contract, slot(0))), "a slot in the memo").to.equal(true);
+    expect(bytesToHex(await view.getStorage(contract, slot(0)))).to.equal("0x0100");
+    expect(await settled(view.getCode(contract)), "code in the memo").to.equal(true);
+    expect(bytesToHex(await view.getCode(contract))).to.equal(bytesToHex(CODES[0]!));
+    expect(await settled(view.checkpoint())).to.equal(true);
+    expect(await settled(view.putAccount(contract, new Account(7n, 1n)))).to.equal(true);
+    expect(await settled(view.putStorage(contract, slot(1), Uint8Array.of(9)))).to.equal(true);
+    expect(bytesToHex(await view.getStorage(contract, slot(1)))).to.equal("0x09");
+    expect(await settled(view.revert())).to.equal(true);
+    expect((await view.getAccount(contract))?.nonce).to.equal(0n);
+    // Bad arguments: a rejected promise, never a throw at the call.
+    const rejection = async (make: () => Promise<unknown>) => {
+      let answer: Promise<unknown> | undefined;
+      expect(() => (answer = make())).to.not.throw();
+      return answer!.then(
+        () => "resolved",
+        (error: Error) => error.message,
+      );
+    };
+    expect(await rejection(() => view.getStorage(plain, new Uint8Array(31)))).to.equal("Storage key must be 32 bytes long");
+    expect(await rejection(() => view.putStorage(plain, slot(0), new Uint8Array(33)))).to.equal("Storage value cannot be longer than 32 bytes");
+    expect(await rejection(() => view.putStorage(missing, slot(0), Uint8Array.of(1)))).to.equal("putStorage() called on non-existing account");
+    await view.getAccount(missing);
+    expect(await rejection(() => view.putStorage(missing, slot(0), Uint8Array.of(1))), "once the memo knows it is missing").to.equal(
+      "putStorage() called on non-existing account",
+    );
   });
 
   it("writes to many slots journal one entry each, and a revert takes them all back", async () => {

@@ -40,9 +40,14 @@ const MAX_MEMO_ENTRIES = 100_000;
 /** Bytes of contracts' code the views' memo holds before it starts over. */
 const MAX_MEMO_CODE_BYTES = 32 * 1024 * 1024;
 
+/** VMs copied from the live one, and spares pointed at another root instead (tests). */
+export const stateViewsStats = { copied: 0, moved: 0 };
+
 /** One VM of a view and the reads queued on it. */
 interface Lane {
   vm: Promise<VM>;
+  /** The VM once made (or moved): an idle view's VMs are then spares at once (`#spare`). */
+  ready: VM | undefined;
   queue: SerialQueue;
   reads: number;
 }
@@ -114,16 +119,25 @@ export class StateViews {
     else this.#spare(view);
   }
 
-  /** Keeps the VMs of an idle view that left the cache for the next views (those that were built). */
+  /**
+   * Keeps the VMs of an idle view that left the cache for the next views (those that were built).
+   * A VM already made is a spare at once: the view that evicted this one (a new snapshot of the
+   * live state supersedes the last) takes it in the same call, where a spare handed back a
+   * microtask later would have made it copy the live VM again.
+   */
   #spare(view: View): void {
     for (const lane of view.lanes) {
-      lane.vm.then(
-        (vm) => {
-          if (this.#spares.length < MAX_SPARES) this.#spares.push(vm);
-        },
-        () => undefined,
-      );
+      if (lane.ready !== undefined) this.#keepSpare(lane.ready);
+      else
+        lane.vm.then(
+          (vm) => this.#keepSpare(vm),
+          () => undefined,
+        );
     }
+  }
+
+  #keepSpare(vm: VM): void {
+    if (this.#spares.length < MAX_SPARES) this.#spares.push(vm);
   }
 
   /** An idle lane of the view, a new one while there are fewer than MAX_LANES, or the least busy. */
@@ -133,7 +147,13 @@ export class StateViews {
     if (view.lanes.length < MAX_LANES) {
       const spare = this.#spares.pop();
       const vm = spare === undefined ? this.#createVm(view.block) : this.#moveTo(spare, view.block);
-      const lane = { vm, queue: new SerialQueue(), reads: 0 };
+      const lane: Lane = { vm, ready: undefined, queue: new SerialQueue(), reads: 0 };
+      vm.then(
+        (made) => {
+          lane.ready = made;
+        },
+        () => undefined,
+      );
       view.lanes.push(lane);
       return lane;
     }
@@ -168,6 +188,7 @@ export class StateViews {
    */
   async #moveTo(vm: VM, block: Block): Promise<VM> {
     if (vm.common.hardfork() !== this.#hardforkOf(block)) return this.#createVm(block);
+    stateViewsStats.moved++;
     if (!(vm.stateManager instanceof ViewStateManager)) {
       const caches = merkleInternals(vm.stateManager as MerkleStateManager)._caches as
         | Record<"account" | "storage" | "code", { flush(): unknown } | undefined>
@@ -197,6 +218,7 @@ export class StateViews {
    * live state manager for a fork's.
    */
   async #createVm(block: Block): Promise<VM> {
+    stateViewsStats.copied++;
     const live = this.#live.stateManager;
     const vm = isLiveState(live)
       ? await copyVmOver(
