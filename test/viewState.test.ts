@@ -154,11 +154,13 @@ describe("view state (viewState.ts), randomised against the plain state layer an
     expect(bytesToHex(await view.getStorage(contract, slot(0)))).to.equal("0x0100");
     expect(await settled(view.getCode(contract)), "code in the memo").to.equal(true);
     expect(bytesToHex(await view.getCode(contract))).to.equal(bytesToHex(CODES[0]!));
-    expect(await settled(view.checkpoint())).to.equal(true);
-    expect(await settled(view.putAccount(contract, new Account(7n, 1n)))).to.equal(true);
-    expect(await settled(view.putStorage(contract, slot(1), Uint8Array.of(9)))).to.equal(true);
+    await view.checkpoint();
+    expect(await settled(view.putAccount(contract, new Account(7n, 1n))), "an account written").to.equal(true);
+    expect(await settled(view.modifyAccountFields(contract, { nonce: 8n })), "fields of an account written").to.equal(true);
+    expect(await settled(view.putStorage(contract, slot(1), Uint8Array.of(9))), "a slot written").to.equal(true);
     expect(bytesToHex(await view.getStorage(contract, slot(1)))).to.equal("0x09");
-    expect(await settled(view.revert())).to.equal(true);
+    expect((await view.getAccount(contract))?.nonce).to.equal(8n);
+    await view.revert();
     expect((await view.getAccount(contract))?.nonce).to.equal(0n);
     // Bad arguments: a rejected promise, never a throw at the call.
     const rejection = async (make: () => Promise<unknown>) => {
@@ -170,6 +172,15 @@ describe("view state (viewState.ts), randomised against the plain state layer an
       );
     };
     expect(await rejection(() => view.getStorage(plain, new Uint8Array(31)))).to.equal("Storage key must be 32 bytes long");
+    const nothing = undefined as unknown as Address;
+    for (const [name, call] of [
+      ["getAccount", () => view.getAccount(nothing)],
+      ["getCode", () => view.getCode(nothing)],
+      ["deleteAccount", () => view.deleteAccount(nothing)],
+      ["modifyAccountFields", () => view.modifyAccountFields(contract, undefined as unknown as { nonce: bigint })],
+    ] as const) {
+      expect(await rejection(call), name).to.match(/^Cannot (read|destructure) /);
+    }
     expect(await rejection(() => view.putStorage(plain, slot(0), new Uint8Array(33)))).to.equal("Storage value cannot be longer than 32 bytes");
     expect(await rejection(() => view.putStorage(missing, slot(0), Uint8Array.of(1)))).to.equal("putStorage() called on non-existing account");
     await view.getAccount(missing);

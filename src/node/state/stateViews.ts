@@ -40,7 +40,7 @@ const MAX_MEMO_ENTRIES = 100_000;
 /** Bytes of contracts' code the views' memo holds before it starts over. */
 const MAX_MEMO_CODE_BYTES = 32 * 1024 * 1024;
 
-/** VMs copied from the live one, and spares pointed at another root instead (tests). */
+/** VMs copied from the live one, and spares pointed at another root instead: counts for the tests, never reset (they compare before and after). */
 export const stateViewsStats = { copied: 0, moved: 0 };
 
 /** One VM of a view and the reads queued on it. */
