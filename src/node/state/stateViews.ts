@@ -120,24 +120,16 @@ export class StateViews {
   }
 
   /**
-   * Keeps the VMs of an idle view that left the cache for the next views (those that were built).
-   * A VM already made is a spare at once: the view that evicted this one (a new snapshot of the
-   * live state supersedes the last) takes it in the same call, where a spare handed back a
-   * microtask later would have made it copy the live VM again.
+   * Keeps the VMs of an idle view that left the cache for the next views, at once: the view that
+   * evicted this one (a new snapshot of the live state supersedes the last) takes one in the same
+   * call, where a spare handed back a microtask later would have made it copy the live VM again.
+   * Every lane of an idle view has run a read, which waited for its VM: `ready` is set unless the
+   * VM could not be made.
    */
   #spare(view: View): void {
     for (const lane of view.lanes) {
-      if (lane.ready !== undefined) this.#keepSpare(lane.ready);
-      else
-        lane.vm.then(
-          (vm) => this.#keepSpare(vm),
-          () => undefined,
-        );
+      if (lane.ready !== undefined && this.#spares.length < MAX_SPARES) this.#spares.push(lane.ready);
     }
-  }
-
-  #keepSpare(vm: VM): void {
-    if (this.#spares.length < MAX_SPARES) this.#spares.push(vm);
   }
 
   /** An idle lane of the view, a new one while there are fewer than MAX_LANES, or the least busy. */

@@ -578,12 +578,6 @@ export class ViewStateManager implements StateManagerInterface {
   }
 
   revert(): Promise<void> {
-    this.#revert();
-    return DONE;
-  }
-
-  /** The journal taken back to the last checkpoint. */
-  #revert(): void {
     this.#tellReset();
     const mark = this.#checkpoints.pop() ?? 0;
     const journal = this.#journal;
@@ -601,9 +595,10 @@ export class ViewStateManager implements StateManagerInterface {
       }
     }
     journal.length = mark;
-    if (this.#checkpoints.length > 0) return;
+    if (this.#checkpoints.length > 0) return DONE;
     this.#settle();
     this.#rootAskedInside = false;
+    return DONE;
   }
 
   /** Outside every checkpoint nothing can be reverted any more: the journal and the tx's original values go. */
