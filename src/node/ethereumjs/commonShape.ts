@@ -7,7 +7,8 @@
  * `Object.assign` onto `Object.create(prototype)`: its fields out of the object) to which the
  * engine's patches then added own properties in different orders: the state views' hardfork memo
  * (hardforkOrder.ts), the shared Commons' `copy` and `updateParams` (sharedCommon.ts), the active
- * EIP table (activeEips.ts) whenever first asked. The first eth_call after a run of mined blocks
+ * EIP table (activeEips.ts) whenever first asked, and `updateParams` without its idle deep copies
+ * (paramsMerge.ts). The first eth_call after a run of mined blocks
  * so deoptimized some 30 functions of the block path (bench/benchmarks-notes.md, "Nineteenth round").
  *
  * `uniformCommon` makes the chain's Common a copy that already has every own property those
@@ -21,15 +22,17 @@ import { Common } from "@ethereumjs/common";
 
 import { tableActiveEips } from "./activeEips.ts";
 import { memoiseHardforkOrder } from "./hardforkOrder.ts";
+import { updateParamsHeld } from "./paramsMerge.ts";
 
 export function uniformCommon(common: Common): Common {
   const uniform = common.copy();
   for (let pass = 0; pass < 2; pass++) {
     tableActiveEips(uniform);
     memoiseHardforkOrder(uniform);
-    // sharedCommon.ts gives its Commons their own `copy` and `updateParams`: every other Common has the package's.
+    // sharedCommon.ts gives its Commons their own `copy` and `updateParams`: every other Common has
+    // the package's `copy`, and `updateParams` as the package merges but without its idle copies.
     uniform.copy = Common.prototype.copy;
-    uniform.updateParams = Common.prototype.updateParams;
+    uniform.updateParams = updateParamsHeld;
   }
   return uniform;
 }

@@ -9,6 +9,8 @@
  */
 import { EVM } from "@ethereumjs/evm";
 
+import { installOpcodeTables } from "./opcodeTables.ts";
+
 type OpHandler = (runState: unknown, common: unknown) => unknown;
 
 export interface OpcodeEntry {
@@ -30,6 +32,7 @@ export const isHooked = (handler: unknown): boolean => typeof handler === "funct
 
 /** Installs `hook` before `opcodes` in every EVM's opcode table, once per process. */
 export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void {
+  installOpcodeTables();
   const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
   EVM.prototype.getActiveOpcodes = function (this: EVM) {
     const active = getActiveOpcodes.call(this);

@@ -38,6 +38,7 @@ import { setLengthLeft } from "@ethereumjs/util";
 
 import { evmFile } from "./framePool.ts";
 import { isHooked, opcodeTableOf } from "./opcodeHooks.ts";
+import { installOpcodeTables } from "./opcodeTables.ts";
 import { scratchWord } from "./wordStore.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -270,6 +271,7 @@ export function installWordOpcodes(): Promise<void> {
     keccak = sha3.keccak_256;
     const gasOfSload = sloadGas(accessStorageEIP2929);
     const gasOfSstore = sstoreGas(formulas);
+    installOpcodeTables();
     const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
     EVM.prototype.getActiveOpcodes = function (this: EVM) {
       const active = getActiveOpcodes.call(this);

@@ -14,6 +14,7 @@
 import { EVM } from "@ethereumjs/evm";
 
 import { opcodeTableOf } from "./opcodeHooks.ts";
+import { installOpcodeTables } from "./opcodeTables.ts";
 
 const MSTORE = 0x52;
 const MASK_64 = 0xffffffffffffffffn;
@@ -62,6 +63,7 @@ let installed = false;
 export function installWordStore(): void {
   if (installed) return;
   installed = true;
+  installOpcodeTables();
   const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
   EVM.prototype.getActiveOpcodes = function (this: EVM) {
     const active = getActiveOpcodes.call(this);

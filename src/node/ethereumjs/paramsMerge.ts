@@ -1,0 +1,50 @@
+/**
+ * `Common.updateParams` (@ethereumjs/common 10.1.3, common.js) without the deep copies that change
+ * nothing. The VM's and the EVM's constructors call it on their Common with the package's default
+ * params (`paramsVM`, `paramsEVM`: 12 and 34 EIPs), so every VM made (the chain's, and each state
+ * view's copy: stateViews.ts) replaces each of those EIPs' params with a JSON round trip of itself
+ * merged with the defaults, then rebuilds the params cache. Every Common of a chain shares one
+ * params object (`Common.copy` is an `Object.assign`), which holds the defaults from the chain's
+ * first VM on: each merge after it writes the values that are already there. That was ~95 µs of a
+ * VM copy (bench/benchmarks-notes.md, "Twenty-first round").
+ *
+ * Here an EIP whose params already hold every value being merged, each a JSON primitive equal to
+ * the one held, is left as it is: the package would write a JSON copy of the same values (the params
+ * held are JSON copies already: the constructor, `updateParams` and `resetParams` all copy through
+ * JSON). Any other EIP is merged as the package merges it, and the cache is rebuilt as the package
+ * rebuilds it, every time: what the cache holds stays exactly the package's answer.
+ * test/paramsMerge.test.ts compares both on the package's param sets.
+ */
+import type { Common, ParamsDict } from "@ethereumjs/common";
+
+/** The fields `updateParams` reads and writes (@ethereumjs/common 10.1.3). */
+interface CommonParams {
+  _params: ParamsDict;
+  _buildParamsCache(): void;
+}
+
+/** A value a JSON round trip gives back as it is, and `===` compares by value. */
+const isJsonPrimitive = (value: unknown): boolean =>
+  typeof value === "string" || typeof value === "boolean" || value === null || (typeof value === "number" && Number.isFinite(value) && !Object.is(value, -0));
+
+/** Whether merging `update` into `held` would leave its values as they are. */
+function holdsAll(held: unknown, update: unknown): boolean {
+  if (typeof held !== "object" || held === null || typeof update !== "object" || update === null) return false;
+  for (const key of Object.keys(update)) {
+    const value = (update as Record<string, unknown>)[key];
+    if (!isJsonPrimitive(value) || !Object.hasOwn(held, key) || (held as Record<string, unknown>)[key] !== value) return false;
+  }
+  return true;
+}
+
+/** Installed as a Common's own `updateParams` (commonShape.ts): the package's semantics, see the module comment. */
+export function updateParamsHeld(this: Common, params: ParamsDict): void {
+  const common = this as unknown as CommonParams;
+  const held = common._params;
+  for (const [eip, update] of Object.entries(params)) {
+    if (eip in held && holdsAll(held[eip], update)) continue;
+    // As the package merges (common.js `updateParams`): a JSON copy, the update over what is held.
+    held[eip] = JSON.parse(JSON.stringify(eip in held ? { ...held[eip], ...update } : update));
+  }
+  common._buildParamsCache();
+}

@@ -1,0 +1,63 @@
+/**
+ * `updateParams` without its idle deep copies (src/node/ethereumjs/paramsMerge.ts) leaves a Common
+ * exactly as the package's `updateParams` does: the same params and the same params cache after
+ * every merge, on the param sets the VM, EVM, txs and blocks merge, merged again, and with values
+ * that change what is held.
+ */
+import { Common, Mainnet } from "@ethereumjs/common";
+import { paramsBlock } from "@ethereumjs/block";
+import { paramsEVM } from "@ethereumjs/evm";
+import { paramsTx } from "@ethereumjs/tx";
+import { paramsVM } from "@ethereumjs/vm";
+import { expect } from "chai";
+
+import { updateParamsHeld } from "../src/node/ethereumjs/paramsMerge.ts";
+
+import type { ParamsDict } from "@ethereumjs/common";
+
+type Internals = { _params: ParamsDict; _paramsCache: Record<string, unknown> };
+const internals = (common: Common) => common as unknown as Internals;
+
+describe("params merge (paramsMerge.ts)", () => {
+  it("gives the package's params and params cache after every merge, for every fork from Chainstart to Osaka", () => {
+    const merges: ParamsDict[] = [
+      paramsVM,
+      paramsEVM,
+      paramsVM,
+      paramsEVM,
+      paramsTx,
+      paramsBlock,
+      // A value held changes: that EIP is merged as the package merges it.
+      { 2929: { coldsloadGas: 2101 } },
+      paramsEVM,
+      // An EIP not held yet, and a value that is no JSON primitive.
+      { 999999: { someGas: 1 } },
+      { 1: { nested: { a: 1 } } as never },
+      { 1: { nested: { a: 1 } } as never },
+    ];
+    for (const hardfork of ["chainstart", "berlin", "cancun", "prague", "osaka"]) {
+      const theirs = new Common({ chain: Mainnet, hardfork, params: { 7: { seven: 7 } } as never });
+      const ours = new Common({ chain: Mainnet, hardfork, params: { 7: { seven: 7 } } as never });
+      for (const [step, params] of merges.entries()) {
+        theirs.updateParams(params);
+        updateParamsHeld.call(ours, params);
+        expect(internals(ours)._params, `${hardfork}, merge ${step}: params`).to.deep.equal(internals(theirs)._params);
+        expect(internals(ours)._paramsCache, `${hardfork}, merge ${step}: params cache`).to.deep.equal(internals(theirs)._paramsCache);
+      }
+    }
+  });
+
+  it("leaves an EIP whose params already hold the values merged as it is, and still rebuilds the cache", () => {
+    const common = new Common({ chain: Mainnet, hardfork: "prague" });
+    updateParamsHeld.call(common, paramsEVM);
+    const held = internals(common)._params[2929];
+    const cache = internals(common)._paramsCache;
+    updateParamsHeld.call(common, paramsEVM);
+    expect(internals(common)._params[2929], "the same object: no JSON copy").to.equal(held);
+    expect(internals(common)._paramsCache, "a cache built again").to.not.equal(cache);
+    expect(internals(common)._paramsCache).to.deep.equal(cache);
+    updateParamsHeld.call(common, { 2929: { coldsloadGas: 2101 } });
+    expect(internals(common)._params[2929], "a changed value: merged as the package merges").to.not.equal(held);
+    expect(common.param("coldsloadGas")).to.equal(2101n);
+  });
+});
