@@ -60,4 +60,24 @@ describe("params merge (paramsMerge.ts)", () => {
     expect(internals(common)._params[2929], "a changed value: merged as the package merges").to.not.equal(held);
     expect(common.param("coldsloadGas")).to.equal(2101n);
   });
+
+  it("gives a second chain's Common the params the first one's merges made, frozen, and the package's answer still", () => {
+    const [first, second, theirs] = [0, 1, 2].map(() => new Common({ chain: Mainnet, hardfork: "osaka" }));
+    for (const params of [paramsBlock, paramsVM, paramsEVM, paramsTx]) {
+      updateParamsHeld.call(first!, params);
+      updateParamsHeld.call(second!, params);
+      theirs!.updateParams(params);
+    }
+    // EIP 1's params come in every set: merged over each other, once per process.
+    expect(internals(second!)._params[1]).to.equal(internals(first!)._params[1]);
+    expect(Object.isFrozen(internals(second!)._params[1])).to.equal(true);
+    expect(internals(second!)._params).to.deep.equal(internals(theirs!)._params);
+    expect(internals(second!)._paramsCache).to.deep.equal(internals(theirs!)._paramsCache);
+    // A later merge replaces the frozen params, as the package replaces them.
+    updateParamsHeld.call(second!, { 1: { txGas: 21_001 } });
+    theirs!.updateParams({ 1: { txGas: 21_001 } });
+    expect(second!.param("txGas")).to.equal(21_001n);
+    expect(first!.param("txGas"), "the first chain's params are its own").to.equal(21_000n);
+    expect(internals(second!)._paramsCache).to.deep.equal(internals(theirs!)._paramsCache);
+  });
 });
