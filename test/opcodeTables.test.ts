@@ -63,6 +63,21 @@ describe("opcode tables (opcodeTables.ts)", () => {
     for (let code = 0; code <= 0xff; code++) expect(described(tableOf(custom)[code]!), `opcode 0x${code.toString(16)}`).to.deep.equal(described(fresh[code]!));
   });
 
+  it("follows its Common's fork as it moves (the EVM's hardforkChanged listener), and extra EIPs: each table the package's", async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: "cancun" }) });
+    for (const hardfork of ["osaka", "london", "cancun", "prague"]) {
+      evm.common.setHardfork(hardfork);
+      const fresh = getOpcodesForHF(evm.common).opcodeMap as unknown as Entry[];
+      for (let code = 0; code <= 0xff; code++)
+        expect(described(tableOf(evm)[code]!), `${hardfork}, opcode 0x${code.toString(16)}`).to.deep.equal(described(fresh[code]!));
+    }
+    // EIP-7939 (CLZ, 0x1e) on Prague, where it is not active: another EIP list, another table.
+    const plain = await createEVM({ common: new Common({ chain: Mainnet, hardfork: "prague" }) });
+    const clz = await createEVM({ common: new Common({ chain: Mainnet, hardfork: "prague", eips: [7939] }) });
+    expect(tableOf(plain)[0x1e]!.opcodeInfo.name).to.equal("INVALID");
+    expect(tableOf(clz)[0x1e]!.opcodeInfo.name).to.equal("CLZ");
+  });
+
   it("builds a table again when a fee param it read holds another value", async () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: "prague" }) });
     const other = await createEVM({ common: evm.common.copy() });

@@ -80,4 +80,34 @@ describe("params merge (paramsMerge.ts)", () => {
     expect(first!.param("txGas"), "the first chain's params are its own").to.equal(21_000n);
     expect(internals(second!)._paramsCache).to.deep.equal(internals(theirs!)._paramsCache);
   });
+
+  it("comes back to the same objects when the VM's and the EVM's sets flip EIP-2935's window, however many VMs are made", () => {
+    const common = new Common({ chain: Mainnet, hardfork: "prague" });
+    const theirs = new Common({ chain: Mainnet, hardfork: "prague" });
+    const seen = new Set<unknown>();
+    for (let vm = 0; vm < 200; vm++) {
+      // A VM's construction: its EVM's merge, then its own (@ethereumjs/vm 10.1.3 shallowCopy).
+      updateParamsHeld.call(common, paramsEVM);
+      updateParamsHeld.call(common, paramsVM);
+      if (vm >= 2) seen.add(internals(common)._params[2935]);
+    }
+    theirs.updateParams(paramsEVM);
+    theirs.updateParams(paramsVM);
+    expect(seen.size, "one object per content of EIP-2935's params").to.be.at.most(2);
+    expect(common.param("historyServeWindow")).to.equal(8191n);
+    expect(internals(common)._params).to.deep.equal(internals(theirs)._params);
+    expect(internals(common)._paramsCache).to.deep.equal(internals(theirs)._paramsCache);
+  });
+
+  it("merges params that are not the package's as the package does, even when they changed since an earlier merge", () => {
+    const params = { 1559: { fooGas: 1 } };
+    const [first, second, theirs] = [0, 1, 2].map(() => new Common({ chain: Mainnet, hardfork: "prague" }));
+    updateParamsHeld.call(first!, params);
+    params[1559].fooGas = 2;
+    updateParamsHeld.call(second!, params);
+    theirs!.updateParams(params);
+    expect(first!.param("fooGas")).to.equal(1n);
+    expect(second!.param("fooGas")).to.equal(2n);
+    expect(internals(second!)._params).to.deep.equal(internals(theirs!)._params);
+  });
 });

@@ -9,7 +9,9 @@
  * Changing the params themselves would not hold: every tx and block Common re-merges its package's
  * default params into the params object that all copies share (sharedCommon.ts). So the chain's
  * Common gets its own `param` that answers these two names; `Common.copy` (an Object.assign of
- * own enumerable properties) hands it to every copy: state views, tx and block Commons.
+ * own enumerable properties) hands it to every copy: state views, tx and block Commons. It answers
+ * these two names only: an opcode's fee (`<name>Gas`) is read from the params cache by the opcode
+ * tables' cache (opcodeTables.ts), which this `param` would not reach.
  * test/hardhatSemantics.test.ts fails if a copy stops applying the limit.
  */
 import { Common } from "@ethereumjs/common";

@@ -10,7 +10,9 @@
  * per fork, fork sequence and EIP list (a new chain's Commons reuse the tables of an earlier chain
  * of the same rules), and reused only when every fee param it read holds the same value; EVMs with
  * custom opcodes build their own. The key is made once per active-EIP list (the array Common
- * rebuilds whenever its fork or EIPs change, and copies share: leanDryRun.ts keys on it too). The Opcode objects are frozen and the three Maps are read only
+ * rebuilds whenever its fork or EIPs change, and copies share: leanDryRun.ts keys on it too). The
+ * fees are read from the params cache, as the package's `param` reads them: a Common's own `param`
+ * must not answer an opcode's fee (`<name>Gas`) otherwise (codeSizeLimit.ts answers two other names). The Opcode objects are frozen and the three Maps are read only
  * (ethereumjs and this engine never write them after the build), so EVMs share them; the table the
  * interpreter reads (`_opcodeMap`) is a copy per EVM, entry by entry, because the patches above
  * this one (opcodeHooks.ts, wordOpcodes.ts, wordStore.ts) replace entries' handlers in their EVM.
@@ -128,14 +130,24 @@ function remember(evm: EVM, fields: OpcodeFields): Table {
 }
 
 let installed = false;
+/**
+ * Set on the EVM class once a table cache is its first patch: a second copy of this engine in one
+ * process (its ES module and CommonJS builds both loaded) finds the class patched by the first, and
+ * must not put a cache of its own above the first one's opcode hooks, whose handlers are each one
+ * EVM's.
+ */
+const CACHED = Symbol.for("hardhat-preconf.opcodeTables");
 
-/** Installs the table cache (once per process), before any other patch of getActiveOpcodes. */
+/** Installs the table cache (once per EVM class), before any other patch of getActiveOpcodes. */
 export function installOpcodeTables(): void {
   if (installed) return;
-  if (EVM.prototype.getActiveOpcodes !== packageGetActiveOpcodes) {
+  const prototype = EVM.prototype as EVM & { [CACHED]?: true };
+  if (prototype[CACHED] !== true && prototype.getActiveOpcodes !== packageGetActiveOpcodes) {
     throw new Error("opcodeTables.ts: EVM.prototype.getActiveOpcodes was patched before the table cache; install it first");
   }
   installed = true;
+  if (prototype[CACHED] === true) return;
+  prototype[CACHED] = true;
   EVM.prototype.getActiveOpcodes = function (this: EVM) {
     const fields = this as unknown as OpcodeFields;
     if (fields._customOpcodes !== undefined && fields._customOpcodes.length > 0) return packageGetActiveOpcodes.call(this);
