@@ -11,14 +11,16 @@
  * of the same rules), and reused only when every fee param it read holds the same value; EVMs with
  * custom opcodes build their own. The key is made once per active-EIP list (the array Common
  * rebuilds whenever its fork or EIPs change, and copies share: leanDryRun.ts keys on it too). The
- * fees are read from the params cache, as the package's `param` reads them: a Common's own `param`
- * must not answer an opcode's fee (`<name>Gas`) otherwise (codeSizeLimit.ts answers two other names). The Opcode objects are frozen and the three Maps are read only
- * (ethereumjs and this engine never write them after the build), so EVMs share them; the table the
- * interpreter reads (`_opcodeMap`) is a copy per EVM, entry by entry, because the patches above
- * this one (opcodeHooks.ts, wordOpcodes.ts, wordStore.ts) replace entries' handlers in their EVM.
+ * fees are compared in the params cache, where the package's `param` reads them: a Common's own
+ * `param` (codeSizeLimit.ts) must answer no opcode's fee (`<name>Gas`), or the comparison would
+ * miss it. The Opcode objects are frozen and the three Maps are read only (ethereumjs and this
+ * engine never write them after the build), so EVMs share them; the table the interpreter reads
+ * (`_opcodeMap`) is a copy per EVM, entry by entry, because the patches above this one
+ * (opcodeHooks.ts, wordOpcodes.ts, wordStore.ts) replace entries' handlers in their EVM.
  *
  * This must be the first patch of getActiveOpcodes, so that the others patch each EVM's copy:
- * `installOpcodeTables` runs before each of them installs, and refuses to run on top of another.
+ * `installOpcodeTables` runs before each of them installs, refuses to run on top of another patch,
+ * and marks the EVM class, which a second copy of this engine in the process then leaves alone.
  * test/opcodeTables.test.ts compares a reused table with a fresh one of the package's.
  */
 import { EVM } from "@ethereumjs/evm";
