@@ -16,6 +16,7 @@ type OpHandler = (runState: unknown, common: unknown) => unknown;
 export interface OpcodeEntry {
   opcodeInfo: { isAsync: boolean; isInvalid: boolean };
   opHandler: OpHandler;
+  gasHandler?: unknown;
 }
 
 /** Before each of `opcodes` runs: undefined to go on at once, a promise to wait for, or a throw to halt. */
@@ -30,24 +31,34 @@ const hooked = new WeakSet<object>();
 /** Whether `handler` is a hook's wrapper of an opcode's handler. */
 export const isHooked = (handler: unknown): boolean => typeof handler === "function" && hooked.has(handler);
 
-/** Installs `hook` before `opcodes` in every EVM's opcode table, once per process. */
-export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void {
+/**
+ * Runs `edit` on every EVM's opcode table as getActiveOpcodes builds it (at the EVM's creation and at
+ * every fork change), above the tables' cache (opcodeTables.ts), which it installs first: each EVM's
+ * entries are its own to edit. The patches of this folder that replace handlers go through here.
+ */
+export function editOpcodeTables(edit: (evm: EVM, table: OpcodeEntry[]) => void): void {
   installOpcodeTables();
   const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
   EVM.prototype.getActiveOpcodes = function (this: EVM) {
     const active = getActiveOpcodes.call(this);
-    const table = opcodeTableOf(this);
+    edit(this, opcodeTableOf(this));
+    return active;
+  };
+}
+
+/** Installs `hook` before `opcodes` in every EVM's opcode table, once per process. */
+export function hookOpcodes(opcodes: readonly number[], hook: OpcodeHook): void {
+  editOpcodeTables((evm, table) => {
     for (const code of opcodes) {
       const entry = table[code];
       if (entry === undefined || entry.opcodeInfo.isInvalid) continue;
       const handler = entry.opHandler;
       entry.opHandler = (runState, common) => {
-        const wait = hook(this);
+        const wait = hook(evm);
         return wait === undefined ? handler(runState, common) : wait.then(() => handler(runState, common));
       };
       hooked.add(entry.opHandler);
       if (!entry.opcodeInfo.isAsync) entry.opcodeInfo = Object.freeze({ ...entry.opcodeInfo, isAsync: true });
     }
-    return active;
-  };
+  });
 }

@@ -19,8 +19,9 @@
  * (opcodeHooks.ts, wordOpcodes.ts, wordStore.ts) replace entries' handlers in their EVM.
  *
  * This must be the first patch of getActiveOpcodes, so that the others patch each EVM's copy:
- * `installOpcodeTables` runs before each of them installs, refuses to run on top of another patch,
- * and marks the EVM class, which a second copy of this engine in the process then leaves alone.
+ * they install through opcodeHooks.ts `editOpcodeTables`, which installs this one first. It refuses
+ * to run on top of another patch, and marks the EVM class, which a second copy of this engine in the
+ * process then leaves alone.
  * test/opcodeTables.test.ts compares a reused table with a fresh one of the package's.
  */
 import { EVM } from "@ethereumjs/evm";

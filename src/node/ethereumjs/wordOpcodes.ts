@@ -33,12 +33,11 @@
  * programs under every hardfork from Constantinople on.
  */
 import { Hardfork } from "@ethereumjs/common";
-import { EVM, EVMError } from "@ethereumjs/evm";
+import { EVMError } from "@ethereumjs/evm";
 import { setLengthLeft } from "@ethereumjs/util";
 
 import { evmFile } from "./framePool.ts";
-import { isHooked, opcodeTableOf } from "./opcodeHooks.ts";
-import { installOpcodeTables } from "./opcodeTables.ts";
+import { editOpcodeTables, isHooked } from "./opcodeHooks.ts";
 import { scratchWord } from "./wordStore.ts";
 
 import type { Common } from "@ethereumjs/common";
@@ -271,18 +270,11 @@ export function installWordOpcodes(): Promise<void> {
     keccak = sha3.keccak_256;
     const gasOfSload = sloadGas(accessStorageEIP2929);
     const gasOfSstore = sstoreGas(formulas);
-    installOpcodeTables();
-    const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
-    EVM.prototype.getActiveOpcodes = function (this: EVM) {
-      const active = getActiveOpcodes.call(this);
-      const table = opcodeTableOf(this) as unknown as {
-        opcodeInfo: { isInvalid: boolean; isAsync: boolean };
-        opHandler: unknown;
-        gasHandler?: unknown;
-      }[];
+    editOpcodeTables((evm, entries) => {
+      const table = entries as unknown as { opcodeInfo: { isInvalid: boolean; isAsync: boolean }; opHandler: unknown; gasHandler?: unknown }[];
       const hash = table[KECCAK256];
       if (hash !== undefined && !hash.opcodeInfo.isInvalid && !isHooked(hash.opHandler)) hash.opHandler = keccak256Opcode;
-      const common = this.common;
+      const common = evm.common;
       const witnesses = common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
       const handlers: [number, unknown][] = [
         [MLOAD, mloadOpcode],
@@ -305,8 +297,7 @@ export function installWordOpcodes(): Promise<void> {
         if (!common.isActivatedEIP(8037)) sstore.opHandler = sstoreOpcode;
         if (!witnesses && !common.isActivatedEIP(7928) && !common.isActivatedEIP(8038)) sstore.gasHandler = gasOfSstore;
       }
-      return active;
-    };
+    });
   })();
   return installed;
 }

@@ -11,10 +11,8 @@
  * made it async (a hook, which wraps the package's handler: it is left alone).
  * test/engineInternals.test.ts fails if the entry stops being ours or writes other bytes.
  */
-import { EVM } from "@ethereumjs/evm";
 
-import { opcodeTableOf } from "./opcodeHooks.ts";
-import { installOpcodeTables } from "./opcodeTables.ts";
+import { editOpcodeTables } from "./opcodeHooks.ts";
 
 const MSTORE = 0x52;
 const MASK_64 = 0xffffffffffffffffn;
@@ -63,12 +61,8 @@ let installed = false;
 export function installWordStore(): void {
   if (installed) return;
   installed = true;
-  installOpcodeTables();
-  const getActiveOpcodes = EVM.prototype.getActiveOpcodes;
-  EVM.prototype.getActiveOpcodes = function (this: EVM) {
-    const active = getActiveOpcodes.call(this);
-    const entry = opcodeTableOf(this)[MSTORE];
+  editOpcodeTables((_evm, table) => {
+    const entry = table[MSTORE];
     if (entry !== undefined && !entry.opcodeInfo.isInvalid && !entry.opcodeInfo.isAsync) entry.opHandler = mstore as (runState: unknown) => void;
-    return active;
-  };
+  });
 }
