@@ -10,6 +10,7 @@ import { Address } from "@ethereumjs/util";
 import { expect } from "chai";
 import fc from "fast-check";
 
+import { UNWRITTEN, originalDiffMethods } from "../src/node/ethereumjs/journalDiffs.ts";
 import { installJournalKeys, originalWarmMethods } from "../src/node/ethereumjs/journalKeys.ts";
 
 import type { JournalClass } from "../src/node/ethereumjs/journalKeys.ts";
@@ -106,10 +107,14 @@ async function apply(journal: JournalLike, op: Op): Promise<unknown> {
   }
 }
 
+/** A diff as the package keeps it: an unwritten one (journalDiffs.ts) is the three empty collections. */
+const diffsOf = (journal: JournalLike) =>
+  (journal.journalDiff as [number, unknown][]).map(([height, diff]) => [height, diff === UNWRITTEN ? [new Set(), new Map(), new Set()] : diff]);
+
 const stateOf = (journal: JournalLike) => ({
   journal: journal.journal,
   alwaysWarmJournal: journal.alwaysWarmJournal,
-  journalDiff: journal.journalDiff,
+  journalDiff: diffsOf(journal),
   journalHeight: journal.journalHeight,
   accessList: journal.accessList,
   touched: journal.touched,
@@ -142,14 +147,39 @@ describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => 
         const ours = newJournal();
         const theirs = newJournal();
         // The package's own methods, as own properties of one journal (they shadow the patched prototype).
-        Object.assign(theirs, originalWarmMethods(Journal));
+        Object.assign(theirs, originalWarmMethods(Journal), originalDiffMethods(Journal));
+        // Its constructor ran the patched cleanJournal: start it again on the package's.
+        theirs.cleanJournal();
         for (const op of ops) {
           expect(await apply(ours, op), JSON.stringify(op)).to.deep.equal(await apply(theirs, op));
           expect(stateOf(ours), JSON.stringify(op)).to.deep.equal(stateOf(theirs));
         }
       }),
-      { numRuns: runs(300), seed: SEED },
+      { numRuns: runs(2000), seed: SEED },
     );
+  });
+
+  it("makes a checkpoint's diff only once something is written in it (journalDiffs.ts)", async () => {
+    const journal = newJournal();
+    const last = () => (journal.journalDiff as [number, unknown][]).at(-1)![1];
+    expect(last()).to.equal(UNWRITTEN);
+    await journal.checkpoint();
+    await journal.checkpoint();
+    expect(last()).to.equal(UNWRITTEN);
+    journal.addWarmedAddress(bytesOf(ADDRESSES[1]!, false));
+    const written = last();
+    expect(written).to.not.equal(UNWRITTEN);
+    expect([...(written as [Set<string>])[0]]).to.deep.equal([ADDRESSES[1]]);
+    await journal.commit();
+    expect(last()).to.equal(UNWRITTEN);
+    journal.touchAddress(new Address(bytesOf(ADDRESSES[0]!, false)));
+    await journal.revert();
+    // The revert took back the touch and the warm address, and left the unwritten first entry.
+    expect(journal.touched.size).to.equal(0);
+    expect(journal.journal.size).to.equal(0);
+    expect(journal.journalDiff).to.deep.equal([[0, UNWRITTEN]]);
+    expect(() => UNWRITTEN[0].add("aa")).to.throw("a write into the shared unwritten diff");
+    expect(UNWRITTEN.every((collection) => collection.size === 0)).to.equal(true);
   });
 
   it("reads a slot only once an address has warm slots, as the package does", () => {

@@ -23,17 +23,19 @@
 import { bytesToUnprefixedHex } from "@ethereumjs/util";
 
 import type { Address } from "@ethereumjs/util";
+import type { Diff } from "./journalDiffs.ts";
 
 import { unprefixedHex } from "../common/hex.ts";
 import { evmFile } from "./framePool.ts";
+import { openDiff, patchJournalDiffs } from "./journalDiffs.ts";
 import { loadedCommonJs } from "./jumpAnalysis.ts";
 
 /** What the five methods read and write of a journal (journal.js 10.1.3). */
 interface JournalState {
   journal: Map<string, Set<string>>;
   alwaysWarmJournal: Map<string, Set<string>>;
-  /** Per checkpoint: [height, [addresses warmed, slots warmed by address, addresses touched]]. */
-  journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
+  /** Per checkpoint: [height, [addresses warmed, slots warmed by address, addresses touched]] (journalDiffs.ts). */
+  journalDiff: [number, Diff][];
   accessList?: Map<string, Set<string>>;
   /** The package's: records a touched account by its key. */
   touchAccount(address: string): void;
@@ -62,7 +64,7 @@ function warmAddress(journal: JournalState, address: string): Set<string> {
   if (slots === undefined) {
     slots = new Set();
     journal.journal.set(address, slots);
-    journal.journalDiff[journal.journalDiff.length - 1]![1][0].add(address);
+    openDiff(journal)[0].add(address);
   }
   if (journal.accessList !== undefined && !journal.accessList.has(address)) journal.accessList.set(address, new Set());
   return slots;
@@ -91,7 +93,7 @@ const methods: WarmMethods & ThisType<JournalState> = {
     const slotKey = keyOf(slot);
     if (!slots.has(slotKey)) {
       slots.add(slotKey);
-      const warmedSlots = this.journalDiff[this.journalDiff.length - 1]![1][1];
+      const warmedSlots = openDiff(this)[1];
       let diff = warmedSlots.get(addressKey);
       if (diff === undefined) {
         diff = new Set();
@@ -117,6 +119,8 @@ export function originalWarmMethods(Journal: JournalClass): WarmMethods {
 const NAMES = Object.keys(methods) as (keyof WarmMethods)[];
 
 function patch(Journal: JournalClass): void {
+  // The diffs' writers here take their diff from openDiff: the two patches go on together.
+  patchJournalDiffs(Journal);
   const proto = Journal.prototype as JournalPrototype;
   for (const name of NAMES) {
     if (typeof proto[name] !== "function") throw new Error(`@ethereumjs/evm: Journal.${name} is gone; update src/node/ethereumjs/journalKeys.ts`);

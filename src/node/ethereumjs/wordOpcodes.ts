@@ -92,21 +92,36 @@ export function wordBytes(word: bigint): Uint8Array {
   return scratchWord(word).slice();
 }
 
-/** The number whose 32-byte big-endian form is `bytes`. */
-export function wordOf(bytes: Uint8Array): bigint {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 32);
+/**
+ * Where `wordOf` and `numberOf` read a word (filled and read synchronously, never kept). A DataView
+ * on the caller's bytes would cost more than the copy: most words read are fresh arrays of 32 bytes
+ * (a hash, a loaded slot, a tx's calldata), which V8 keeps inside its heap, and `.buffer` on such an
+ * array moves its bytes out to a new backing store (~390 against ~130 ns a hash, ~330 against ~40 a
+ * small value; bench/benchmarks-notes.md, "Twenty-second round").
+ */
+const wordScratch = new Uint8Array(32);
+const wordView = new DataView(wordScratch.buffer);
+
+/** The number in `wordScratch`: one 64-bit read for a word below 2^64 (offsets, lengths, amounts). */
+function scratchNumber(): bigint {
+  const view = wordView;
+  if ((view.getUint32(0) | view.getUint32(4) | view.getUint32(8) | view.getUint32(12) | view.getUint32(16) | view.getUint32(20)) === 0) {
+    return view.getBigUint64(24);
+  }
   return (view.getBigUint64(0) << 192n) | (view.getBigUint64(8) << 128n) | (view.getBigUint64(16) << 64n) | view.getBigUint64(24);
 }
 
-/** Left-padding room for `numberOf` (used and read synchronously, never kept). */
-const padded = new Uint8Array(32);
+/** The number whose 32-byte big-endian form is the first 32 of `bytes`. */
+export function wordOf(bytes: Uint8Array): bigint {
+  wordScratch.set(bytes.length === 32 ? bytes : bytes.subarray(0, 32));
+  return scratchNumber();
+}
 
 /** The number whose big-endian form is `bytes` (at most 32 of them; none: 0), as util's `bytesToBigInt`. */
 export function numberOf(bytes: Uint8Array): bigint {
-  if (bytes.length === 32) return wordOf(bytes);
-  padded.fill(0);
-  padded.set(bytes, 32 - bytes.length);
-  return wordOf(padded);
+  if (bytes.length !== 32) wordScratch.fill(0);
+  wordScratch.set(bytes, 32 - bytes.length);
+  return scratchNumber();
 }
 
 /** A positive word's big-endian bytes without leading zeros, as util's `bigIntToBytes` (a view of a new array). */
@@ -181,9 +196,9 @@ export function calldataloadOpcode(runState: WordRunState): void {
     runState.stack.push(wordOf(loaded));
     return;
   }
-  padded.fill(0);
-  padded.set(loaded, 0);
-  runState.stack.push(wordOf(padded));
+  wordScratch.fill(0);
+  wordScratch.set(loaded, 0);
+  runState.stack.push(scratchNumber());
 }
 
 /**
