@@ -20,6 +20,7 @@ import {
   generateAddress2,
   MapDB,
   setLengthLeft,
+  unpadBytes,
   ValueEncoding,
 } from "@ethereumjs/util";
 import { expect } from "chai";
@@ -29,6 +30,7 @@ import { encodeDeployData, encodeFunctionData, toHex } from "viem";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
+import { withoutLeadingZeros } from "../src/node/common/bytes.ts";
 import { nativeCrypto } from "../src/node/common/crypto.ts";
 import { createEVM } from "@ethereumjs/evm";
 import { createVM } from "@ethereumjs/vm";
@@ -369,6 +371,25 @@ describe("engine internals (@ethereumjs/statemanager 10.1.3)", () => {
       { numRuns: 2000, seed: 20_261_128 },
     );
     expect(bytesToHex(accountRLP(new Account()))).to.equal(bytesToHex(new Account().serialize()));
+  });
+
+  it("withoutLeadingZeros answers as unpadBytes does (@ethereumjs/util 10.1.3): the array itself, or a copy of the rest", () => {
+    const padded = fc
+      .tuple(fc.nat(32), fc.uint8Array({ maxLength: 32 }))
+      .map(([zeros, rest]) => Uint8Array.from([...new Array<number>(zeros).fill(0), ...rest]));
+    fc.assert(
+      fc.property(padded, (bytes) => {
+        const before = bytesToHex(bytes);
+        const ours = withoutLeadingZeros(bytes);
+        const theirs = unpadBytes(bytes.slice());
+        expect(bytesToHex(ours)).to.equal(bytesToHex(theirs));
+        expect(bytesToHex(bytes), "the input is left as it was").to.equal(before);
+        if (bytes.length === 0 || bytes[0] !== 0) expect(ours).to.equal(bytes);
+        else expect(ours.buffer).to.not.equal(bytes.buffer);
+      }),
+      { numRuns: 2000, seed: 20_261_129 },
+    );
+    expect(withoutLeadingZeros(new Uint8Array(32))).to.deep.equal(new Uint8Array(0));
   });
 
   it("views answer each block's own storage, reads alternating between blocks (the memos are keyed by root)", async () => {

@@ -7,6 +7,8 @@ import { createCommonFromGethGenesis, Hardfork } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { Account, bigIntToHex, bytesToBigInt, createAddressFromString, hexToBytes, intToHex, setLengthLeft } from "@ethereumjs/util";
 
+import { withoutLeadingZeros } from "../common/bytes.ts";
+
 import type { Common, CustomCrypto, GethGenesis, ParamsDict, StateManagerInterface } from "@ethereumjs/common";
 import type { KZG } from "@ethereumjs/util";
 import type { Hex } from "../common/types.ts";
@@ -202,16 +204,10 @@ export async function writeGenesisState(stateManager: StateManagerInterface, all
       await stateManager.putCode(address, hexToBytes(entry.code as Hex));
     }
     for (const [key, value] of Object.entries(entry.storage ?? {})) {
-      await stateManager.putStorage(address, setLengthLeft(hexToBytes(key as Hex), 32), stripZeros(hexToBytes(value as Hex)));
+      await stateManager.putStorage(address, setLengthLeft(hexToBytes(key as Hex), 32), withoutLeadingZeros(hexToBytes(value as Hex)));
     }
   }
   return stateManager.getStateRoot();
-}
-
-function stripZeros(bytes: Uint8Array): Uint8Array {
-  let start = 0;
-  while (start < bytes.length && bytes[start] === 0) start++;
-  return bytes.subarray(start);
 }
 
 export const toQuantity = (value: number) => intToHex(value);

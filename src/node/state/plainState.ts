@@ -25,8 +25,10 @@
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { OriginalStorageCache } from "@ethereumjs/statemanager";
-import { Account, bytesToUnprefixedHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, unpadBytes, unprefixedHexToBytes } from "@ethereumjs/util";
+import { Account, bytesToUnprefixedHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, unprefixedHexToBytes } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+
+import { withoutLeadingZeros } from "../common/bytes.ts";
 
 import type { AccountFields, Common, StateManagerInterface, StorageDump } from "@ethereumjs/common";
 import type { Address } from "@ethereumjs/util";
@@ -183,7 +185,7 @@ export class PlainStateManager implements StateManagerInterface {
     if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
     const id = key(address);
     if (!this.#accounts.has(id)) throw new Error("putStorage() called on non-existing account");
-    const stripped = unpadBytes(value);
+    const stripped = withoutLeadingZeros(value);
     let slots = this.#storage.get(id);
     if (slots === undefined) {
       slots = new Map();

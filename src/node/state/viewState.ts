@@ -27,10 +27,11 @@
  * tries inside a trie checkpoint that it reverts, so the shared node store is left as it was.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { Account, createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, unpadBytes } from "@ethereumjs/util";
+import { Account, createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 
 import { keccak_256 } from "@noble/hashes/sha3.js";
 
+import { withoutLeadingZeros } from "../common/bytes.ts";
 import { bytesOfCheckedHex, flatHex } from "../common/hex.ts";
 import { accountRLP } from "../ethereumjs/stateManager.ts";
 import { applyBatch, canBatch } from "../ethereumjs/trieBatch.ts";
@@ -489,7 +490,7 @@ export class ViewStateManager implements StateManagerInterface {
     // One journal entry per slot written (a copy of the map per write would cost n² for n slots).
     const name = flatHex(slot);
     this.#journal.push({ kind: "slot", slots, slot: name, previous: slots.get(name) });
-    slots.set(name, unpadBytes(value));
+    slots.set(name, withoutLeadingZeros(value));
   }
 
   /** The written slots go, and the account (created if missing) reads an empty trie from now on. */
