@@ -218,7 +218,8 @@ export async function prepareCall(vm: VM, request: CallRequest, block: Block, op
   const withFees = hasFeeFields(request) && options.ignoreBalance !== true;
   if (!withFees && options.ignoreBalance !== true && (request.value ?? 0n) > balance) throw new InsufficientFundsForTransferError();
   const tx = callTransaction(vm, request, block, request.nonce ?? account?.nonce ?? 0n, callGasCap(block));
-  await warmCaches(vm, tx, block);
+  // A ViewStateManager remembers every read by root, outside its journal: nothing to warm (and no turn to wait).
+  if (!(vm.stateManager instanceof ViewStateManager)) await warmCaches(vm, tx, block);
   // The sender buys its gas whenever the call names a fee, balance checks or not (runTx's
   // skipBalance tops the balance up to the tx's cost, then deducts it), so its balance during the
   // run depends on the gas limit.
@@ -272,12 +273,11 @@ class Call implements PreparedCall {
  * Reads what every run touches (callee, its code, the fee recipient) before the checkpoint, on the
  * package's state managers (a fork's, fork/forkState.ts, and state/plainState.ts): a read inside
  * the checkpoint is cached there only until the revert, so without this each run walks the trie
- * for them again; read here, they stay cached (the sender already is). A ViewStateManager
- * remembers every read by root, outside its journal (state/viewState.ts): nothing to warm.
+ * for them again; read here, they stay cached (the sender already is). Not for a ViewStateManager,
+ * which remembers every read by root, outside its journal (state/viewState.ts).
  */
 async function warmCaches(vm: VM, tx: TypedTransaction, block: Block): Promise<void> {
   const state = vm.stateManager;
-  if (state instanceof ViewStateManager) return;
   if (tx.to !== undefined && (await state.getAccount(tx.to))?.isContract() === true) await state.getCode(tx.to);
   await state.getAccount(block.header.coinbase);
 }

@@ -67,8 +67,11 @@ export function withDryRun<T>(
 }
 
 /** Runs `run` on `vm` with the state overrides applied, in a checkpoint of their own that is reverted whatever it does. */
-async function withOverrides<T>(vm: VM, overrides: StateOverrides, run: () => Promise<T>): Promise<T> {
-  if (overrides === undefined) return run();
+function withOverrides<T>(vm: VM, overrides: StateOverrides, run: () => Promise<T>): Promise<T> {
+  return overrides === undefined ? run() : withOverridesApplied(vm, overrides, run);
+}
+
+async function withOverridesApplied<T>(vm: VM, overrides: NonNullable<StateOverrides>, run: () => Promise<T>): Promise<T> {
   await vm.stateManager.checkpoint();
   // Overrides that move precompiles (movePrecompileToAddress) are undone with the state.
   let restorePrecompiles = () => {};
