@@ -188,14 +188,13 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
   if (fork.eip2929) {
     // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
     // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts). As
-    // runTx, the table's addresses (its `entries()`; `keys()` here, which makes no pairs): the fork's,
-    // or what a state override has made of them.
+    // runTx, the table's `entries()`: the fork's addresses when a state override has edited it.
     // A precompile's warm slots are never added to (addAlwaysWarmSlot runs for the access list
     // only, above, which gives an address it names a set of its own): they share one empty set.
     // runTx does not clear the journal before its access list: the lean path's own cleanJournal,
     // before this and in its finally, keeps the shared set out of the map any runTx starts on.
     const warm = journal.alwaysWarmJournal;
-    for (const address of vm.evm.precompiles.keys()) {
+    for (const [address] of vm.evm.precompiles.entries()) {
       if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
       else if (!warm.has(address)) warm.set(address, NO_SLOTS);
     }
