@@ -11,7 +11,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { UNWRITTEN, originalDiffMethods } from "../src/node/ethereumjs/journalDiffs.ts";
-import { installJournalKeys, originalWarmMethods } from "../src/node/ethereumjs/journalKeys.ts";
+import { installJournalKeys, originalWarmMethods, patchJournal } from "../src/node/ethereumjs/journalKeys.ts";
 
 import type { JournalClass } from "../src/node/ethereumjs/journalKeys.ts";
 
@@ -37,6 +37,8 @@ interface JournalLike {
   revert(): Promise<void>;
   cleanJournal(): void;
   startReportingAccessList(): void;
+  startReportingPreimages(): void;
+  preimages?: Map<string, Uint8Array>;
 }
 
 /** Bytes of `hex`, at an offset inside a larger buffer half the time (keys must read the view, not its buffer). */
@@ -63,7 +65,7 @@ type Op =
   | { kind: "touchAddress"; address: number; offset: boolean }
   | { kind: "addAlwaysWarmAddress"; address: number; report: boolean }
   | { kind: "addAlwaysWarmSlot"; address: number; slot: number; report: boolean }
-  | { kind: "checkpoint" | "commit" | "revert" | "cleanJournal" | "startReportingAccessList" };
+  | { kind: "checkpoint" | "commit" | "revert" | "cleanJournal" | "startReportingAccessList" | "startReportingPreimages" };
 
 const address = fc.nat(ADDRESSES.length - 1);
 const slot = fc.nat(SLOTS.length - 1);
@@ -74,7 +76,14 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("addAlwaysWarmAddress" as const), address, report: fc.boolean() }),
   fc.record({ kind: fc.constant("addAlwaysWarmSlot" as const), address, slot, report: fc.boolean() }),
   fc.record({
-    kind: fc.constantFrom("checkpoint" as const, "commit" as const, "revert" as const, "cleanJournal" as const, "startReportingAccessList" as const),
+    kind: fc.constantFrom(
+      "checkpoint" as const,
+      "commit" as const,
+      "revert" as const,
+      "cleanJournal" as const,
+      "startReportingAccessList" as const,
+      "startReportingPreimages" as const,
+    ),
   }),
 );
 
@@ -117,20 +126,30 @@ const stateOf = (journal: JournalLike) => ({
   journalDiff: diffsOf(journal),
   journalHeight: journal.journalHeight,
   accessList: journal.accessList,
+  preimages: journal.preimages,
   touched: journal.touched,
 });
 
 describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => {
   let Journal: JournalClass;
   let newJournal: () => JournalLike;
+  /** A journal whose state manager has no `getAppliedKey`. */
+  let newJournalWithout: () => JournalLike;
 
   before(async () => {
     await installJournalKeys();
     const evm = await createEVM({ common: new Common({ chain: Mainnet }) });
     Journal = (evm.journal as unknown as { constructor: JournalClass }).constructor;
     const JournalConstructor = Journal as unknown as new (stateManager: unknown, common: Common) => JournalLike;
-    const stateManager = { checkpoint: async () => {}, commit: async () => {}, revert: async () => {} };
+    // The applied key of an address (its hash in a real trie): any function of its bytes, for the preimages recorded.
+    const stateManager = {
+      checkpoint: async () => {},
+      commit: async () => {},
+      revert: async () => {},
+      getAppliedKey: (key: Uint8Array) => key.slice().reverse(),
+    };
     newJournal = () => new JournalConstructor(stateManager, new Common({ chain: Mainnet }));
+    newJournalWithout = () => new JournalConstructor({ ...stateManager, getAppliedKey: undefined }, new Common({ chain: Mainnet }));
   });
 
   it("is installed in the Journal the EVM runs (the build this process loaded)", () => {
@@ -180,6 +199,36 @@ describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => 
     expect(journal.journalDiff).to.deep.equal([[0, UNWRITTEN]]);
     expect(() => UNWRITTEN[0].add("aa")).to.throw("a write into the shared unwritten diff");
     expect(UNWRITTEN.every((collection) => collection.size === 0)).to.equal(true);
+  });
+
+  it("touching an account while preimages are recorded, without getAppliedKey, throws the package's error", () => {
+    const ours = newJournalWithout();
+    const theirs = newJournalWithout();
+    Object.assign(theirs, originalWarmMethods(Journal), originalDiffMethods(Journal));
+    theirs.cleanJournal();
+    for (const journal of [ours, theirs]) journal.startReportingPreimages();
+    const touch = (journal: JournalLike) => () => journal.touchAddress(new Address(bytesOf(ADDRESSES[1]!, false)));
+    expect(touch(ours)).to.throw("touchAccount: stateManager.getAppliedKey can not be undefined if preimage storing is enabled");
+    expect(touch(theirs)).to.throw("touchAccount: stateManager.getAppliedKey can not be undefined if preimage storing is enabled");
+    expect(stateOf(ours)).to.deep.equal(stateOf(theirs));
+  });
+
+  it("patches a class's warm methods and diffs together, or neither where another copy patched it first", () => {
+    const theirs = { ...originalWarmMethods(Journal), ...originalDiffMethods(Journal) };
+    const clean = { prototype: { ...theirs } };
+    patchJournal(clean);
+    expect(clean.prototype.checkpoint).to.not.equal(theirs.checkpoint);
+    expect(clean.prototype.addWarmedAddress).to.not.equal(theirs.addWarmedAddress);
+    // A copy of this module from before journalDiffs.ts: its warm methods write into the package's own diffs.
+    const older = { prototype: { ...theirs, [Symbol.for("hardhat-preconf.journalKeys.original")]: theirs } };
+    patchJournal(older);
+    expect(older.prototype.checkpoint).to.equal(theirs.checkpoint);
+    expect(older.prototype.addWarmedAddress).to.equal(theirs.addWarmedAddress);
+    // A class without a method either patch replaces: refused before anything is patched.
+    const { touchAccount: _, ...withoutTouch } = theirs;
+    const broken = { prototype: { ...withoutTouch } };
+    expect(() => patchJournal(broken)).to.throw("Journal.touchAccount is gone");
+    expect(broken.prototype.addWarmedAddress).to.equal(theirs.addWarmedAddress);
   });
 
   it("reads a slot only once an address has warm slots, as the package does", () => {

@@ -295,4 +295,22 @@ describe("state overrides: precompile moves (eth_call)", () => {
       await provider.close();
     }
   });
+
+  it("keeps the fork's precompile addresses warm, as runTx and go-ethereum do: the moved-from address, not the moved-to one", async () => {
+    const provider = (await createTestChain({ mining: "manual" })).provider;
+    try {
+      // GAS BALANCE(0x01) POP GAS SWAP1 SUB, returned: what BALANCE of 0x…01 cost, plus GAS's 2, PUSH1's 3 and POP's 2.
+      const probe = "0x00000000000000000000000000000000000c0de1";
+      await rpc(provider, "hardhat_setCode", [probe, "0x5a600131505a900360005260206000f3"]);
+      const moved = "0x0000000000000000000000000000000000123456";
+      const warm = pad(toHex(100 + 7));
+      expect(await rpc(provider, "eth_call", [{ to: probe }, "latest"])).to.equal(warm);
+      // EIP-2929 warms the fork's precompiles (go-ethereum ActivePrecompiles; precompiles.ts keeps `entries()` the fork's).
+      expect(
+        await rpc(provider, "eth_call", [{ to: probe }, "latest", { "0x0000000000000000000000000000000000000001": { movePrecompileToAddress: moved } }]),
+      ).to.equal(warm);
+    } finally {
+      await provider.close();
+    }
+  });
 });

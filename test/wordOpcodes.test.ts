@@ -70,9 +70,13 @@ describe("KECCAK256 and SLOAD without byte↔bigint round trips (src/node/ethere
         const larger = new Uint8Array(40);
         larger.set(bytes, 5);
         expect(wordOf(larger.subarray(5, 37))).to.equal(value);
+        // The first 32 of more; a number read before leaves nothing behind in the next.
+        expect(wordOf(larger.subarray(5))).to.equal(value);
+        expect(wordOf(new Uint8Array(32))).to.equal(0n);
       }),
       { numRuns: runs(500), seed: SEED },
     );
+    expect(() => wordOf(new Uint8Array(20))).to.throw(RangeError, "wordOf: 20 bytes, not 32");
     // opcodes/util.js's setLengthLeftStorage: empty for zero (of any length), else 32 bytes.
     const setLengthLeftStorage = (value: Uint8Array) => (equalsBytes(value, new Uint8Array(value.length)) ? new Uint8Array(0) : setLengthLeft(value, 32));
     fc.assert(

@@ -5,10 +5,11 @@
  * The journal records, per checkpoint, what `revert` takes back: `journalDiff` holds
  * `[height, [addresses warmed, slots warmed by address, addresses touched]]`, and the package's
  * `checkpoint` and `commit` each push a new entry with a new Set, Map and Set, and `cleanJournal`
- * replaces the warm maps, the touched set and the diff list with new ones. A dry run checkpoints
- * three times, commits twice and cleans the journal twice: 21 of the 29 Maps and Sets an `eth_call`
- * of ERC-20 `balanceOf` made, though most of its checkpoints record nothing (the EVM checkpoints
- * around every frame; only warming an address or slot and touching an account write to a diff).
+ * replaces the warm maps, the touched set and the diff list with new ones. An `eth_call` of ERC-20
+ * `balanceOf` checkpoints twice, commits once and cleans the journal twice: 21 of the 29 Maps and Sets
+ * it made (counted with the two constructors wrapped; bench/benchmarks-notes.md, "Twenty-second
+ * round"), though most checkpoints record nothing (the EVM checkpoints around every frame; only
+ * warming an address or slot and touching an account write to a diff).
  *
  * Here a checkpoint's and a commit's entry holds `UNWRITTEN`, one shared empty diff that is never
  * written, until the first write in it replaces it with its own (`openDiff`); `revert` skips it, as
@@ -17,8 +18,8 @@
  * package read them from the journal at every use) and starts the diff list at one unwritten entry.
  * The writers of a diff are the package's `touchAccount` (replaced here, with its own steps) and
  * journalKeys.ts's `addWarmedAddress` and `addWarmedStorage`, which take their diff from
- * `openDiff`. Nothing else of the package reads `journalDiff` (journal.js, evm.js and vm's runTx.js
- * read the warm maps and `touched` only).
+ * `openDiff`. Nothing else reads `journalDiff`: of @ethereumjs/evm, vm and statemanager 10.1.3 only
+ * journal.js itself (grep), and of this engine journalKeys.ts.
  *
  * test/journalKeys.test.ts runs random sequences of warm reads and writes, touches, checkpoints,
  * commits, reverts and cleans on a patched journal and on one running the package's own methods,
@@ -99,7 +100,8 @@ const methods: DiffMethods & ThisType<JournalState> = {
         const warm = this.journal.get(address);
         if (warm !== undefined) for (const slot of slots) warm.delete(slot);
       }
-      // A touch of RIPEMD-160's precompile is kept (the package's exception, after mainnet's block 2,675,119).
+      // A touch of RIPEMD-160's precompile is kept, on every fork, as the package keeps it (the
+      // consensus quirk of mainnet block 2,675,119; go-ethereum core/state/journal.go, `touchChange`).
       for (const address of diff[2]) if (address !== RIPEMD160_ADDRESS_STRING) this.touched.delete(address);
     }
     diffs.length = finalIndex === undefined ? 0 : finalIndex + 1;
@@ -141,12 +143,21 @@ export function originalDiffMethods(Journal: { prototype: object }): DiffMethods
   return proto[ORIGINAL] ?? proto;
 }
 
-/** Installs the methods on `Journal` (journalKeys.ts's installer runs it on each build it patches). */
-export function patchJournalDiffs(Journal: { prototype: object }): void {
+/** Throws if the package's `Journal` lacks a method this patch replaces (before anything is patched). */
+export function checkJournalDiffs(Journal: { prototype: object }): void {
   const proto = Journal.prototype as JournalPrototype;
   for (const name of NAMES) {
     if (typeof proto[name] !== "function") throw new Error(`@ethereumjs/evm: Journal.${name} is gone; update src/node/ethereumjs/journalDiffs.ts`);
   }
+}
+
+/**
+ * Installs the methods on `Journal`: only from journalKeys.ts's installer, together with the warm
+ * methods that write through `openDiff` (each build it patches).
+ */
+export function patchJournalDiffs(Journal: { prototype: object }): void {
+  checkJournalDiffs(Journal);
+  const proto = Journal.prototype as JournalPrototype;
   if (proto[ORIGINAL] !== undefined) return;
   proto[ORIGINAL] = Object.fromEntries(NAMES.map((name) => [name, proto[name]])) as unknown as DiffMethods;
   Object.assign(proto, methods);

@@ -27,7 +27,7 @@ import type { Diff } from "./journalDiffs.ts";
 
 import { unprefixedHex } from "../common/hex.ts";
 import { evmFile } from "./framePool.ts";
-import { openDiff, patchJournalDiffs } from "./journalDiffs.ts";
+import { checkJournalDiffs, openDiff, patchJournalDiffs } from "./journalDiffs.ts";
 import { loadedCommonJs } from "./jumpAnalysis.ts";
 
 /** What the five methods read and write of a journal (journal.js 10.1.3). */
@@ -118,14 +118,18 @@ export function originalWarmMethods(Journal: JournalClass): WarmMethods {
 
 const NAMES = Object.keys(methods) as (keyof WarmMethods)[];
 
-function patch(Journal: JournalClass): void {
-  // The diffs' writers here take their diff from openDiff: the two patches go on together.
-  patchJournalDiffs(Journal);
+/** Patches a build's `Journal` class: the warm methods here and journalDiffs.ts's, together (exported for tests). */
+export function patchJournal(Journal: JournalClass): void {
   const proto = Journal.prototype as JournalPrototype;
   for (const name of NAMES) {
     if (typeof proto[name] !== "function") throw new Error(`@ethereumjs/evm: Journal.${name} is gone; update src/node/ethereumjs/journalKeys.ts`);
   }
+  checkJournalDiffs(Journal);
+  // Another copy of this module patched the class first: its warm methods stay, with the diffs they
+  // were written for (a copy from before journalDiffs.ts writes into the package's own diffs).
   if (proto[ORIGINAL] !== undefined) return;
+  // The warm methods here take their diff from openDiff: the two patches go on together, or not at all.
+  patchJournalDiffs(Journal);
   proto[ORIGINAL] = Object.fromEntries(NAMES.map((name) => [name, proto[name]])) as unknown as WarmMethods;
   Object.assign(proto, methods);
 }
@@ -138,8 +142,8 @@ let installed: Promise<void> | undefined;
  * framePool.ts does: a test runner may load both).
  */
 export function installJournalKeys(): Promise<void> {
-  installed ??= (async () => patch(((await import(evmFile("esm", "journal.js"))) as { Journal: JournalClass }).Journal))();
+  installed ??= (async () => patchJournal(((await import(evmFile("esm", "journal.js"))) as { Journal: JournalClass }).Journal))();
   const commonJs = loadedCommonJs<{ Journal: JournalClass }>(evmFile("cjs", "journal.js"));
-  if (commonJs !== undefined) patch(commonJs.Journal);
+  if (commonJs !== undefined) patchJournal(commonJs.Journal);
   return installed;
 }

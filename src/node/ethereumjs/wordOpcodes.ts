@@ -111,8 +111,9 @@ function scratchNumber(): bigint {
   return (view.getBigUint64(0) << 192n) | (view.getBigUint64(8) << 128n) | (view.getBigUint64(16) << 64n) | view.getBigUint64(24);
 }
 
-/** The number whose 32-byte big-endian form is the first 32 of `bytes`. */
+/** The number whose 32-byte big-endian form is the first 32 of `bytes` (at least 32 of them: else a RangeError). */
 export function wordOf(bytes: Uint8Array): bigint {
+  if (bytes.length < 32) throw new RangeError(`wordOf: ${bytes.length} bytes, not 32`);
   wordScratch.set(bytes.length === 32 ? bytes : bytes.subarray(0, 32));
   return scratchNumber();
 }

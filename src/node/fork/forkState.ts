@@ -19,6 +19,7 @@
 import { Account, bytesToHex, concatBytes, createAddressFromString, hexToBytes, KECCAK256_NULL } from "@ethereumjs/util";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 
+import { withoutLeadingZeros } from "../common/bytes.ts";
 import { keccak256 } from "../common/crypto.ts";
 import { copyOptionsOf } from "../ethereumjs/internals.ts";
 import { dropStorageTrie } from "../ethereumjs/stateManager.ts";
@@ -83,10 +84,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (this.raw || address.equals(FILLED_MARKERS) || (await this.#slotIsLocal(address, key))) return super.getStorage(address, key);
-    const word = hexToBytes(await this.source.storage(address.toString(), bytesToHex(key)));
-    let start = 0;
-    while (start < word.length && word[start] === 0) start++;
-    return word.subarray(start);
+    return withoutLeadingZeros(hexToBytes(await this.source.storage(address.toString(), bytesToHex(key))));
   }
 
   // ── Writes: the account (and slot) become local first ─────────────────────────────────────────
