@@ -211,6 +211,24 @@ describe("the interpreter loop (src/node/ethereumjs/interpreterLoop.ts, @ethereu
       expect(interpreterLoopStats.halts - before).to.be.greaterThan(6);
     });
 
+    it("counts gas in a number below 2^53 and in a bigint from there, with the same outcomes", async () => {
+      // GAS, stored; a memory expansion far past any gas (MLOAD at 2^60); a CALL of the identity precompile with all its gas
+      // (GAS as the call's gas), then GAS returned.
+      const programs = [
+        Uint8Array.of(0x5a, 0x5f, 0x55, 0x5a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3),
+        Uint8Array.of(0x67, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00),
+        Uint8Array.of(0x5f, 0x5f, 0x5f, 0x5f, 0x5f, 0x60, 0x04, 0x5a, 0xf1, 0x5a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3),
+      ];
+      for (const code of programs) {
+        for (const gasLimit of [21_100n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 21_000n, 2n ** 64n]) {
+          const before = interpreterLoopStats.numericGas;
+          const ours = await execute(code, gasLimit, new Uint8Array(), false);
+          expect(interpreterLoopStats.numericGas > before, `numeric at ${gasLimit}`).to.equal(gasLimit < 2n ** 53n);
+          expect(ours, `${bytesToHex(code)} at ${gasLimit}`).to.deep.equal(await execute(code, gasLimit, new Uint8Array(), true));
+        }
+      }
+    });
+
     it("a loop that runs until its gas is gone, and one that jumps into push data", async () => {
       // JUMPDEST; PUSH1 0; JUMP: forever.
       const forever = Uint8Array.of(0x5b, 0x60, 0x00, 0x56);

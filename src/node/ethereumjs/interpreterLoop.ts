@@ -47,6 +47,7 @@ import type { GasRecording, GasThreshold } from "./gasRecord.ts";
 
 interface OpcodeInfo {
   code: number;
+  fee: number;
   feeBigInt: bigint;
   isAsync: boolean;
   dynamicGas: boolean;
@@ -86,6 +87,7 @@ export interface RunState {
 
 interface EvmInternals {
   _opcodeMap: OpcodeEntry[];
+  _customOpcodes?: unknown[];
   DEBUG: boolean;
   events?: { listenerCount(event: string): number };
 }
@@ -326,6 +328,8 @@ interface Plan {
   depositPerByte: bigint;
   /** Why a recording cannot be made on this EVM, if so. */
   unrecordable: string | undefined;
+  /** Whether gas may be counted as a number here (`NumericGas`): not with custom opcodes, whose handlers are unknown. */
+  numericGas: boolean;
 }
 
 const plans = new WeakMap<object, Plan>();
@@ -346,11 +350,32 @@ function planOf(evm: EvmInternals, common: Common, sync: Map<number, SyncGas>): 
       depositPerByte: common.param("createDataGas"),
       // EIP-8038 gates SSTORE on its access cost as well as the sentry.
       unrecordable: common.isActivatedEIP(8038) ? "EIP-8038's SSTORE gate is not recorded" : undefined,
+      numericGas: (evm._customOpcodes?.length ?? 0) === 0,
     };
     plans.set(table, plan);
   }
   return plan;
 }
+
+// ── Gas left as a number ────────────────────────────────────────────────────────────────────────
+//
+// The package keeps a frame's gas left as a bigint and `useGas` subtracts each step's cost from it:
+// a new BigInt per step (V8 allocates every BigInt result), ~100 of them for an ERC-20 `balanceOf`.
+// Below 2^53 a number holds every integer exactly, so the loop counts in a number and writes
+// `runState.gasLeft` back where anything else can read or change it: before each dynamic gas
+// handler that is not computed here and each handler of the opcodes below (they read the gas left,
+// or use gas, through the interpreter: @ethereumjs/evm 10.1.3 opcodes/gas.js and functions.js,
+// `getGasLeft`, `useGas`), reading it again after; and when the frame ends, returns or throws. A
+// cost at or above 2^53 (a memory expansion) rounds, but stays above any gas left below 2^53: out of
+// gas either way, as the package's comparison finds it. A frame that starts with more gas, a
+// recording (gasRecord.ts reads the gas left at every step) and custom opcodes keep the bigint.
+
+/** 2^53: below it a number is every integer (Number.MAX_SAFE_INTEGER + 1). */
+const EXACT_BELOW = 2n ** 53n;
+
+/** GAS, SSTORE (EIP-2200's sentry, EIP-8038's gate), CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL, SELFDESTRUCT. */
+const GAS_READERS = new Uint8Array(256);
+for (const op of [GAS, SSTORE, CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL, 0xff]) GAS_READERS[op] = 1;
 
 // ── The loop ────────────────────────────────────────────────────────────────────────────────────
 
@@ -385,6 +410,13 @@ async function fastRun(
   if (recording?.payer !== undefined && bytesToBigInt(interpreter._env.address.bytes) === recording.payer) {
     recording.refuse("the sender's own code runs, and its balance depends on the gas limit");
   }
+
+  // The gas left as a number (see "Gas left as a number"); `synced`: runState.gasLeft holds it (a
+  // handler that reads or uses gas is running), so an error it throws leaves runState's value.
+  const numeric = recording === undefined && plan.numericGas && runState.gasLeft < EXACT_BELOW;
+  let gasLeft = numeric ? Number(runState.gasLeft) : 0;
+  let synced = true;
+  if (numeric) interpreterLoopStats.numericGas++;
 
   let cached: OpcodeEntry[] | undefined;
   let error: EVMError | undefined;
@@ -439,18 +471,45 @@ async function fastRun(
       }
 
       let gas = info.feeBigInt;
-      if (info.dynamicGas) {
-        const sync = syncGas[opCode];
-        if (sync !== undefined) {
-          gas = sync(runState, gas, common);
-        } else {
-          // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
-          const pendingGas = entry.gasHandler!(runState, gas, common);
-          gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+      if (numeric) {
+        // The package's useGas, counted in the number.
+        let cost = info.fee;
+        if (info.dynamicGas) {
+          const sync = syncGas[opCode];
+          if (sync !== undefined) {
+            cost = Number(sync(runState, gas, common));
+          } else {
+            runState.gasLeft = BigInt(gasLeft);
+            synced = true;
+            const pendingGas = entry.gasHandler!(runState, gas, common);
+            gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+            // CREATE and CREATE2 may charge part of their gas here (EIP-7928's pre-charges).
+            gasLeft = Number(runState.gasLeft);
+            synced = false;
+            cost = Number(gas);
+          }
         }
+        if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+        gasLeft -= cost;
+        synced = false;
+        if (gasLeft < 0) {
+          gasLeft = 0;
+          throw new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+        }
+      } else {
+        if (info.dynamicGas) {
+          const sync = syncGas[opCode];
+          if (sync !== undefined) {
+            gas = sync(runState, gas, common);
+          } else {
+            // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
+            const pendingGas = entry.gasHandler!(runState, gas, common);
+            gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+          }
+        }
+        if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+        interpreter.useGas(gas, info);
       }
-      if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
-      interpreter.useGas(gas, info);
       runState.programCounter++;
       if (recording !== undefined) {
         cost = gas;
@@ -469,8 +528,17 @@ async function fastRun(
           break;
         }
       }
-      const pending = entry.opHandler(runState, common);
-      if (info.isAsync && pending !== undefined) await pending;
+      if (numeric && GAS_READERS[opCode] === 1) {
+        runState.gasLeft = BigInt(gasLeft);
+        synced = true;
+        const pending = entry.opHandler(runState, common);
+        if (info.isAsync && pending !== undefined) await pending;
+        gasLeft = Number(runState.gasLeft);
+        synced = false;
+      } else {
+        const pending = entry.opHandler(runState, common);
+        if (info.isAsync && pending !== undefined) await pending;
+      }
 
       if (recording !== undefined) {
         if (isCallOpcode(opCode) || opCode === CREATE || opCode === CREATE2) {
@@ -495,10 +563,15 @@ async function fastRun(
       }
     }
   } catch (caught) {
+    if (numeric && !synced) {
+      runState.gasLeft = BigInt(gasLeft);
+      synced = true;
+    }
     const vmError = caught as { errorType?: unknown; error?: unknown };
     if (typeof caught !== "object" || caught === null || vmError.errorType !== "EVMError") throw caught;
     if (vmError.error !== STOP) error = caught as EVMError;
   }
+  if (numeric && !synced) runState.gasLeft = BigInt(gasLeft);
 
   if (recording !== undefined) {
     const used = startGas - runState.gasLeft;
@@ -536,10 +609,18 @@ const ORIGINAL = Symbol.for("hardhat-preconf.interpreterLoop.original");
 const STATS = Symbol.for("hardhat-preconf.interpreterLoop.stats");
 const require = createRequire(import.meta.url);
 
-/** Runs on this loop and on the package's, and frames this loop ended at STOP, RETURN or REVERT without a throw (tests). */
-export const interpreterLoopStats: { fast: number; original: number; halts: number } = ((
-  globalThis as { [STATS]?: { fast: number; original: number; halts: number } }
-)[STATS] ??= { fast: 0, original: 0, halts: 0 });
+/**
+ * Runs on this loop and on the package's, frames this loop ended at STOP, RETURN or REVERT without a
+ * throw, and frames it counted gas in as a number (tests).
+ */
+export const interpreterLoopStats: LoopStats = ((globalThis as { [STATS]?: LoopStats })[STATS] ??= { fast: 0, original: 0, halts: 0, numericGas: 0 });
+
+interface LoopStats {
+  fast: number;
+  original: number;
+  halts: number;
+  numericGas: number;
+}
 
 /** dist/esm/opcodes/util.js and dist/cjs/opcodes/util.js of @ethereumjs/evm. */
 function opcodeUtilModules(): { esm: string; cjs: string } {
