@@ -11,7 +11,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 
 import { UNWRITTEN, originalDiffMethods } from "../src/node/ethereumjs/journalDiffs.ts";
-import { installJournalKeys, originalWarmMethods, patchJournal } from "../src/node/ethereumjs/journalKeys.ts";
+import { installJournalKeys, originalWarmMethods, patchJournal, readsWarmPrecompiles } from "../src/node/ethereumjs/journalKeys.ts";
 
 import type { JournalClass } from "../src/node/ethereumjs/journalKeys.ts";
 
@@ -39,6 +39,7 @@ interface JournalLike {
   startReportingAccessList(): void;
   startReportingPreimages(): void;
   preimages?: Map<string, Uint8Array>;
+  warmPrecompiles: ReadonlySet<string> | undefined;
 }
 
 /** Bytes of `hex`, at an offset inside a larger buffer half the time (keys must read the view, not its buffer). */
@@ -229,6 +230,38 @@ describe("the EVM journal's warm sets by flat hex keys (journalKeys.ts)", () => 
     const broken = { prototype: { ...withoutTouch } };
     expect(() => patchJournal(broken)).to.throw("Journal.touchAccount is gone");
     expect(broken.prototype.addWarmedAddress).to.equal(theirs.addWarmedAddress);
+  });
+
+  it("answers the warm precompiles a lean dry run sets as the package answers them in alwaysWarmJournal, until cleanJournal", () => {
+    const ours = newJournal();
+    const theirs = newJournal();
+    Object.assign(theirs, originalWarmMethods(Journal), originalDiffMethods(Journal));
+    theirs.cleanJournal();
+    expect(readsWarmPrecompiles(ours)).to.equal(true);
+    expect(readsWarmPrecompiles(theirs)).to.equal(false);
+    expect(ours.warmPrecompiles).to.equal(undefined);
+    const precompile = ADDRESSES[2]!;
+    ours.warmPrecompiles = new Set([precompile]);
+    theirs.addAlwaysWarmAddress(precompile);
+    for (const address of ADDRESSES) {
+      const bytes = bytesOf(address, false);
+      expect(ours.isWarmedAddress(bytes), address).to.equal(theirs.isWarmedAddress(bytes));
+      for (const slot of SLOTS) expect(ours.isWarmedStorage(bytes, bytesOf(slot, true)), slot).to.equal(theirs.isWarmedStorage(bytes, bytesOf(slot, true)));
+      // A slot that is not bytes: read (and refused) where the package reads it.
+      const notBytes = "0x01" as unknown as Uint8Array;
+      const answer = (journal: JournalLike) => {
+        try {
+          return journal.isWarmedStorage(bytes, notBytes);
+        } catch (error) {
+          return (error as Error).constructor.name;
+        }
+      };
+      expect(answer(ours), address).to.equal(answer(theirs));
+    }
+    expect(ours.isWarmedAddress(bytesOf(precompile, false))).to.equal(true);
+    ours.cleanJournal();
+    expect(ours.warmPrecompiles).to.equal(undefined);
+    expect(ours.isWarmedAddress(bytesOf(precompile, false))).to.equal(false);
   });
 
   it("reads a slot only once an address has warm slots, as the package does", () => {

@@ -55,6 +55,8 @@ interface JournalState {
   touched: Set<string>;
   journalDiff: [number, Diff][];
   journalHeight: number;
+  /** journalKeys.ts: the precompiles a lean dry run warms. */
+  warmPrecompiles: ReadonlySet<string> | undefined;
   preimages?: Map<string, Uint8Array>;
   stateManager: { checkpoint(): Promise<void>; commit(): Promise<void>; revert(): Promise<void>; getAppliedKey?(address: Uint8Array): Uint8Array };
 }
@@ -113,6 +115,8 @@ const methods: DiffMethods & ThisType<JournalState> = {
     if (this.journal?.size !== 0) this.journal = new Map();
     if (this.alwaysWarmJournal?.size !== 0) this.alwaysWarmJournal = new Map();
     if (this.touched?.size !== 0) this.touched = new Set();
+    // Set here from the constructor on (it cleans the journal first), so every journal has the field.
+    this.warmPrecompiles = undefined;
     this.journalDiff = [[0, UNWRITTEN]];
   },
   touchAccount(address) {

@@ -37,6 +37,12 @@ interface JournalState {
   /** Per checkpoint: [height, [addresses warmed, slots warmed by address, addresses touched]] (journalDiffs.ts). */
   journalDiff: [number, Diff][];
   accessList?: Map<string, Set<string>>;
+  /**
+   * The fork's precompiles, warm for the tx running (EIP-2929): one set shared by every dry run on
+   * the fork's table, where runTx adds each to `alwaysWarmJournal` (~1 µs a dry run for ~20 entries
+   * and the map's growth). Set by leanDryRun.ts, cleared by `cleanJournal` (journalDiffs.ts).
+   */
+  warmPrecompiles: ReadonlySet<string> | undefined;
   /** The package's: records a touched account by its key. */
   touchAccount(address: string): void;
 }
@@ -73,7 +79,7 @@ function warmAddress(journal: JournalState, address: string): Set<string> {
 const methods: WarmMethods & ThisType<JournalState> = {
   isWarmedAddress(address) {
     const key = keyOf(address);
-    return this.journal.has(key) || this.alwaysWarmJournal.has(key);
+    return this.journal.has(key) || this.alwaysWarmJournal.has(key) || this.warmPrecompiles?.has(key) === true;
   },
   addWarmedAddress(address) {
     warmAddress(this, keyOf(address));
@@ -82,8 +88,12 @@ const methods: WarmMethods & ThisType<JournalState> = {
     const addressKey = keyOf(address);
     const slots = this.journal.get(addressKey);
     const warm = this.alwaysWarmJournal.get(addressKey);
-    // The slot's key only once a set is found, as the package reads it (a cold address answers false unread).
-    if (slots === undefined && warm === undefined) return false;
+    // The slot's key only once a set is found, as the package reads it (a cold address answers false
+    // unread). A warm precompile's set is empty there: its slot is read, and is never warm.
+    if (slots === undefined && warm === undefined) {
+      if (this.warmPrecompiles?.has(addressKey) === true) keyOf(slot);
+      return false;
+    }
     const slotKey = keyOf(slot);
     return slots?.has(slotKey) === true || warm?.has(slotKey) === true;
   },
@@ -109,6 +119,11 @@ const methods: WarmMethods & ThisType<JournalState> = {
     this.touchAccount(address?.bytes instanceof Uint8Array ? unprefixedHex(address.bytes) : address.toString().slice(2));
   },
 };
+
+/** Whether `journal`'s warm checks are this module's, which read `warmPrecompiles` (a journal of an unpatched build's are not). */
+export function readsWarmPrecompiles(journal: object): boolean {
+  return (journal as Partial<WarmMethods>).isWarmedAddress === methods.isWarmedAddress;
+}
 
 /** The package's own five methods of `Journal`'s build (the test compares with them). */
 export function originalWarmMethods(Journal: JournalClass): WarmMethods {

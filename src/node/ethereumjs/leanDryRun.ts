@@ -34,6 +34,7 @@ import { Account, bytesToUnprefixedHex } from "@ethereumjs/util";
 
 import { unprefixedHex } from "../common/hex.ts";
 import { calldataFloorGas } from "./dataGasCache.ts";
+import { readsWarmPrecompiles } from "./journalKeys.ts";
 
 import type { Block } from "@ethereumjs/block";
 import type { EVMResult } from "@ethereumjs/evm";
@@ -45,6 +46,25 @@ const UNMIRRORED_EIPS = [7864, 8037, 7928, 7708, 8246, 2780] as const;
 
 /** The warm slots of every precompile: none (see leanDryRun). */
 const NO_SLOTS: Set<string> = new Set();
+
+/**
+ * The keys of a precompile table's `entries()`, unprefixed (addAlwaysWarmAddress strips a `0x`), per
+ * table: a fork's table is a new Map (evm.js `getActivePrecompiles` at each fork change), and only
+ * a state override edits one, in place, with its own `entries()` (precompiles.ts), read each time.
+ */
+const precompileKeys = new WeakMap<Map<string, unknown>, ReadonlySet<string>>();
+
+function warmPrecompilesOf(table: Map<string, unknown>): ReadonlySet<string> {
+  const edited = Object.hasOwn(table, "entries");
+  let keys = edited ? undefined : precompileKeys.get(table);
+  if (keys === undefined) {
+    const set = new Set<string>();
+    for (const [address] of table.entries()) set.add(address.startsWith("0x") ? address.slice(2) : address);
+    keys = set;
+    if (!edited) precompileKeys.set(table, keys);
+  }
+  return keys;
+}
 
 /**
  * The journal's key of an address (unprefixed hex), remembered per bytes array: a dry run's sender,
@@ -65,6 +85,7 @@ export const leanDryRunStats = { lean: 0, runTx: 0 };
 interface JournalInternals {
   touched: Set<string>;
   alwaysWarmJournal: Map<string, Set<string>>;
+  warmPrecompiles: ReadonlySet<string> | undefined;
   accessList?: unknown;
   preimages?: unknown;
   cleanup(): Promise<void>;
@@ -186,17 +207,23 @@ export async function leanDryRun(vm: VM, tx: TypedTransaction, block: Block, ski
     }
   }
   if (fork.eip2929) {
-    // addAlwaysWarmAddress(address) without an access list report, its hex check skipped for the
-    // precompiles' keys, which are unprefixed (evm.js getActivePrecompiles, precompiles.ts). As
-    // runTx, the table's `entries()`: the fork's addresses when a state override has edited it.
-    // A precompile's warm slots are never added to (addAlwaysWarmSlot runs for the access list
-    // only, above, which gives an address it names a set of its own): they share one empty set.
-    // runTx does not clear the journal before its access list: the lean path's own cleanJournal,
-    // before this and in its finally, keeps the shared set out of the map any runTx starts on.
-    const warm = journal.alwaysWarmJournal;
-    for (const [address] of vm.evm.precompiles.entries()) {
-      if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
-      else if (!warm.has(address)) warm.set(address, NO_SLOTS);
+    // runTx warms the table's `entries()` (the fork's addresses, also where a state override has
+    // moved one: precompiles.ts), each by addAlwaysWarmAddress without an access list report. Here
+    // they are one set per table, which the journal's warm checks read (journalKeys.ts); the access
+    // list's addresses, warmed above, keep their own entries.
+    if (readsWarmPrecompiles(journal)) {
+      journal.warmPrecompiles = warmPrecompilesOf(vm.evm.precompiles);
+    } else {
+      // A journal of a build without journalKeys.ts's checks: as runTx, each in alwaysWarmJournal, the
+      // unprefixed keys (evm.js getActivePrecompiles) without addAlwaysWarmAddress's hex check. A
+      // precompile's warm slots are never added to (addAlwaysWarmSlot runs for the access list only,
+      // above, which gives an address it names a set of its own): they share one empty set, which
+      // cleanJournal, before this and in the finally, keeps out of the map any runTx starts on.
+      const warm = journal.alwaysWarmJournal;
+      for (const [address] of vm.evm.precompiles.entries()) {
+        if (address.startsWith("0x")) journal.addAlwaysWarmAddress(address);
+        else if (!warm.has(address)) warm.set(address, NO_SLOTS);
+      }
     }
     journal.addAlwaysWarmAddress(warmKeyOf(caller.bytes));
     if (tx.to !== undefined) journal.addAlwaysWarmAddress(warmKeyOf(tx.to.bytes));
