@@ -229,6 +229,22 @@ describe("the interpreter loop (src/node/ethereumjs/interpreterLoop.ts, @ethereu
       }
     });
 
+    it("CREATE and CREATE2 with the gas counted in a number: the child's gas charged to the frame, GAS after it", async () => {
+      // Init code GAS PUSH0 SSTORE STOP (4 bytes, stored at 28..31), created by CREATE or CREATE2 (salt 0); then GAS returned.
+      const programs = [
+        Uint8Array.of(0x63, 0x5a, 0x5f, 0x55, 0x00, 0x5f, 0x52, 0x60, 0x04, 0x60, 0x1c, 0x5f, 0xf0, 0x5a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3),
+        Uint8Array.of(0x63, 0x5a, 0x5f, 0x55, 0x00, 0x5f, 0x52, 0x5f, 0x60, 0x04, 0x60, 0x1c, 0x5f, 0xf5, 0x5a, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3),
+      ];
+      for (const code of programs) {
+        for (const gasLimit of [60_000n, 100_000n, 1_000_000n]) {
+          const before = interpreterLoopStats.numericGas;
+          const ours = await execute(code, gasLimit, new Uint8Array(), false);
+          expect(interpreterLoopStats.numericGas - before, "both frames").to.equal(2);
+          expect(ours, `${bytesToHex(code)} at ${gasLimit}`).to.deep.equal(await execute(code, gasLimit, new Uint8Array(), true));
+        }
+      }
+    });
+
     it("a loop that runs until its gas is gone, and one that jumps into push data", async () => {
       // JUMPDEST; PUSH1 0; JUMP: forever.
       const forever = Uint8Array.of(0x5b, 0x60, 0x00, 0x56);
