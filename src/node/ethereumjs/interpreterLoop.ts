@@ -471,43 +471,32 @@ async function fastRun(
       }
 
       let gas = info.feeBigInt;
-      if (numeric) {
-        // The package's useGas, counted in the number.
-        let cost = info.fee;
-        if (info.dynamicGas) {
-          const sync = syncGas[opCode];
-          if (sync !== undefined) {
-            cost = Number(sync(runState, gas, common));
-          } else {
+      if (info.dynamicGas) {
+        const sync = syncGas[opCode];
+        if (sync !== undefined) {
+          gas = sync(runState, gas, common);
+        } else {
+          if (numeric) {
             runState.gasLeft = BigInt(gasLeft);
             synced = true;
-            const pendingGas = entry.gasHandler!(runState, gas, common);
-            gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
-            // CREATE and CREATE2 may charge part of their gas here (EIP-7928's pre-charges).
-            gasLeft = Number(runState.gasLeft);
-            synced = false;
-            cost = Number(gas);
           }
+          // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
+          const pendingGas = entry.gasHandler!(runState, gas, common);
+          gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
+          // CREATE and CREATE2 may charge part of their gas here (EIP-7928's pre-charges).
+          if (numeric) gasLeft = Number(runState.gasLeft);
         }
-        if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
-        gasLeft -= cost;
+      }
+      if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+      if (numeric) {
+        // The package's useGas, counted in the number.
+        gasLeft -= info.dynamicGas ? Number(gas) : info.fee;
         synced = false;
         if (gasLeft < 0) {
           gasLeft = 0;
           throw new EVMError(EVMError.errorMessages.OUT_OF_GAS);
         }
       } else {
-        if (info.dynamicGas) {
-          const sync = syncGas[opCode];
-          if (sync !== undefined) {
-            gas = sync(runState, gas, common);
-          } else {
-            // The package's handlers return promises; a replacement that needs no state returns the gas (wordOpcodes.ts).
-            const pendingGas = entry.gasHandler!(runState, gas, common);
-            gas = typeof pendingGas === "bigint" ? pendingGas : await pendingGas;
-          }
-        }
-        if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
         interpreter.useGas(gas, info);
       }
       runState.programCounter++;
@@ -528,16 +517,16 @@ async function fastRun(
           break;
         }
       }
-      if (numeric && GAS_READERS[opCode] === 1) {
+      const readsGas = numeric && GAS_READERS[opCode] === 1;
+      if (readsGas) {
         runState.gasLeft = BigInt(gasLeft);
         synced = true;
-        const pending = entry.opHandler(runState, common);
-        if (info.isAsync && pending !== undefined) await pending;
+      }
+      const pending = entry.opHandler(runState, common);
+      if (info.isAsync && pending !== undefined) await pending;
+      if (readsGas) {
         gasLeft = Number(runState.gasLeft);
         synced = false;
-      } else {
-        const pending = entry.opHandler(runState, common);
-        if (info.isAsync && pending !== undefined) await pending;
       }
 
       if (recording !== undefined) {
